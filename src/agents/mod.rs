@@ -1,0 +1,60 @@
+//! Agents: players that choose actions. They see only the engine's API.
+
+use crate::engine::{Action, Actor, RunError, State};
+use crate::ir::Game;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// Picks uniformly among the legal actions.
+pub struct RandomAgent {
+    rng: ChaCha8Rng,
+}
+
+impl RandomAgent {
+    pub fn new(seed: u64) -> Self {
+        RandomAgent {
+            rng: ChaCha8Rng::seed_from_u64(seed),
+        }
+    }
+    pub fn pick(&mut self, legal: &[Action]) -> Option<Action> {
+        if legal.is_empty() {
+            None
+        } else {
+            Some(legal[self.rng.gen_range(0..legal.len())])
+        }
+    }
+}
+
+/// Plays a game to the end with random choices for every player (and for chance, when chance
+/// is external). Returns the number of decisions taken.
+pub fn random_playout(
+    g: &Game,
+    st: &mut State,
+    agent: &mut RandomAgent,
+    buf: &mut Vec<Action>,
+    max_decisions: u64,
+) -> Result<u64, RunError> {
+    let mut n = 0;
+    loop {
+        match g.actor(st) {
+            Actor::Nobody => return Ok(n),
+            Actor::Player(_) | Actor::Chance => {
+                if n >= max_decisions {
+                    return Err(RunError {
+                        message: format!("the game did not end within {max_decisions} decisions"),
+                        span: None,
+                    });
+                }
+                g.legal(st, buf)?;
+                let Some(a) = agent.pick(buf) else {
+                    return Err(RunError {
+                        message: "no legal action".into(),
+                        span: None,
+                    });
+                };
+                g.apply_unchecked(st, &a)?;
+                n += 1;
+            }
+        }
+    }
+}

@@ -1,0 +1,108 @@
+//! Diagnostics of the checker: every problem with a span, a label and, where it helps, a hint.
+
+use crate::syntax::ast::Span;
+use miette::{Diagnostic, LabeledSpan, NamedSource, Severity, SourceCode};
+use std::fmt;
+use std::sync::Arc;
+
+/// One problem found in a rules file.
+#[derive(Debug, Clone)]
+pub struct Problem {
+    pub code: &'static str,
+    pub severity: Severity,
+    pub message: String,
+    pub span: Span,
+    pub label: String,
+    pub related: Option<(Span, String)>,
+    pub help: Option<String>,
+    pub src: Arc<NamedSource<String>>,
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Problem {}
+
+impl Diagnostic for Problem {
+    fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        Some(Box::new(format!("rulebook::{}", self.code)))
+    }
+    fn severity(&self) -> Option<Severity> {
+        Some(self.severity)
+    }
+    fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        self.help
+            .as_ref()
+            .map(|h| Box::new(h.clone()) as Box<dyn fmt::Display>)
+    }
+    fn source_code(&self) -> Option<&dyn SourceCode> {
+        Some(self.src.as_ref())
+    }
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        let mut v = vec![LabeledSpan::new_primary_with_span(
+            Some(self.label.clone()),
+            self.span,
+        )];
+        if let Some((sp, l)) = &self.related {
+            v.push(LabeledSpan::new_with_span(Some(l.clone()), *sp));
+        }
+        Some(Box::new(v.into_iter()))
+    }
+}
+
+/// Every problem the checker found, errors and warnings.
+#[derive(Debug, Default)]
+pub struct Diagnostics {
+    pub problems: Vec<Problem>,
+}
+
+impl Diagnostics {
+    pub fn has_errors(&self) -> bool {
+        self.problems.iter().any(|p| p.severity == Severity::Error)
+    }
+    pub fn errors(&self) -> usize {
+        self.problems
+            .iter()
+            .filter(|p| p.severity == Severity::Error)
+            .count()
+    }
+    pub fn warnings(&self) -> usize {
+        self.problems
+            .iter()
+            .filter(|p| p.severity == Severity::Warning)
+            .count()
+    }
+}
+
+impl fmt::Display for Diagnostics {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} error(s), {} warning(s)",
+            self.errors(),
+            self.warnings()
+        )
+    }
+}
+
+impl std::error::Error for Diagnostics {}
+
+impl Diagnostic for Diagnostics {
+    fn related<'a>(&'a self) -> Option<Box<dyn Iterator<Item = &'a dyn Diagnostic> + 'a>> {
+        Some(Box::new(self.problems.iter().map(|p| p as &dyn Diagnostic)))
+    }
+}
+
+/// Renders a diagnostic as plain text at a fixed width (for tests and for non-terminals).
+pub fn render_plain(d: &dyn Diagnostic) -> String {
+    let handler =
+        miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor())
+            .with_width(100)
+            .with_links(false);
+    let mut out = String::new();
+    let _ = handler.render_report(&mut out, d);
+    out
+}

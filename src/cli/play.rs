@@ -1,0 +1,92 @@
+//! `rulebook play`: one human seat in the terminal, the other seats random.
+
+use super::show;
+use crate::agents::RandomAgent;
+use crate::engine::{Actor, Config};
+use crate::ir::Game;
+use std::io::{BufRead, Write};
+
+pub fn play(g: &Game, cfg: &Config, seat: u8) -> miette::Result<()> {
+    if seat >= cfg.players {
+        return Err(miette::miette!(
+            "there is no seat {} with {} players",
+            seat + 1,
+            cfg.players
+        ));
+    }
+    let mut st = g.start(cfg).map_err(|e| e.report(g))?;
+    let mut agent = RandomAgent::new(cfg.seed ^ 0xB07);
+    let mut buf = Vec::new();
+    let stdin = std::io::stdin();
+    let mut lines = stdin.lock().lines();
+    println!("{} — you are p{}", g.name, seat + 1);
+    loop {
+        match g.actor(&st) {
+            Actor::Nobody => break,
+            Actor::Player(p) if p == seat => {
+                let view = g.view(&st, Some(seat));
+                println!("\n{}", show::draw(g, &st, &view));
+                g.legal(&st, &mut buf).map_err(|e| e.report(g))?;
+                for (i, a) in buf.iter().enumerate() {
+                    println!("  {:>3}) {}", i + 1, g.action_text(&st, a));
+                }
+                loop {
+                    print!("your move (number or text): ");
+                    let _ = std::io::stdout().flush();
+                    let Some(Ok(line)) = lines.next() else {
+                        println!("\nend of input: leaving the game");
+                        return Ok(());
+                    };
+                    let line = line.trim();
+                    let chosen = match line.parse::<usize>() {
+                        Ok(n) if n >= 1 && n <= buf.len() => Some(buf[n - 1]),
+                        Ok(_) => None,
+                        Err(_) => g.parse_action(&st, line).ok(),
+                    };
+                    match chosen {
+                        Some(a) => {
+                            g.apply(&mut st, &a).map_err(|e| e.report(g))?;
+                            break;
+                        }
+                        None => println!("`{line}` is not one of the legal actions; choose again"),
+                    }
+                }
+            }
+            actor => {
+                g.legal(&st, &mut buf).map_err(|e| e.report(g))?;
+                let a = agent
+                    .pick(&buf)
+                    .ok_or_else(|| miette::miette!("no legal action"))?;
+                if let Actor::Player(p) = actor {
+                    println!("p{} plays {}", p + 1, g.action_text(&st, &a));
+                }
+                g.apply_unchecked(&mut st, &a).map_err(|e| e.report(g))?;
+            }
+        }
+    }
+    let view = g.view(&st, Some(seat));
+    println!("\n{}", show::draw(g, &st, &view));
+    let o = st.outcome().expect("over");
+    println!(
+        "scores: {}",
+        o.scores
+            .iter()
+            .enumerate()
+            .map(|(i, s)| format!("p{} {s}", i + 1))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    if o.winners.is_empty() {
+        println!("no winner");
+    } else {
+        println!(
+            "winner(s): {}",
+            o.winners
+                .iter()
+                .map(|w| format!("p{}", w + 1))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    Ok(())
+}

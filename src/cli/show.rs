@@ -1,0 +1,310 @@
+//! Text renderings for people: a game's structure, and a seat's view of a state.
+
+use crate::engine::{State, View};
+use crate::ir::{Arm, BoardShape, Dim, Game, Instr, Type, Visibility};
+
+fn type_name(g: &Game, t: Type) -> String {
+    match t {
+        Type::Int => "int".into(),
+        Type::Bool => "bool".into(),
+        Type::Player => "Player".into(),
+        Type::Enum(e) => g.enums[e as usize].name.clone(),
+        Type::Comp(c) => g.types[c as usize].name.clone(),
+        Type::Space(b) => g.boards[b as usize].name.clone(),
+        Type::Zone(c) => format!("zone of {}", g.types[c as usize].name),
+        Type::Str => "string".into(),
+        Type::Any => "any".into(),
+    }
+}
+
+fn dims(g: &Game, d: &[Dim]) -> String {
+    if d.is_empty() {
+        return String::new();
+    }
+    let names: Vec<String> = d
+        .iter()
+        .map(|d| match d {
+            Dim::Player => "Player".into(),
+            Dim::Enum(e) => g.enums[*e as usize].name.clone(),
+            Dim::Board(b) => g.boards[*b as usize].name.clone(),
+        })
+        .collect();
+    format!("[{}]", names.join(", "))
+}
+
+/// The structure of a game: components, zones, flow, actions, scoring.
+pub fn explain(g: &Game) -> String {
+    let mut s = String::new();
+    let players = if g.min_players == g.max_players {
+        g.min_players.to_string()
+    } else {
+        format!("{}-{}", g.min_players, g.max_players)
+    };
+    s += &format!("{} ({} players)\n", g.name, players);
+    if !g.variants.is_empty() {
+        s += "\nvariants\n";
+        for v in &g.variants {
+            let sets: Vec<String> = v
+                .sets
+                .iter()
+                .map(|(c, val)| {
+                    format!(
+                        "{} = {}",
+                        g.consts[*c as usize].name,
+                        crate::engine::show_static(g, *val)
+                    )
+                })
+                .collect();
+            s += &format!(
+                "  {:<14} {}{}\n",
+                v.name,
+                v.description.clone().unwrap_or_default(),
+                if sets.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", sets.join(", "))
+                }
+            );
+        }
+    }
+    s += "\ncomponents\n";
+    for (ti, t) in g.types.iter().enumerate() {
+        let n = g.comps.iter().filter(|c| c.ty as usize == ti).count();
+        let fields: Vec<String> = t
+            .fields
+            .iter()
+            .map(|f| {
+                format!(
+                    "{}: {}",
+                    f.name,
+                    f.range
+                        .map_or(type_name(g, f.ty), |(a, b)| format!("{a}..{b}"))
+                )
+            })
+            .collect();
+        s += &format!("  {:<14} {n} ({})\n", t.name, fields.join(", "));
+    }
+    if !g.boards.is_empty() {
+        s += "\nboards\n";
+        for b in &g.boards {
+            let shape = match b.shape {
+                BoardShape::Grid {
+                    width,
+                    height,
+                    diagonal,
+                } => format!(
+                    "grid {width}x{height}{}",
+                    if diagonal { ", diagonal" } else { "" }
+                ),
+                BoardShape::Ring { size } => format!("ring of {size}"),
+            };
+            s += &format!("  {:<14} {shape}\n", b.name);
+        }
+    }
+    s += "\nzones\n";
+    for z in &g.zones {
+        let vis = match z.visibility {
+            Visibility::Public => "public",
+            Visibility::Owner => "seen by its owner",
+            Visibility::Hidden => "hidden",
+            Visibility::Top => "top card public",
+        };
+        let start = g
+            .comps
+            .iter()
+            .filter(|c| c.zone >= z.base && c.zone < z.base + z.count)
+            .count();
+        s += &format!(
+            "  {:<14} {} of {}, {vis}{}\n",
+            format!("{}{}", z.name, dims(g, &z.dims)),
+            z.count,
+            g.types[z.ty as usize].name,
+            if start > 0 {
+                format!(", starts with {start}")
+            } else {
+                String::new()
+            }
+        );
+    }
+    if !g.vars.is_empty() {
+        s += "\nvariables\n";
+        for v in &g.vars {
+            s += &format!(
+                "  {:<14} {}\n",
+                format!("{}{}", v.name, dims(g, &v.dims)),
+                v.range
+                    .map_or(type_name(g, v.ty), |(a, b)| format!("{a}..{b}"))
+            );
+        }
+    }
+    s += "\nactions\n";
+    for a in &g.actions {
+        let params: Vec<String> = a
+            .params
+            .iter()
+            .map(|p| format!("{}: {}", p.name, type_name(g, p.ty)))
+            .collect();
+        s += &format!(
+            "  {}({}){}\n",
+            a.name,
+            params.join(", "),
+            if a.guard.is_some() {
+                " when its guard holds"
+            } else {
+                ""
+            }
+        );
+    }
+    s += "\nflow\n";
+    let mut procs: Vec<u32> = g.setup.into_iter().collect();
+    procs.push(g.flow);
+    for p in procs {
+        let proc = &g.procs[p as usize];
+        s += &format!("  {}:", proc.name);
+        let mut any = false;
+        for i in &proc.code {
+            if let Instr::Choose(c) = i {
+                let arms: Vec<String> = g.choices[*c as usize]
+                    .arms
+                    .iter()
+                    .map(|a| match a {
+                        Arm::Action(ai) => g.actions[*ai as usize].name.clone(),
+                        Arm::Inline { label: Some(l), .. } => l.clone(),
+                        Arm::Inline { binds, .. } => binds
+                            .iter()
+                            .map(|b| b.name.clone())
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                    })
+                    .collect();
+                s += &format!(" choose {{{}}};", arms.join(" | "));
+                any = true;
+            }
+        }
+        s += if any { "\n" } else { " no decisions\n" };
+    }
+    s += &format!(
+        "  ends: {} end condition(s), or when the flow finishes\n",
+        g.end_when.len()
+    );
+    s += "\nscoring\n";
+    s += &format!(
+        "  {}; {} tie-breaker(s); ties {}\n",
+        if g.score.is_some() {
+            "a score per player"
+        } else {
+            "no score (winners come from `win`)"
+        },
+        g.tiebreaks.len(),
+        if g.ties_shared {
+            "shared"
+        } else {
+            "are a draw"
+        }
+    );
+    s
+}
+
+/// A view drawn legibly: boards as grids, zones as rows, counters by name.
+pub fn draw(g: &Game, st: &State, v: &View) -> String {
+    let mut s = String::new();
+    for (bi, b) in g.boards.iter().enumerate() {
+        let cell = |sp: u32| -> String {
+            let mut parts = vec![];
+            for z in &g.zones {
+                if z.dims == [Dim::Board(bi as u16)] {
+                    let inst = z.base + sp;
+                    if let Some(zv) = v
+                        .zones
+                        .iter()
+                        .find(|x| x.zone == g.zone_instance_name(inst))
+                    {
+                        if zv.count > 0 {
+                            parts.push(if zv.visible.is_empty() {
+                                format!("{}?", zv.count)
+                            } else {
+                                zv.visible.join(",")
+                            });
+                        }
+                    }
+                }
+            }
+            for var in &g.vars {
+                if var.dims == [Dim::Board(bi as u16)] {
+                    let val = crate::engine::show_value(g, st, st.var((var.base + sp) as usize));
+                    if val != "none" {
+                        parts.push(val);
+                    }
+                }
+            }
+            if parts.is_empty() {
+                ".".into()
+            } else {
+                parts.join(" ")
+            }
+        };
+        s += &format!("{}:\n", b.name);
+        match b.shape {
+            BoardShape::Grid { width, height, .. } => {
+                let cells: Vec<String> = (0..width * height).map(cell).collect();
+                let w = cells.iter().map(|c| c.len()).max().unwrap_or(1).max(2);
+                s += &format!(
+                    "     {}\n",
+                    (0..width)
+                        .map(|x| format!("{:<w$}", crate::check::col_name(x)))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                );
+                for y in 0..height {
+                    s += &format!(
+                        "  {:>2} {}\n",
+                        y + 1,
+                        (0..width)
+                            .map(|x| format!("{:<w$}", cells[(y * width + x) as usize]))
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    );
+                }
+            }
+            BoardShape::Ring { size } => {
+                let cells: Vec<String> = (0..size)
+                    .map(|i| format!("{}: {}", b.space_names[i as usize], cell(i)))
+                    .collect();
+                s += &format!("  {} (ring)\n", cells.join(" | "));
+            }
+        }
+    }
+    for z in &v.zones {
+        let board_zone = g.zones.iter().any(|d| {
+            d.dims.len() == 1
+                && matches!(d.dims[0], Dim::Board(_))
+                && z.zone.starts_with(&format!("{}[", d.name))
+        });
+        if board_zone {
+            continue;
+        }
+        let shown = if z.open {
+            if z.visible.is_empty() {
+                "-".to_string()
+            } else {
+                z.visible.join(" ")
+            }
+        } else if z.visible.is_empty() {
+            format!("{} hidden", z.count)
+        } else {
+            format!("{} cards, top {}", z.count, z.visible.join(" "))
+        };
+        s += &format!("{:<22} {shown}\n", z.zone);
+    }
+    for (name, val) in &v.vars {
+        if g.vars.iter().any(|x| {
+            x.dims.len() == 1
+                && matches!(x.dims[0], Dim::Board(_))
+                && name.starts_with(&format!("{}[", x.name))
+        }) {
+            continue;
+        }
+        s += &format!("{name:<22} {val}\n");
+    }
+    s
+}

@@ -1,0 +1,555 @@
+//! Expression evaluation and collection iteration, on resolved indices only.
+
+use super::{RunError, State};
+use crate::ir::{AggKind, Builtin, Coll, Expr, Game, Value};
+use crate::syntax::ast::{BinOp, Span};
+
+/// The most locals one evaluation of a function (`def`) may use.
+pub const DEF_LOCALS: usize = 32;
+const MAX_DEPTH: u16 = 64;
+
+/// Where an expression is evaluated: the locals of its procedure and the acting player.
+pub struct Env<'l> {
+    pub locals: &'l mut [Value],
+    pub me: u8,
+    pub depth: u16,
+}
+
+/// Read-only access to a game and one of its states.
+#[derive(Clone, Copy)]
+pub struct Ctx<'a> {
+    pub g: &'a Game,
+    pub s: &'a State,
+}
+
+fn err(msg: impl Into<String>, span: Option<Span>) -> RunError {
+    RunError {
+        message: msg.into(),
+        span,
+    }
+}
+
+impl<'a> Ctx<'a> {
+    pub fn eval(&self, e: &Expr, env: &mut Env) -> Result<Value, RunError> {
+        Ok(match e {
+            Expr::Lit(v) => *v,
+            Expr::Const(c) => self.s.consts[*c as usize],
+            Expr::Local(l) => env.locals[*l as usize],
+            Expr::Me => Value::Player(env.me),
+            Expr::Current => self.s.current.map_or(Value::None, Value::Player),
+            Expr::PlayerCount => Value::Int(self.s.players as i64),
+            Expr::Var(v, ix) => {
+                let slot = self.var_slot(*v, ix, env)?;
+                self.s.vars[slot]
+            }
+            Expr::Zone(z, ix) => Value::Zone(self.zone_inst(*z, ix, env)?),
+            Expr::Field(c, f) => match self.eval(c, env)? {
+                Value::Comp(c) => {
+                    self.s.fields[(self.g.comps[c as usize].field_base + *f as u32) as usize]
+                }
+                Value::None => {
+                    return Err(err("a field of `none` was read (no component here)", None))
+                }
+                other => return Err(err(format!("a field of {other:?} was read"), None)),
+            },
+            Expr::Not(x) => Value::Bool(!self.bool(x, env)?),
+            Expr::Neg(x) => Value::Int(-self.int(x, env)?),
+            Expr::Bin(op, a, b, span) => self.binary(*op, a, b, *span, env)?,
+            Expr::If(c, a, b) => {
+                if self.bool(c, env)? {
+                    self.eval(a, env)?
+                } else {
+                    self.eval(b, env)?
+                }
+            }
+            Expr::Builtin(b, args, span) => self.builtin(*b, args, *span, env)?,
+            Expr::CallDef(d, args) => {
+                let def = &self.g.defs[*d as usize];
+                if env.depth >= MAX_DEPTH {
+                    return Err(err(
+                        format!("function `{}` calls itself too deeply", def.name),
+                        None,
+                    ));
+                }
+                let mut locals = [Value::None; DEF_LOCALS];
+                for (i, a) in args.iter().enumerate() {
+                    locals[i] = self.eval(a, env)?;
+                }
+                let mut inner = Env {
+                    locals: &mut locals[..],
+                    me: env.me,
+                    depth: env.depth + 1,
+                };
+                self.eval(&def.body, &mut inner)?
+            }
+            Expr::Agg(a, span) => self.aggregate(a, *span, env)?,
+        })
+    }
+
+    pub fn bool(&self, e: &Expr, env: &mut Env) -> Result<bool, RunError> {
+        match self.eval(e, env)? {
+            Value::Bool(b) => Ok(b),
+            other => Err(err(
+                format!(
+                    "expected true or false, got {}",
+                    super::show_value(self.g, self.s, other)
+                ),
+                None,
+            )),
+        }
+    }
+
+    pub fn int(&self, e: &Expr, env: &mut Env) -> Result<i64, RunError> {
+        match self.eval(e, env)? {
+            Value::Int(n) => Ok(n),
+            other => Err(err(
+                format!(
+                    "expected a number, got {}",
+                    super::show_value(self.g, self.s, other)
+                ),
+                None,
+            )),
+        }
+    }
+
+    fn binary(
+        &self,
+        op: BinOp,
+        a: &Expr,
+        b: &Expr,
+        span: Span,
+        env: &mut Env,
+    ) -> Result<Value, RunError> {
+        match op {
+            BinOp::And => return Ok(Value::Bool(self.bool(a, env)? && self.bool(b, env)?)),
+            BinOp::Or => return Ok(Value::Bool(self.bool(a, env)? || self.bool(b, env)?)),
+            BinOp::Eq => return Ok(Value::Bool(self.eval(a, env)? == self.eval(b, env)?)),
+            BinOp::Ne => return Ok(Value::Bool(self.eval(a, env)? != self.eval(b, env)?)),
+            _ => {}
+        }
+        let x = match self.eval(a, env)? {
+            Value::Int(n) => n,
+            other => {
+                return Err(err(
+                    format!(
+                        "`{}` needs numbers, got {}",
+                        op.symbol(),
+                        super::show_value(self.g, self.s, other)
+                    ),
+                    Some(span),
+                ))
+            }
+        };
+        let y = match self.eval(b, env)? {
+            Value::Int(n) => n,
+            other => {
+                return Err(err(
+                    format!(
+                        "`{}` needs numbers, got {}",
+                        op.symbol(),
+                        super::show_value(self.g, self.s, other)
+                    ),
+                    Some(span),
+                ))
+            }
+        };
+        let overflow = || err("arithmetic overflow", Some(span));
+        Ok(match op {
+            BinOp::Add => Value::Int(x.checked_add(y).ok_or_else(overflow)?),
+            BinOp::Sub => Value::Int(x.checked_sub(y).ok_or_else(overflow)?),
+            BinOp::Mul => Value::Int(x.checked_mul(y).ok_or_else(overflow)?),
+            BinOp::Div | BinOp::Mod if y == 0 => return Err(err("division by zero", Some(span))),
+            BinOp::Div => Value::Int(x.div_euclid(y)),
+            BinOp::Mod => Value::Int(x.rem_euclid(y)),
+            BinOp::Lt => Value::Bool(x < y),
+            BinOp::Le => Value::Bool(x <= y),
+            BinOp::Gt => Value::Bool(x > y),
+            BinOp::Ge => Value::Bool(x >= y),
+            _ => unreachable!("handled above"),
+        })
+    }
+
+    fn index_of(&self, v: Value) -> Result<u32, RunError> {
+        match v {
+            Value::Player(p) => Ok(p as u32),
+            Value::Enum(_, i) => Ok(i as u32),
+            Value::Space(_, s) => Ok(s),
+            other => Err(err(
+                format!(
+                    "cannot index by {}",
+                    super::show_value(self.g, self.s, other)
+                ),
+                None,
+            )),
+        }
+    }
+
+    pub fn var_slot(&self, v: u32, ix: &[Expr], env: &mut Env) -> Result<usize, RunError> {
+        let var = &self.g.vars[v as usize];
+        let mut k = 0u32;
+        for (i, x) in ix.iter().enumerate() {
+            let n = self.index_of(self.eval(x, env)?)?;
+            k = k * var.sizes[i] + n;
+        }
+        Ok((var.base + k) as usize)
+    }
+
+    pub fn zone_inst(&self, z: u32, ix: &[Expr], env: &mut Env) -> Result<u32, RunError> {
+        let zone = &self.g.zones[z as usize];
+        let mut k = 0u32;
+        for (i, x) in ix.iter().enumerate() {
+            let n = self.index_of(self.eval(x, env)?)?;
+            k = k * zone.sizes[i] + n;
+        }
+        Ok(zone.base + k)
+    }
+
+    pub fn zone(&self, e: &Expr, env: &mut Env) -> Result<u32, RunError> {
+        match self.eval(e, env)? {
+            Value::Zone(z) => Ok(z),
+            other => Err(err(
+                format!(
+                    "expected a zone, got {}",
+                    super::show_value(self.g, self.s, other)
+                ),
+                None,
+            )),
+        }
+    }
+
+    pub fn comp(&self, e: &Expr, env: &mut Env) -> Result<u32, RunError> {
+        match self.eval(e, env)? {
+            Value::Comp(c) => Ok(c),
+            other => Err(err(
+                format!(
+                    "expected a component, got {}",
+                    super::show_value(self.g, self.s, other)
+                ),
+                None,
+            )),
+        }
+    }
+
+    fn builtin(
+        &self,
+        b: Builtin,
+        args: &[Expr],
+        span: Span,
+        env: &mut Env,
+    ) -> Result<Value, RunError> {
+        let s = self.s;
+        Ok(match b {
+            Builtin::Count => Value::Int(s.zones[self.zone(&args[0], env)? as usize].len() as i64),
+            Builtin::Top => s.zones[self.zone(&args[0], env)? as usize]
+                .last()
+                .map_or(Value::None, |c| Value::Comp(*c)),
+            Builtin::Bottom => s.zones[self.zone(&args[0], env)? as usize]
+                .first()
+                .map_or(Value::None, |c| Value::Comp(*c)),
+            Builtin::Empty => Value::Bool(s.zones[self.zone(&args[0], env)? as usize].is_empty()),
+            Builtin::Next | Builtin::Prev => match self.eval(&args[0], env)? {
+                Value::Player(p) => {
+                    let n = s.players;
+                    Value::Player(if b == Builtin::Next {
+                        (p + 1) % n
+                    } else {
+                        (p + n - 1) % n
+                    })
+                }
+                other => {
+                    return Err(err(
+                        format!(
+                            "expected a player, got {}",
+                            super::show_value(self.g, s, other)
+                        ),
+                        Some(span),
+                    ))
+                }
+            },
+            Builtin::Owner => match self.eval(&args[0], env)? {
+                Value::Comp(c) => self.g.instances[s.loc[c as usize] as usize]
+                    .owner
+                    .map_or(Value::None, Value::Player),
+                _ => Value::None,
+            },
+            Builtin::SpaceOf => match self.eval(&args[0], env)? {
+                Value::Comp(c) => self.g.instances[s.loc[c as usize] as usize]
+                    .space
+                    .map_or(Value::None, |(b, i)| Value::Space(b, i)),
+                _ => Value::None,
+            },
+            Builtin::ZoneOf => match self.eval(&args[0], env)? {
+                Value::Comp(c) => Value::Zone(s.loc[c as usize]),
+                _ => Value::None,
+            },
+            Builtin::Seat => {
+                let n = self.int(&args[0], env)?;
+                if n < 0 || n >= s.players as i64 {
+                    return Err(err(
+                        format!("there is no seat {n} with {} players", s.players),
+                        Some(span),
+                    ));
+                }
+                Value::Player(n as u8)
+            }
+            Builtin::Abs => Value::Int(self.int(&args[0], env)?.abs()),
+            Builtin::Max2 => Value::Int(self.int(&args[0], env)?.max(self.int(&args[1], env)?)),
+            Builtin::Min2 => Value::Int(self.int(&args[0], env)?.min(self.int(&args[1], env)?)),
+            Builtin::Named | Builtin::Contains => Value::None,
+        })
+    }
+
+    /// Calls `f` with each element of a collection until it returns `false`.
+    /// Components of one zone with equal fields are offered once when `dedup` is set.
+    pub fn each(
+        &self,
+        c: &Coll,
+        env: &mut Env,
+        dedup: bool,
+        f: &mut dyn FnMut(Value, &mut Env) -> Result<bool, RunError>,
+    ) -> Result<(), RunError> {
+        match c {
+            Coll::Zone(z) => {
+                let z = self.zone(z, env)?;
+                let items = &self.s.zones[z as usize];
+                for (i, &comp) in items.iter().enumerate() {
+                    if dedup && items[..i].iter().any(|&o| self.same_fields(o, comp)) {
+                        continue;
+                    }
+                    if !f(Value::Comp(comp), env)? {
+                        break;
+                    }
+                }
+            }
+            Coll::Board(b) => {
+                for sp in 0..self.g.boards[*b as usize].len() {
+                    if !f(Value::Space(*b, sp), env)? {
+                        break;
+                    }
+                }
+            }
+            Coll::Enum(e) => {
+                for v in 0..self.g.enums[*e as usize].values.len() as u16 {
+                    if !f(Value::Enum(*e, v), env)? {
+                        break;
+                    }
+                }
+            }
+            Coll::Type(t) => {
+                for (i, comp) in self.g.comps.iter().enumerate() {
+                    if comp.ty == *t && !f(Value::Comp(i as u32), env)? {
+                        break;
+                    }
+                }
+            }
+            Coll::Players => {
+                for p in 0..self.s.players {
+                    if !f(Value::Player(p), env)? {
+                        break;
+                    }
+                }
+            }
+            Coll::Range(a, b) => {
+                let (a, b) = (self.int(a, env)?, self.int(b, env)?);
+                for n in a..=b {
+                    if !f(Value::Int(n), env)? {
+                        break;
+                    }
+                }
+            }
+            Coll::List(items) => {
+                for x in items {
+                    let v = self.eval(x, env)?;
+                    if !f(v, env)? {
+                        break;
+                    }
+                }
+            }
+            Coll::Adjacent(x) => match self.eval(x, env)? {
+                Value::Space(b, sp) => {
+                    for &n in self.g.boards[b as usize].neighbours(sp) {
+                        if !f(Value::Space(b, n), env)? {
+                            break;
+                        }
+                    }
+                }
+                Value::None => {}
+                other => {
+                    return Err(err(
+                        format!(
+                            "`adjacent` needs a space, got {}",
+                            super::show_value(self.g, self.s, other)
+                        ),
+                        None,
+                    ))
+                }
+            },
+        }
+        Ok(())
+    }
+
+    /// Two components are interchangeable when they have the same type and field values.
+    pub fn same_fields(&self, a: u32, b: u32) -> bool {
+        let (ca, cb) = (&self.g.comps[a as usize], &self.g.comps[b as usize]);
+        if ca.ty != cb.ty {
+            return false;
+        }
+        let n = ca.fields.len() as u32;
+        let fa = &self.s.fields[ca.field_base as usize..(ca.field_base + n) as usize];
+        let fb = &self.s.fields[cb.field_base as usize..(cb.field_base + n) as usize];
+        fa == fb
+    }
+
+    fn aggregate(&self, a: &crate::ir::Agg, span: Span, env: &mut Env) -> Result<Value, RunError> {
+        if a.kind == AggKind::Line {
+            return self.line(a, env);
+        }
+        let mut count = 0i64;
+        let mut acc: Option<Value> = None;
+        let mut sum = 0i64;
+        let mut done = false;
+        self.agg_rec(a, 0, env, &mut |ctx, env| {
+            if let Some(f) = &a.filter {
+                if !ctx.bool(f, env)? {
+                    return Ok(true);
+                }
+            }
+            let v = match &a.body {
+                Some(b) => ctx.eval(b, env)?,
+                None => env.locals[a.binds[0].slot as usize],
+            };
+            count += 1;
+            match a.kind {
+                AggKind::Count => {}
+                AggKind::Sum => match v {
+                    Value::Int(n) => {
+                        sum = sum
+                            .checked_add(n)
+                            .ok_or_else(|| err("arithmetic overflow in `sum`", Some(span)))?
+                    }
+                    _ => return Err(err("`sum` needs numbers", Some(span))),
+                },
+                AggKind::Max | AggKind::Min => {
+                    let n = match v {
+                        Value::Int(n) => n,
+                        _ => return Err(err("`max`/`min` need numbers", Some(span))),
+                    };
+                    acc = Some(match acc {
+                        Some(Value::Int(m))
+                            if (a.kind == AggKind::Max && m >= n)
+                                || (a.kind == AggKind::Min && m <= n) =>
+                        {
+                            Value::Int(m)
+                        }
+                        _ => Value::Int(n),
+                    });
+                }
+                AggKind::Any => {
+                    if a.body.is_none() || v == Value::Bool(true) {
+                        done = true;
+                        return Ok(false);
+                    }
+                }
+                AggKind::All => {
+                    if a.body.is_some() && v != Value::Bool(true) {
+                        done = true;
+                        return Ok(false);
+                    }
+                }
+                AggKind::First => {
+                    acc = Some(v);
+                    return Ok(false);
+                }
+                AggKind::Line => {}
+            }
+            Ok(true)
+        })?;
+        Ok(match a.kind {
+            AggKind::Count => Value::Int(count),
+            AggKind::Sum => Value::Int(sum),
+            AggKind::Any => Value::Bool(done),
+            AggKind::All => Value::Bool(!done),
+            AggKind::Max | AggKind::Min | AggKind::First => match acc {
+                Some(v) => v,
+                None => match &a.otherwise {
+                    Some(o) => self.eval(o, env)?,
+                    None => Value::None,
+                },
+            },
+            AggKind::Line => Value::None,
+        })
+    }
+
+    fn agg_rec(
+        &self,
+        a: &crate::ir::Agg,
+        k: usize,
+        env: &mut Env,
+        f: &mut dyn FnMut(&Self, &mut Env) -> Result<bool, RunError>,
+    ) -> Result<bool, RunError> {
+        if k == a.binds.len() {
+            return f(self, env);
+        }
+        let b = &a.binds[k];
+        let mut go_on = true;
+        self.each(&b.coll, env, false, &mut |v, env| {
+            env.locals[b.slot as usize] = v;
+            go_on = self.agg_rec(a, k + 1, env, f)?;
+            Ok(go_on)
+        })?;
+        Ok(go_on)
+    }
+
+    /// `line(s in board, n where cond)`: n consecutive spaces in a straight line all meet cond.
+    fn line(&self, a: &crate::ir::Agg, env: &mut Env) -> Result<Value, RunError> {
+        let (Some(bind), Some(n)) = (a.binds.first(), a.args.first()) else {
+            return Ok(Value::Bool(false));
+        };
+        let Coll::Board(bi) = bind.coll else {
+            return Ok(Value::Bool(false));
+        };
+        let n = self.int(n, env)?.max(1);
+        let board = &self.g.boards[bi as usize];
+        let slot = bind.slot as usize;
+        let test = |sp: u32, env: &mut Env| -> Result<bool, RunError> {
+            env.locals[slot] = Value::Space(bi, sp);
+            match &a.filter {
+                Some(f) => self.bool(f, env),
+                None => Ok(true),
+            }
+        };
+        match board.shape {
+            crate::ir::BoardShape::Grid { width, height, .. } => {
+                let (w, h) = (width as i64, height as i64);
+                for y in 0..h {
+                    for x in 0..w {
+                        'dir: for (dx, dy) in [(1i64, 0i64), (0, 1), (1, 1), (-1, 1)] {
+                            let (ex, ey) = (x + dx * (n - 1), y + dy * (n - 1));
+                            if ex < 0 || ex >= w || ey >= h {
+                                continue;
+                            }
+                            for k in 0..n {
+                                if !test(((y + dy * k) * w + x + dx * k) as u32, env)? {
+                                    continue 'dir;
+                                }
+                            }
+                            return Ok(Value::Bool(true));
+                        }
+                    }
+                }
+            }
+            crate::ir::BoardShape::Ring { size } => {
+                let size = size as i64;
+                'start: for s0 in 0..size {
+                    for k in 0..n.min(size) {
+                        if !test(((s0 + k) % size) as u32, env)? {
+                            continue 'start;
+                        }
+                    }
+                    return Ok(Value::Bool(true));
+                }
+            }
+        }
+        Ok(Value::Bool(false))
+    }
+}

@@ -1,0 +1,1050 @@
+//! Running the rules: start a match, list legal actions, apply one, run to the next decision.
+
+use super::eval::{Ctx, Env};
+use super::{
+    show_value, Action, Actor, ChanceMode, Config, Frame, Outcome, OutcomeKind, Phase, RunError,
+    State, Wait,
+};
+use crate::ir::{Arm, Bind, Coll, Game, Instr, LValue, Type, Value, MAX_ARGS};
+use crate::syntax::ast::{AssignOp, EndKind, Span};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// Instructions the rules may run between two decisions before they are stopped.
+pub const STEP_LIMIT: u64 = 2_000_000;
+/// The most locals one procedure may use while its options are listed.
+const MAX_LOCALS: usize = 128;
+
+fn err(msg: impl Into<String>, span: Option<Span>) -> RunError {
+    RunError {
+        message: msg.into(),
+        span,
+    }
+}
+
+impl Game {
+    /// Starts a match: checks the configuration, runs the setup, and stops at the first decision.
+    pub fn start(&self, cfg: &Config) -> Result<State, RunError> {
+        if cfg.players < self.min_players || cfg.players > self.max_players {
+            let range = if self.min_players == self.max_players {
+                format!("{}", self.min_players)
+            } else {
+                format!("{} to {}", self.min_players, self.max_players)
+            };
+            return Err(err(
+                format!(
+                    "{} is played by {range} players, not {}",
+                    self.name, cfg.players
+                ),
+                None,
+            ));
+        }
+        let mut consts: Vec<Value> = self.consts.iter().map(|c| c.value).collect();
+        let variant = match &cfg.variant {
+            None => None,
+            Some(name) => {
+                let Some(i) = self.variants.iter().position(|v| &v.name == name) else {
+                    let known: Vec<&str> = self.variants.iter().map(|v| v.name.as_str()).collect();
+                    return Err(err(
+                        format!(
+                            "unknown variant `{name}`; this game has: {}",
+                            if known.is_empty() {
+                                "none".into()
+                            } else {
+                                known.join(", ")
+                            }
+                        ),
+                        None,
+                    ));
+                };
+                for (c, v) in &self.variants[i].sets {
+                    consts[*c as usize] = *v;
+                }
+                Some(i as u16)
+            }
+        };
+        let mut fields = Vec::new();
+        for c in &self.comps {
+            fields.extend_from_slice(&c.fields);
+        }
+        let mut zones = vec![Vec::new(); self.zone_instances as usize];
+        let mut loc = Vec::with_capacity(self.comps.len());
+        for (i, c) in self.comps.iter().enumerate() {
+            zones[c.zone as usize].push(i as u32);
+            loc.push(c.zone);
+        }
+        let mut st = State {
+            players: cfg.players,
+            variant,
+            consts,
+            vars: vec![Value::None; self.var_slots as usize],
+            fields,
+            zones,
+            loc,
+            frames: vec![],
+            locals: vec![],
+            iters: vec![],
+            current: None,
+            wait: Wait::Running,
+            phase: Phase::Setup,
+            rng: ChaCha8Rng::seed_from_u64(cfg.seed),
+            chance: cfg.chance,
+            chance_step: 0,
+            decisions: 0,
+            outcome: None,
+        };
+        for v in &self.vars {
+            let init = match &v.init {
+                Some(e) => {
+                    let mut locals = [Value::None; 4];
+                    let ctx = Ctx { g: self, s: &st };
+                    ctx.eval(
+                        e,
+                        &mut Env {
+                            locals: &mut locals,
+                            me: 0,
+                            depth: 0,
+                        },
+                    )
+                    .map_err(|e| RunError {
+                        span: e.span.or(Some(v.span)),
+                        ..e
+                    })?
+                }
+                None => match v.ty {
+                    Type::Int => Value::Int(v.range.map_or(0, |(lo, hi)| 0.clamp(lo, hi))),
+                    Type::Bool => Value::Bool(false),
+                    _ => Value::None,
+                },
+            };
+            for k in 0..v.count {
+                st.vars[(v.base + k) as usize] = init;
+            }
+        }
+        let first = self.setup.unwrap_or(self.flow);
+        if self.setup.is_none() {
+            st.phase = Phase::Flow;
+        }
+        self.push_frame(&mut st, first, 0, &[]);
+        self.run(&mut st)?;
+        Ok(st)
+    }
+
+    pub(crate) fn push_frame(&self, st: &mut State, proc: u32, me: u8, args: &[Value]) {
+        let base = st.locals.len() as u32;
+        let n = self.procs[proc as usize].locals as usize;
+        st.locals
+            .resize(base as usize + n.max(args.len()), Value::None);
+        st.locals[base as usize..base as usize + args.len()].copy_from_slice(args);
+        st.frames.push(Frame {
+            proc,
+            pc: 0,
+            base,
+            me,
+        });
+    }
+
+    /// The choice a player must make now, if any.
+    pub fn waiting_choice(&self, st: &State) -> Option<u32> {
+        match st.wait {
+            Wait::Decision { choice, .. } => Some(choice),
+            _ => None,
+        }
+    }
+
+    /// Who must act now.
+    pub fn actor(&self, st: &State) -> Actor {
+        match st.wait {
+            Wait::Decision { actor, .. } => Actor::Player(actor),
+            Wait::Chance => Actor::Chance,
+            Wait::Over | Wait::Running => Actor::Nobody,
+        }
+    }
+
+    /// Lists the legal actions of the actor into `out` (cleared first), in a stable order.
+    pub fn legal(&self, st: &State, out: &mut Vec<Action>) -> Result<(), RunError> {
+        out.clear();
+        match st.wait {
+            Wait::Decision { choice, actor } => self.options(st, choice, actor, &mut |a| {
+                out.push(a);
+                true
+            }),
+            Wait::Chance => {
+                self.chance_outcomes(st, &mut |v, _w| {
+                    out.push(Action::chance(v));
+                })?;
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Chance outcomes with their weights (probability = weight / total), in a stable order.
+    pub fn chance_outcomes(
+        &self,
+        st: &State,
+        f: &mut dyn FnMut(Value, u32),
+    ) -> Result<u32, RunError> {
+        let Some(frame) = st.frames.last() else {
+            return Ok(0);
+        };
+        let ctx = Ctx { g: self, s: st };
+        let mut locals = [Value::None; MAX_LOCALS];
+        let n = self.procs[frame.proc as usize].locals as usize;
+        locals[..n].copy_from_slice(&st.locals[frame.base as usize..frame.base as usize + n]);
+        let mut env = Env {
+            locals: &mut locals[..],
+            me: frame.me,
+            depth: 0,
+        };
+        let mut vals: Vec<(Value, u32)> = Vec::new();
+        match &self.procs[frame.proc as usize].code[frame.pc as usize] {
+            Instr::Roll { domain, .. } => {
+                ctx.each(domain, &mut env, false, &mut |v, _| {
+                    match vals.iter_mut().find(|(x, _)| *x == v) {
+                        Some(e) => e.1 += 1,
+                        None => vals.push((v, 1)),
+                    }
+                    Ok(true)
+                })?;
+            }
+            Instr::Shuffle { zone, .. } => {
+                let z = ctx.zone(zone, &mut env)?;
+                let items = &st.zones[z as usize];
+                let open = items.len() - st.chance_step as usize;
+                for (i, &c) in items[..open].iter().enumerate() {
+                    match items[..i].iter().position(|&o| ctx.same_fields(o, c)) {
+                        Some(j) => {
+                            if let Some(e) =
+                                vals.iter_mut().find(|(x, _)| *x == Value::Comp(items[j]))
+                            {
+                                e.1 += 1;
+                            }
+                        }
+                        None => vals.push((Value::Comp(c), 1)),
+                    }
+                }
+            }
+            _ => {}
+        }
+        let total = vals.iter().map(|v| v.1).sum();
+        for (v, w) in vals {
+            f(v, w);
+        }
+        Ok(total)
+    }
+
+    /// Calls `f` with every legal option of a choice, until it returns false.
+    fn options(
+        &self,
+        st: &State,
+        choice: u32,
+        actor: u8,
+        f: &mut dyn FnMut(Action) -> bool,
+    ) -> Result<(), RunError> {
+        let ch = &self.choices[choice as usize];
+        let frame = st.frames.last().expect("a waiting choice has a frame");
+        let ctx = Ctx { g: self, s: st };
+        let mut locals = [Value::None; MAX_LOCALS];
+        let n = self.procs[frame.proc as usize].locals as usize;
+        locals[..n].copy_from_slice(&st.locals[frame.base as usize..frame.base as usize + n]);
+        for (ai, arm) in ch.arms.iter().enumerate() {
+            let mut go_on = true;
+            match arm {
+                Arm::Action(a) => {
+                    let act = &self.actions[*a as usize];
+                    let mut alocals = [Value::None; MAX_LOCALS];
+                    let mut env = Env {
+                        locals: &mut alocals[..],
+                        me: actor,
+                        depth: 0,
+                    };
+                    self.bind_rec(
+                        &ctx,
+                        &act.params,
+                        act.guard.as_ref(),
+                        0,
+                        &mut env,
+                        &mut |env| {
+                            let mut args = [Value::None; MAX_ARGS];
+                            for (i, b) in act.params.iter().enumerate() {
+                                args[i] = env.locals[b.slot as usize];
+                            }
+                            go_on = f(Action {
+                                arm: ai as u16,
+                                args,
+                            });
+                            go_on
+                        },
+                    )?;
+                }
+                Arm::Inline { binds, guard, .. } => {
+                    let mut env = Env {
+                        locals: &mut locals[..],
+                        me: frame.me,
+                        depth: 0,
+                    };
+                    self.bind_rec(&ctx, binds, guard.as_ref(), 0, &mut env, &mut |env| {
+                        let mut args = [Value::None; MAX_ARGS];
+                        for (i, b) in binds.iter().enumerate() {
+                            args[i] = env.locals[b.slot as usize];
+                        }
+                        go_on = f(Action {
+                            arm: ai as u16,
+                            args,
+                        });
+                        go_on
+                    })?;
+                }
+            }
+            if !go_on {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Enumerates every binding of `binds` that passes `guard`.
+    #[allow(clippy::only_used_in_recursion)]
+    fn bind_rec(
+        &self,
+        ctx: &Ctx,
+        binds: &[Bind],
+        guard: Option<&crate::ir::Expr>,
+        k: usize,
+        env: &mut Env,
+        f: &mut dyn FnMut(&mut Env) -> bool,
+    ) -> Result<bool, RunError> {
+        if k == binds.len() {
+            if let Some(g) = guard {
+                if !ctx.bool(g, env)? {
+                    return Ok(true);
+                }
+            }
+            return Ok(f(env));
+        }
+        let b = &binds[k];
+        let mut go_on = true;
+        let dedup = matches!(b.coll, Coll::Zone(_));
+        ctx.each(&b.coll, env, dedup, &mut |v, env| {
+            env.locals[b.slot as usize] = v;
+            go_on = self.bind_rec(ctx, binds, guard, k + 1, env, f)?;
+            Ok(go_on)
+        })?;
+        Ok(go_on)
+    }
+
+    fn has_option(&self, st: &State, choice: u32, actor: u8) -> Result<bool, RunError> {
+        let mut any = false;
+        self.options(st, choice, actor, &mut |_| {
+            any = true;
+            false
+        })?;
+        Ok(any)
+    }
+
+    /// Is this action legal now?
+    pub fn is_legal(&self, st: &State, a: &Action) -> Result<bool, RunError> {
+        let mut found = false;
+        match st.wait {
+            Wait::Decision { choice, actor } => self.options(st, choice, actor, &mut |x| {
+                found = x == *a;
+                !found
+            })?,
+            Wait::Chance => {
+                self.chance_outcomes(st, &mut |v, _| {
+                    found |= a.arm == Action::CHANCE && a.args[0] == v
+                })?;
+            }
+            _ => {}
+        }
+        Ok(found)
+    }
+
+    /// Applies a legal action and runs to the next decision. An illegal action is refused
+    /// and the state is left as it was.
+    pub fn apply(&self, st: &mut State, a: &Action) -> Result<(), RunError> {
+        if !self.is_legal(st, a)? {
+            return Err(err(
+                format!("`{}` is not legal now", self.action_text(st, a)),
+                None,
+            ));
+        }
+        self.apply_unchecked(st, a)
+    }
+
+    /// Applies an action known to be legal (one that [`Game::legal`] listed for this state).
+    pub fn apply_unchecked(&self, st: &mut State, a: &Action) -> Result<(), RunError> {
+        st.decisions += 1;
+        match st.wait {
+            Wait::Decision { choice, actor } => {
+                let ch = &self.choices[choice as usize];
+                let fi = st.frames.len() - 1;
+                match &ch.arms[a.arm as usize] {
+                    Arm::Action(ai) => {
+                        st.frames[fi].pc = ch.end_pc;
+                        let act = &self.actions[*ai as usize];
+                        let n = act.params.len();
+                        let base = st.locals.len();
+                        self.push_frame(st, act.proc, actor, &[]);
+                        for (i, b) in act.params.iter().enumerate().take(n) {
+                            st.locals[base + b.slot as usize] = a.args[i];
+                        }
+                    }
+                    Arm::Inline { binds, body_pc, .. } => {
+                        let base = st.frames[fi].base as usize;
+                        for (i, b) in binds.iter().enumerate() {
+                            st.locals[base + b.slot as usize] = a.args[i];
+                        }
+                        st.frames[fi].pc = *body_pc;
+                    }
+                }
+            }
+            Wait::Chance => self.apply_chance(st, a.args[0])?,
+            _ => return Err(err("the game is over", None)),
+        }
+        st.wait = Wait::Running;
+        self.run(st)
+    }
+
+    fn apply_chance(&self, st: &mut State, v: Value) -> Result<(), RunError> {
+        let fi = st.frames.len() - 1;
+        let frame = st.frames[fi];
+        match &self.procs[frame.proc as usize].code[frame.pc as usize] {
+            Instr::Roll { target, span, .. } => {
+                let mut locals = std::mem::take(&mut st.locals);
+                let r = self.assign(st, &mut locals, frame, target, AssignOp::Set, v, *span);
+                st.locals = locals;
+                r?;
+                st.frames[fi].pc += 1;
+            }
+            Instr::Shuffle { zone, .. } => {
+                let ctx = Ctx { g: self, s: st };
+                let mut locals = st.locals[frame.base as usize..].to_vec();
+                let z = ctx.zone(
+                    zone,
+                    &mut Env {
+                        locals: &mut locals,
+                        me: frame.me,
+                        depth: 0,
+                    },
+                )? as usize;
+                let Value::Comp(c) = v else {
+                    return Err(err("a shuffle outcome must be a component", None));
+                };
+                let len = st.zones[z].len();
+                let pos = len - 1 - st.chance_step as usize;
+                let Some(i) = st.zones[z][..=pos].iter().position(|&x| x == c) else {
+                    return Err(err("that component is not among the shuffled ones", None));
+                };
+                st.zones[z].swap(i, pos);
+                st.chance_step += 1;
+                if st.chance_step as usize + 1 >= len {
+                    st.chance_step = 0;
+                    st.frames[fi].pc += 1;
+                }
+            }
+            _ => return Err(err("no chance event is waiting", None)),
+        }
+        Ok(())
+    }
+
+    /// Runs until a decision, a chance event (external mode) or the end.
+    pub(crate) fn run(&self, st: &mut State) -> Result<(), RunError> {
+        let mut locals = std::mem::take(&mut st.locals);
+        let mut iters = std::mem::take(&mut st.iters);
+        let r = self.run_inner(st, &mut locals, &mut iters);
+        st.locals = locals;
+        st.iters = iters;
+        r
+    }
+
+    fn run_inner(
+        &self,
+        st: &mut State,
+        locals: &mut Vec<Value>,
+        iters: &mut Vec<Value>,
+    ) -> Result<(), RunError> {
+        let mut steps: u64 = 0;
+        let mut last_loop: Option<Span> = None;
+        loop {
+            steps += 1;
+            if steps > STEP_LIMIT {
+                return Err(err(format!("the rules ran {STEP_LIMIT} steps without reaching a decision: a loop that never ends?"), last_loop));
+            }
+            let Some(&frame) = st.frames.last() else {
+                match st.phase {
+                    Phase::Setup => {
+                        st.phase = Phase::Flow;
+                        let base = locals.len() as u32;
+                        locals.resize(
+                            base as usize + self.procs[self.flow as usize].locals as usize,
+                            Value::None,
+                        );
+                        st.frames.push(Frame {
+                            proc: self.flow,
+                            pc: 0,
+                            base,
+                            me: 0,
+                        });
+                        continue;
+                    }
+                    _ => {
+                        st.locals = std::mem::take(locals);
+                        let r = self.finish(st, EndKind::Score, None);
+                        *locals = std::mem::take(&mut st.locals);
+                        return r;
+                    }
+                }
+            };
+            let fi = st.frames.len() - 1;
+            let code = &self.procs[frame.proc as usize].code;
+            if frame.pc as usize >= code.len() {
+                locals.truncate(frame.base as usize);
+                st.frames.pop();
+                continue;
+            }
+            let base = frame.base as usize;
+            let ctx = Ctx { g: self, s: st };
+            let mut env = Env {
+                locals: &mut locals[base..],
+                me: frame.me,
+                depth: 0,
+            };
+            let mut next = frame.pc + 1;
+            match &code[frame.pc as usize] {
+                Instr::Let(slot, e) => {
+                    let v = ctx.eval(e, &mut env).map_err(|e| with_span(e, None))?;
+                    env.locals[*slot as usize] = v;
+                }
+                Instr::Assign {
+                    target,
+                    op,
+                    value,
+                    span,
+                } => {
+                    let v = ctx
+                        .eval(value, &mut env)
+                        .map_err(|e| with_span(e, Some(*span)))?;
+                    self.assign(st, locals, frame, target, *op, v, *span)?;
+                }
+                Instr::Move {
+                    what,
+                    to,
+                    bottom,
+                    span,
+                } => {
+                    let c = ctx
+                        .comp(what, &mut env)
+                        .map_err(|e| with_span(e, Some(*span)))?;
+                    let z = ctx
+                        .zone(to, &mut env)
+                        .map_err(|e| with_span(e, Some(*span)))?;
+                    self.move_comp(st, c, z, *bottom, *span)?;
+                }
+                Instr::Deal {
+                    count,
+                    from,
+                    to,
+                    bottom,
+                    span,
+                } => {
+                    let f = ctx
+                        .zone(from, &mut env)
+                        .map_err(|e| with_span(e, Some(*span)))?;
+                    let t = ctx
+                        .zone(to, &mut env)
+                        .map_err(|e| with_span(e, Some(*span)))?;
+                    let n = match count {
+                        Some(c) => ctx
+                            .int(c, &mut env)
+                            .map_err(|e| with_span(e, Some(*span)))?
+                            .max(0) as usize,
+                        None => usize::MAX,
+                    };
+                    let n = n.min(st.zones[f as usize].len());
+                    for _ in 0..n {
+                        let c = *st.zones[f as usize].last().expect("counted");
+                        self.move_comp(st, c, t, *bottom, *span)?;
+                    }
+                }
+                Instr::Shuffle { zone, span } => {
+                    let z = ctx
+                        .zone(zone, &mut env)
+                        .map_err(|e| with_span(e, Some(*span)))?
+                        as usize;
+                    if st.zones[z].len() > 1 {
+                        if st.chance == ChanceMode::External {
+                            st.wait = Wait::Chance;
+                            return self.pause_checks(st, locals);
+                        }
+                        let items = &mut st.zones[z];
+                        for i in (1..items.len()).rev() {
+                            let j = st.rng.gen_range(0..=i);
+                            items.swap(i, j);
+                        }
+                    }
+                }
+                Instr::Roll {
+                    target,
+                    domain,
+                    span,
+                } => {
+                    if st.chance == ChanceMode::External {
+                        st.wait = Wait::Chance;
+                        return self.pause_checks(st, locals);
+                    }
+                    let start = iters.len();
+                    ctx.each(domain, &mut env, false, &mut |v, _| {
+                        iters.push(v);
+                        Ok(true)
+                    })
+                    .map_err(|e| with_span(e, Some(*span)))?;
+                    let n = iters.len() - start;
+                    if n == 0 {
+                        return Err(err("a roll with no possible values", Some(*span)));
+                    }
+                    let v = iters[start + st.rng.gen_range(0..n)];
+                    iters.truncate(start);
+                    self.assign(st, locals, frame, target, AssignOp::Set, v, *span)?;
+                }
+                Instr::Jump(t) => next = *t,
+                Instr::JumpIfNot(c, t) => {
+                    if !ctx.bool(c, &mut env)? {
+                        next = *t;
+                    }
+                }
+                Instr::ForInit { coll, slot } => {
+                    let start = iters.len();
+                    ctx.each(coll, &mut env, false, &mut |v, _| {
+                        iters.push(v);
+                        Ok(true)
+                    })?;
+                    let s = *slot as usize;
+                    env.locals[s] = Value::Int(start as i64);
+                    env.locals[s + 1] = Value::Int(iters.len() as i64);
+                    env.locals[s + 2] = Value::Int(start as i64);
+                }
+                Instr::ForNext { slot, var, exit } => {
+                    let s = *slot as usize;
+                    let (Value::Int(pos), Value::Int(end)) = (env.locals[s], env.locals[s + 1])
+                    else {
+                        return Err(err("internal: loop state lost", None));
+                    };
+                    if pos < end {
+                        env.locals[*var as usize] = iters[pos as usize];
+                        env.locals[s] = Value::Int(pos + 1);
+                    } else {
+                        next = *exit;
+                    }
+                }
+                Instr::ForDone { slot } => {
+                    if let Value::Int(start) = env.locals[*slot as usize + 2] {
+                        iters.truncate(start as usize);
+                    }
+                }
+                Instr::Choose(cid) => {
+                    let ch = &self.choices[*cid as usize];
+                    let actor = match &ch.by {
+                        Some(b) => match ctx
+                            .eval(b, &mut env)
+                            .map_err(|e| with_span(e, Some(ch.span)))?
+                        {
+                            Value::Player(p) => p,
+                            other => {
+                                return Err(err(
+                                    format!(
+                                        "the chooser must be a player, not {}",
+                                        show_value(self, st, other)
+                                    ),
+                                    Some(ch.span),
+                                ))
+                            }
+                        },
+                        None => frame.me,
+                    };
+                    st.locals = std::mem::take(locals);
+                    let ended = self.check_end(st);
+                    let has = match &ended {
+                        Ok(false) => self
+                            .has_option(st, *cid, actor)
+                            .map_err(|e| with_span(e, Some(ch.span))),
+                        _ => Ok(false),
+                    };
+                    *locals = std::mem::take(&mut st.locals);
+                    if ended? {
+                        return Ok(());
+                    }
+                    if has? {
+                        st.wait = Wait::Decision {
+                            choice: *cid,
+                            actor,
+                        };
+                        return Ok(());
+                    }
+                    next = ch.else_pc.unwrap_or(ch.end_pc);
+                }
+                Instr::Do { action, args, span } => {
+                    let act = &self.actions[*action as usize];
+                    let mut vals = [Value::None; MAX_ARGS];
+                    for (i, a) in args.iter().enumerate().take(MAX_ARGS) {
+                        vals[i] = ctx
+                            .eval(a, &mut env)
+                            .map_err(|e| with_span(e, Some(*span)))?;
+                    }
+                    st.frames[fi].pc = next;
+                    let nb = locals.len();
+                    locals.resize(
+                        nb + self.procs[act.proc as usize].locals as usize,
+                        Value::None,
+                    );
+                    for (i, b) in act.params.iter().enumerate() {
+                        locals[nb + b.slot as usize] = vals[i];
+                    }
+                    st.frames.push(Frame {
+                        proc: act.proc,
+                        pc: 0,
+                        base: nb as u32,
+                        me: frame.me,
+                    });
+                    continue;
+                }
+                Instr::TurnStart { player, save, span } => {
+                    let p = match ctx
+                        .eval(player, &mut env)
+                        .map_err(|e| with_span(e, Some(*span)))?
+                    {
+                        Value::Player(p) => p,
+                        other => {
+                            return Err(err(
+                                format!(
+                                    "a turn needs a player, not {}",
+                                    show_value(self, st, other)
+                                ),
+                                Some(*span),
+                            ))
+                        }
+                    };
+                    env.locals[*save as usize] = st.current.map_or(Value::None, Value::Player);
+                    st.current = Some(p);
+                    st.frames[fi].me = p;
+                }
+                Instr::TurnEnd { save } => {
+                    let prev = env.locals[*save as usize];
+                    st.current = if let Value::Player(p) = prev {
+                        Some(p)
+                    } else {
+                        None
+                    };
+                    st.frames[fi].me = st.current.unwrap_or(0);
+                }
+                Instr::End(kind) => {
+                    st.locals = std::mem::take(locals);
+                    let r = self.finish(st, *kind, None);
+                    *locals = std::mem::take(&mut st.locals);
+                    return r;
+                }
+                Instr::Win { who, span } => {
+                    let w = ctx
+                        .eval(who, &mut env)
+                        .map_err(|e| with_span(e, Some(*span)))?;
+                    st.locals = std::mem::take(locals);
+                    let r = self.finish(st, EndKind::Score, Some(w));
+                    *locals = std::mem::take(&mut st.locals);
+                    return r;
+                }
+                Instr::LoopGuard { span } => last_loop = Some(*span),
+            }
+            st.frames[fi].pc = next;
+        }
+    }
+
+    /// Before waiting on chance: end conditions still apply.
+    fn pause_checks(&self, st: &mut State, locals: &mut Vec<Value>) -> Result<(), RunError> {
+        st.locals = std::mem::take(locals);
+        let r = self.check_end(st);
+        *locals = std::mem::take(&mut st.locals);
+        r.map(|_| ())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn assign(
+        &self,
+        st: &mut State,
+        locals: &mut [Value],
+        frame: Frame,
+        target: &LValue,
+        op: AssignOp,
+        v: Value,
+        span: Span,
+    ) -> Result<(), RunError> {
+        let base = frame.base as usize;
+        let (slot_ref, range, name): (&mut Value, Option<(i64, i64)>, String);
+        let ctx = Ctx { g: self, s: st };
+        let mut env = Env {
+            locals: &mut locals[base..],
+            me: frame.me,
+            depth: 0,
+        };
+        enum Where {
+            Local(usize),
+            Var(usize, u32),
+            Field(usize, u32, u16),
+        }
+        let at = match target {
+            LValue::Local(l) => Where::Local(base + *l as usize),
+            LValue::Var { var, index } => Where::Var(
+                ctx.var_slot(*var, index, &mut env)
+                    .map_err(|e| with_span(e, Some(span)))?,
+                *var,
+            ),
+            LValue::Field { comp, field } => {
+                let c = ctx
+                    .comp(comp, &mut env)
+                    .map_err(|e| with_span(e, Some(span)))?;
+                let cd = &self.comps[c as usize];
+                Where::Field((cd.field_base + *field as u32) as usize, c, *field)
+            }
+        };
+        match at {
+            Where::Local(i) => {
+                slot_ref = &mut locals[i];
+                range = None;
+                name = "a local".into();
+            }
+            Where::Var(i, var) => {
+                slot_ref = &mut st.vars[i];
+                range = self.vars[var as usize].range;
+                name = format!("`{}`", self.vars[var as usize].name);
+            }
+            Where::Field(i, c, f) => {
+                let fd = &self.types[self.comps[c as usize].ty as usize].fields[f as usize];
+                range = fd.range;
+                name = format!("field `{}`", fd.name);
+                slot_ref = &mut st.fields[i];
+            }
+        }
+        let new = match op {
+            AssignOp::Set => v,
+            AssignOp::Add | AssignOp::Sub => match (*slot_ref, v) {
+                (Value::Int(a), Value::Int(b)) => {
+                    let r = if op == AssignOp::Add {
+                        a.checked_add(b)
+                    } else {
+                        a.checked_sub(b)
+                    };
+                    Value::Int(r.ok_or_else(|| err("arithmetic overflow", Some(span)))?)
+                }
+                _ => return Err(err(format!("{name} is not a number"), Some(span))),
+            },
+        };
+        if let (Some((lo, hi)), Value::Int(n)) = (range, new) {
+            if n < lo || n > hi {
+                return Err(err(
+                    format!("{name} would become {n}, outside its range {lo}..{hi}"),
+                    Some(span),
+                ));
+            }
+        }
+        *slot_ref = new;
+        Ok(())
+    }
+
+    fn move_comp(
+        &self,
+        st: &mut State,
+        c: u32,
+        to: u32,
+        bottom: bool,
+        span: Span,
+    ) -> Result<(), RunError> {
+        let want = self.zones[self.instances[to as usize].zone as usize].ty;
+        let ty = self.comps[c as usize].ty;
+        if want != ty {
+            return Err(err(
+                format!(
+                    "{} cannot go to {}: that zone holds {}",
+                    show_value(self, st, Value::Comp(c)),
+                    self.zone_instance_name(to),
+                    self.types[want as usize].name
+                ),
+                Some(span),
+            ));
+        }
+        let from = st.loc[c as usize] as usize;
+        if let Some(i) = st.zones[from].iter().rposition(|&x| x == c) {
+            st.zones[from].remove(i);
+        }
+        if bottom {
+            st.zones[to as usize].insert(0, c);
+        } else {
+            st.zones[to as usize].push(c);
+        }
+        st.loc[c as usize] = to;
+        Ok(())
+    }
+
+    /// Evaluates `end when` conditions; ends the game when one holds.
+    fn check_end(&self, st: &mut State) -> Result<bool, RunError> {
+        for (cond, span) in &self.end_when {
+            let ctx = Ctx { g: self, s: st };
+            let mut locals = [Value::None; 16];
+            let mut env = Env {
+                locals: &mut locals,
+                me: st.current.unwrap_or(0),
+                depth: 0,
+            };
+            if ctx
+                .bool(cond, &mut env)
+                .map_err(|e| with_span(e, Some(*span)))?
+            {
+                self.finish(st, EndKind::Score, None)?;
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// The final scores of every player.
+    pub fn scores(&self, st: &State) -> Result<Vec<i64>, RunError> {
+        let Some(score) = &self.score else {
+            return Ok(vec![0; st.players as usize]);
+        };
+        (0..st.players)
+            .map(|p| self.player_value(st, score, p))
+            .collect()
+    }
+
+    fn player_value(&self, st: &State, e: &crate::ir::Expr, p: u8) -> Result<i64, RunError> {
+        let ctx = Ctx { g: self, s: st };
+        let mut locals = vec![Value::None; self.score_locals.max(1) as usize];
+        locals[0] = Value::Player(p);
+        ctx.int(
+            e,
+            &mut Env {
+                locals: &mut locals,
+                me: p,
+                depth: 0,
+            },
+        )
+    }
+
+    fn finish(&self, st: &mut State, kind: EndKind, winner: Option<Value>) -> Result<(), RunError> {
+        let scores = self.scores(st)?;
+        let (winners, kind) = match (kind, winner) {
+            (_, Some(Value::Player(p))) => (vec![p], OutcomeKind::Won),
+            (_, Some(_)) => ((0..st.players).collect(), OutcomeKind::Won),
+            (EndKind::Draw, _) => (vec![], OutcomeKind::Draw),
+            (EndKind::Lose, _) => (vec![], OutcomeKind::Lost),
+            (EndKind::Score, None) => {
+                let mut keys: Vec<(u8, Vec<i64>)> = Vec::new();
+                for p in 0..st.players {
+                    let mut k = vec![scores[p as usize]];
+                    for t in &self.tiebreaks {
+                        k.push(self.player_value(st, t, p)?);
+                    }
+                    keys.push((p, k));
+                }
+                let best = keys.iter().map(|k| k.1.clone()).max().unwrap_or_default();
+                let top: Vec<u8> = keys.iter().filter(|k| k.1 == best).map(|k| k.0).collect();
+                if top.len() > 1 && !self.ties_shared {
+                    (vec![], OutcomeKind::Draw)
+                } else {
+                    (top, OutcomeKind::Scored)
+                }
+            }
+        };
+        st.outcome = Some(Outcome {
+            scores,
+            winners,
+            kind,
+        });
+        st.wait = Wait::Over;
+        st.phase = Phase::Over;
+        st.frames.clear();
+        st.locals.clear();
+        st.iters.clear();
+        Ok(())
+    }
+
+    /// The canonical text of an action: `play card=red-7`, `pass`, `n=row2`, `chance 4`.
+    pub fn action_text(&self, st: &State, a: &Action) -> String {
+        if a.arm == Action::CHANCE {
+            return format!("chance {}", show_value(self, st, a.args[0]));
+        }
+        let Wait::Decision { choice, .. } = st.wait else {
+            return "?".into();
+        };
+        let mut s = String::new();
+        let binds: &[Bind] = match &self.choices[choice as usize].arms.get(a.arm as usize) {
+            Some(Arm::Action(ai)) => {
+                s.push_str(&self.actions[*ai as usize].name);
+                &self.actions[*ai as usize].params
+            }
+            Some(Arm::Inline { label, binds, .. }) => {
+                if let Some(l) = label {
+                    s.push_str(l);
+                }
+                binds
+            }
+            None => return "?".into(),
+        };
+        for (i, b) in binds.iter().enumerate() {
+            if !s.is_empty() {
+                s.push(' ');
+            }
+            s.push_str(&b.name);
+            s.push('=');
+            s.push_str(&show_value(self, st, a.args[i]));
+        }
+        s
+    }
+
+    /// Finds the legal action with this canonical text.
+    pub fn parse_action(&self, st: &State, text: &str) -> Result<Action, RunError> {
+        let mut buf = Vec::new();
+        self.legal(st, &mut buf)?;
+        let want = normalize(text);
+        buf.into_iter()
+            .find(|a| normalize(&self.action_text(st, a)) == want)
+            .ok_or_else(|| {
+                let mut names = Vec::new();
+                let _ = self.legal(st, &mut names);
+                let list: Vec<String> = names
+                    .iter()
+                    .take(12)
+                    .map(|a| self.action_text(st, a))
+                    .collect();
+                err(
+                    format!(
+                        "`{text}` is not a legal action now; legal: {}{}",
+                        list.join(", "),
+                        if names.len() > 12 { ", ..." } else { "" }
+                    ),
+                    None,
+                )
+            })
+    }
+
+    /// The probability weight of a chance outcome (weight, total).
+    pub fn chance_weight(&self, st: &State, v: Value) -> Result<(u32, u32), RunError> {
+        let mut w = 0;
+        let total = self.chance_outcomes(st, &mut |x, k| {
+            if x == v {
+                w = k;
+            }
+        })?;
+        Ok((w, total))
+    }
+}
+
+fn normalize(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn with_span(mut e: RunError, span: Option<Span>) -> RunError {
+    if e.span.is_none() {
+        e.span = span;
+    }
+    e
+}

@@ -1,0 +1,243 @@
+//! Engine: game state, legal actions, apply, chance, outcomes and views.
+//!
+//! The engine does no IO and looks nothing up by name while a game runs. A paused game is
+//! plain data ([`State`]): a stack of frames (procedure, pc, locals), so it clones, saves and
+//! resumes at any decision, even one in the middle of an effect.
+
+mod eval;
+mod exec;
+pub mod scenario;
+mod view;
+
+pub use eval::{Ctx, Env};
+pub use view::{View, ZoneView};
+
+use crate::ir::{Game, NamePart, Value, MAX_ARGS};
+use crate::syntax::ast::Span;
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// How chance events are resolved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub enum ChanceMode {
+    /// The state's own seeded generator decides.
+    #[default]
+    Seeded,
+    /// Each chance event waits for a decision of the chance actor.
+    External,
+}
+
+/// How to start a match.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Config {
+    pub players: u8,
+    pub variant: Option<String>,
+    pub seed: u64,
+    pub chance: ChanceMode,
+}
+
+/// Who must act now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Actor {
+    Player(u8),
+    Chance,
+    /// The game is over.
+    Nobody,
+}
+
+/// A decision: which option of the pending choice, with the values it binds.
+/// `arm == CHANCE` for a chance outcome, whose value is `args[0]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Action {
+    pub arm: u16,
+    pub args: [Value; MAX_ARGS],
+}
+
+impl Action {
+    pub const CHANCE: u16 = u16::MAX;
+    pub fn chance(v: Value) -> Self {
+        Action {
+            arm: Self::CHANCE,
+            args: [v, Value::None, Value::None, Value::None],
+        }
+    }
+}
+
+/// Why a game ended, and who won.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Outcome {
+    pub scores: Vec<i64>,
+    pub winners: Vec<u8>,
+    pub kind: OutcomeKind,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum OutcomeKind {
+    /// Ended normally; winners by score and tie-breakers.
+    Scored,
+    /// `win p` (or `win all`).
+    Won,
+    /// `end draw`.
+    Draw,
+    /// `end lose`: everybody lost.
+    Lost,
+}
+
+/// An error while running the rules: a rule did something impossible, or looped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunError {
+    pub message: String,
+    pub span: Option<Span>,
+}
+
+impl fmt::Display for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for RunError {}
+
+impl RunError {
+    /// A diagnostic pointing into the rules file, when the error has a span.
+    pub fn report(&self, g: &Game) -> miette::Report {
+        let mut r = miette::miette!(
+            labels = self
+                .span
+                .map(|s| vec![miette::LabeledSpan::new_primary_with_span(
+                    Some("here".into()),
+                    s
+                )])
+                .unwrap_or_default(),
+            "{}",
+            self.message
+        );
+        if self.span.is_some() {
+            r = r.with_source_code(miette::NamedSource::new(&g.source_name, g.source.clone()));
+        }
+        r
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) enum Phase {
+    Setup,
+    Flow,
+    Over,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) enum Wait {
+    Running,
+    Decision { choice: u32, actor: u8 },
+    Chance,
+    Over,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Frame {
+    pub proc: u32,
+    pub pc: u32,
+    pub base: u32,
+    pub me: u8,
+}
+
+/// A running game. Cloning copies flat vectors; nothing in it points into the rules.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct State {
+    pub players: u8,
+    pub variant: Option<u16>,
+    pub(crate) consts: Vec<Value>,
+    pub(crate) vars: Vec<Value>,
+    pub(crate) fields: Vec<Value>,
+    pub(crate) zones: Vec<Vec<u32>>,
+    pub(crate) loc: Vec<u32>,
+    pub(crate) frames: Vec<Frame>,
+    pub(crate) locals: Vec<Value>,
+    pub(crate) iters: Vec<Value>,
+    pub(crate) current: Option<u8>,
+    pub(crate) wait: Wait,
+    pub(crate) phase: Phase,
+    pub(crate) rng: ChaCha8Rng,
+    pub chance: ChanceMode,
+    pub(crate) chance_step: u32,
+    /// Decisions applied so far (players' and chance's).
+    pub decisions: u64,
+    pub(crate) outcome: Option<Outcome>,
+}
+
+impl State {
+    /// The outcome, once the game is over.
+    pub fn outcome(&self) -> Option<&Outcome> {
+        self.outcome.as_ref()
+    }
+    pub fn is_over(&self) -> bool {
+        self.outcome.is_some()
+    }
+    /// The player whose turn it is, if any.
+    pub fn current(&self) -> Option<u8> {
+        self.current
+    }
+    /// Components in a zone instance, bottom to top.
+    pub fn zone(&self, inst: u32) -> &[u32] {
+        &self.zones[inst as usize]
+    }
+    /// The value of a variable slot.
+    pub fn var(&self, slot: usize) -> Value {
+        self.vars[slot]
+    }
+}
+
+/// The name of a component from its initial field values (used by the checker for `named`).
+pub fn comp_static_name(g: &Game, c: u32) -> Option<String> {
+    let comp = g.comps.get(c as usize)?;
+    let mut s = String::new();
+    for p in &comp.name {
+        match p {
+            NamePart::Text(t) => s.push_str(t),
+            NamePart::Field(f) => s.push_str(&static_value(g, comp.fields[*f as usize])),
+        }
+    }
+    Some(s)
+}
+
+/// A value as text, without a state (components named from their initial fields).
+pub fn show_static(g: &Game, v: Value) -> String {
+    static_value(g, v)
+}
+
+fn static_value(g: &Game, v: Value) -> String {
+    match v {
+        Value::None => "none".into(),
+        Value::Int(n) => n.to_string(),
+        Value::Bool(b) => b.to_string(),
+        Value::Player(p) => format!("p{}", p + 1),
+        Value::Enum(e, i) => g.enums[e as usize].values[i as usize].clone(),
+        Value::Comp(c) => comp_static_name(g, c).unwrap_or_default(),
+        Value::Space(b, s) => g.boards[b as usize].space_names[s as usize].clone(),
+        Value::Zone(z) => g.zone_instance_name(z),
+    }
+}
+
+/// A value as text, with components named from their current fields.
+pub fn show_value(g: &Game, s: &State, v: Value) -> String {
+    match v {
+        Value::Comp(c) => {
+            let comp = &g.comps[c as usize];
+            let mut out = String::new();
+            for p in &comp.name {
+                match p {
+                    NamePart::Text(t) => out.push_str(t),
+                    NamePart::Field(f) => out.push_str(&show_value(
+                        g,
+                        s,
+                        s.fields[(comp.field_base + *f as u32) as usize],
+                    )),
+                }
+            }
+            out
+        }
+        other => static_value(g, other),
+    }
+}

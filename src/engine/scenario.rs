@@ -1,0 +1,233 @@
+//! Running checked scenarios: set up a position, apply actions, check what must hold.
+
+use super::{Action, Actor, ChanceMode, Config, Env, RunError, State};
+use crate::check::scenario::{Scenario, Step};
+use crate::ir::{Game, Value};
+use crate::syntax::ast::Span;
+
+/// The result of one scenario.
+#[derive(Clone, Debug)]
+pub struct ScenarioResult {
+    pub name: String,
+    /// `None` when it passed; otherwise the failing step's span and what went wrong.
+    pub failure: Option<(Span, String)>,
+}
+
+impl Game {
+    /// Runs a procedure now, on top of the paused game, then waits at the same decision again.
+    pub fn exec_proc(&self, st: &mut State, proc: u32) -> Result<(), RunError> {
+        if st.is_over() {
+            return Err(RunError {
+                message: "the game is over".into(),
+                span: None,
+            });
+        }
+        let me = match self.actor(st) {
+            Actor::Player(p) => p,
+            _ => st.current.unwrap_or(0),
+        };
+        self.push_frame(st, proc, me, &[]);
+        st.wait = super::Wait::Running;
+        self.run(st)
+    }
+
+    /// Evaluates an expression on a state, with `me` the actor (or seat 0).
+    pub fn eval_on(&self, st: &State, e: &crate::ir::Expr, locals: u16) -> Result<Value, RunError> {
+        let ctx = super::Ctx { g: self, s: st };
+        let mut l = vec![Value::None; locals.max(1) as usize];
+        let me = match self.actor(st) {
+            Actor::Player(p) => p,
+            _ => st.current.unwrap_or(0),
+        };
+        ctx.eval(
+            e,
+            &mut Env {
+                locals: &mut l,
+                me,
+                depth: 0,
+            },
+        )
+    }
+
+    /// Runs one scenario.
+    pub fn run_scenario(&self, sc: &Scenario) -> ScenarioResult {
+        let fail = |span: Span, msg: String| ScenarioResult {
+            name: sc.name.clone(),
+            failure: Some((span, msg)),
+        };
+        let mut cfg = Config {
+            players: self.min_players,
+            variant: None,
+            seed: 0,
+            chance: ChanceMode::Seeded,
+        };
+        let mut st: Option<State> = None;
+        for (step, span) in &sc.steps {
+            let span = *span;
+            match step {
+                Step::Players(n) => cfg.players = *n,
+                Step::Seed(s) => cfg.seed = *s,
+                Step::Variant(v) => cfg.variant = Some(v.clone()),
+                Step::ExternalChance => cfg.chance = ChanceMode::External,
+                _ => {
+                    if st.is_none() {
+                        match self.start(&cfg) {
+                            Ok(s) => st = Some(s),
+                            Err(e) => {
+                                return fail(
+                                    e.span.unwrap_or(span),
+                                    format!("the game could not start: {e}"),
+                                )
+                            }
+                        }
+                    }
+                    let s = st.as_mut().expect("started");
+                    if let Err(msg) = self.scenario_step(s, step) {
+                        return fail(span, msg);
+                    }
+                }
+            }
+        }
+        ScenarioResult {
+            name: sc.name.clone(),
+            failure: None,
+        }
+    }
+
+    fn scenario_step(&self, st: &mut State, step: &Step) -> Result<(), String> {
+        let legal_texts = |st: &State| -> Result<Vec<String>, String> {
+            let mut buf = Vec::new();
+            self.legal(st, &mut buf).map_err(|e| e.message)?;
+            Ok(buf.iter().map(|a| self.action_text(st, a)).collect())
+        };
+        let norm = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+        match step {
+            Step::Setup(p) => self
+                .exec_proc(st, *p)
+                .map_err(|e| format!("setup failed: {e}")),
+            Step::Apply(t) => {
+                let a = self.parse_action(st, t).map_err(|e| e.message)?;
+                self.apply(st, &a)
+                    .map_err(|e| format!("applying `{t}` failed: {e}"))
+            }
+            Step::ExpectLegal(t) => {
+                let l = legal_texts(st)?;
+                if l.iter().any(|x| norm(x) == norm(t)) {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "expected `{t}` to be legal; legal: {}",
+                        l.join(", ")
+                    ))
+                }
+            }
+            Step::ExpectNotLegal(t) => {
+                let l = legal_texts(st)?;
+                if l.iter().any(|x| norm(x) == norm(t)) {
+                    Err(format!("expected `{t}` not to be legal, but it is"))
+                } else {
+                    Ok(())
+                }
+            }
+            Step::ExpectIllegal(t) => {
+                let before = format!("{:?}", self.view(st, None));
+                let refused = match self.parse_action(st, t) {
+                    Err(_) => true,
+                    Ok(a) => {
+                        let mut copy = st.clone();
+                        self.apply(&mut copy, &a).is_err()
+                    }
+                };
+                if !refused {
+                    return Err(format!("expected `{t}` to be refused, but it was applied"));
+                }
+                if format!("{:?}", self.view(st, None)) != before {
+                    return Err("a refused action changed the game".into());
+                }
+                Ok(())
+            }
+            Step::ExpectFinished => {
+                if st.is_over() {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "expected the game to be over; {} is to act",
+                        self.view(st, None).actor
+                    ))
+                }
+            }
+            Step::ExpectWinners(coll, n) => {
+                let Some(o) = st.outcome() else {
+                    return Err("expected winners, but the game is not over".into());
+                };
+                let ctx = super::Ctx { g: self, s: st };
+                let mut l = vec![Value::None; (*n).max(1) as usize];
+                let mut want = Vec::new();
+                ctx.each(
+                    coll,
+                    &mut Env {
+                        locals: &mut l,
+                        me: 0,
+                        depth: 0,
+                    },
+                    false,
+                    &mut |v, _| {
+                        if let Value::Player(p) = v {
+                            want.push(p);
+                        }
+                        Ok(true)
+                    },
+                )
+                .map_err(|e| e.message)?;
+                want.sort_unstable();
+                let mut got = o.winners.clone();
+                got.sort_unstable();
+                if want == got {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "expected winners {:?}, got {:?} (scores {:?})",
+                        seats(&want),
+                        seats(&got),
+                        o.scores
+                    ))
+                }
+            }
+            Step::ExpectActor(e, n) => {
+                let want = self.eval_on(st, e, *n).map_err(|e| e.message)?;
+                let got = match self.actor(st) {
+                    Actor::Player(p) => Value::Player(p),
+                    _ => Value::None,
+                };
+                if want == got {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "expected {} to act, but {} is to act",
+                        super::show_value(self, st, want),
+                        self.view(st, None).actor
+                    ))
+                }
+            }
+            Step::Expect(e, n) => match self.eval_on(st, e, *n) {
+                Ok(Value::Bool(true)) => Ok(()),
+                Ok(_) => Err("expectation does not hold".into()),
+                Err(e) => Err(format!("expectation could not be evaluated: {e}")),
+            },
+            Step::Players(_) | Step::Seed(_) | Step::Variant(_) | Step::ExternalChance => Ok(()),
+        }
+    }
+}
+
+fn seats(v: &[u8]) -> Vec<String> {
+    v.iter().map(|p| format!("p{}", p + 1)).collect()
+}
+
+/// A convenience for tests: apply a sequence of canonical texts.
+pub fn apply_texts(g: &Game, st: &mut State, texts: &[&str]) -> Result<(), RunError> {
+    for t in texts {
+        let a: Action = g.parse_action(st, t)?;
+        g.apply(st, &a)?;
+    }
+    Ok(())
+}

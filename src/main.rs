@@ -1,0 +1,3 @@
+fn main() -> miette::Result<()> {
+    rulebook::cli::run()
+}
