@@ -25,6 +25,23 @@ impl RandomAgent {
     }
 }
 
+/// Picks a chance outcome with its probability (for games run with external chance).
+pub fn pick_chance(g: &Game, st: &State, rng: &mut ChaCha8Rng) -> Result<Option<Action>, RunError> {
+    let mut outcomes = Vec::new();
+    let total = g.chance_outcomes(st, &mut |v, w| outcomes.push((v, w)))?;
+    if total == 0 {
+        return Ok(None);
+    }
+    let mut r = rng.gen_range(0..total);
+    for (v, w) in outcomes {
+        if r < w {
+            return Ok(Some(Action::chance(v)));
+        }
+        r -= w;
+    }
+    Ok(None)
+}
+
 /// Plays a game to the end with random choices for every player (and for chance, when chance
 /// is external). Returns the number of decisions taken.
 pub fn random_playout(

@@ -343,6 +343,10 @@ impl Checker {
                 vec![],
                 Box::new(move |_| (Expr::Lit(Value::Enum(e, v)), Type::Enum(e))),
             ),
+            Global::Space(b, s) => (
+                vec![],
+                Box::new(move |_| (Expr::Lit(Value::Space(b, s)), Type::Space(b))),
+            ),
             Global::Var(v) => {
                 let t = self.game.vars[v as usize].ty;
                 (

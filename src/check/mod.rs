@@ -67,6 +67,8 @@ pub(crate) enum Global {
     Variant(u16),
     Enum(u16),
     EnumValue(u16, u16),
+    /// A named space of a board (`a1`, `row3`).
+    Space(u16, u32),
     Type(u16),
     Board(u16),
     Zone(u32),
@@ -82,6 +84,7 @@ impl Global {
             Global::Variant(_) => "variant",
             Global::Enum(_) => "enum",
             Global::EnumValue(..) => "enum value",
+            Global::Space(..) => "space",
             Global::Type(_) => "component type",
             Global::Board(_) => "board",
             Global::Zone(_) => "zone",
@@ -216,7 +219,7 @@ impl Checker {
             .globals
             .get(&name.name)
             .copied()
-            .filter(|(g, _)| !matches!(g, Global::EnumValue(..)))
+            .filter(|(g, _)| !matches!(g, Global::EnumValue(..) | Global::Space(..)))
         {
             let p = self.error(
                 "check::duplicate",
@@ -408,6 +411,14 @@ impl Checker {
             }
         }
         self.instances();
+        // Space names (`a1`, `row3`) are values where no other name takes them.
+        for (bi, b) in self.game.boards.iter().enumerate() {
+            for (si, n) in b.space_names.iter().enumerate() {
+                self.globals
+                    .entry(n.clone())
+                    .or_insert((Global::Space(bi as u16, si as u32), ast::Span::default()));
+            }
+        }
         for d in &file.decls {
             if let ast::DeclKind::Variant {
                 name,
@@ -647,6 +658,7 @@ impl Checker {
             Global::Variant(i) => self.game.variants[i as usize].name.clone(),
             Global::Enum(i) => self.game.enums[i as usize].name.clone(),
             Global::EnumValue(e, v) => self.game.enums[e as usize].values[v as usize].clone(),
+            Global::Space(b, s) => self.game.boards[b as usize].space_names[s as usize].clone(),
             Global::Type(i) => self.game.types[i as usize].name.clone(),
             Global::Board(i) => self.game.boards[i as usize].name.clone(),
             Global::Zone(i) => self.game.zones[i as usize].name.clone(),
@@ -1226,6 +1238,7 @@ impl Checker {
                         Some(self.game.consts[c as usize].value)
                     }
                     Some((Global::EnumValue(en, v), _)) => Some(Value::Enum(en, v)),
+                    Some((Global::Space(b, s), _)) => Some(Value::Space(b, s)),
                     _ => {
                         if let Some(list) = self.ambiguous_values.get(n) {
                             let names: Vec<String> = list

@@ -205,6 +205,23 @@ pub fn explain(g: &Game) -> String {
     s
 }
 
+/// A component's name and the fields its name does not show (markers, a level, ...).
+fn with_state(g: &Game, st: &State, c: u32) -> String {
+    let comp = &g.comps[c as usize];
+    let mut s = crate::engine::show_value(g, st, crate::ir::Value::Comp(c));
+    for (fi, f) in g.types[comp.ty as usize].fields.iter().enumerate() {
+        let in_name = comp
+            .name
+            .iter()
+            .any(|p| matches!(p, crate::ir::NamePart::Field(x) if *x as usize == fi));
+        if !in_name {
+            let v = st.field(c, fi as u16, g);
+            s += &format!(" {}={}", f.name, crate::engine::show_value(g, st, v));
+        }
+    }
+    s
+}
+
 /// A view drawn legibly: boards as grids, zones as rows, counters by name.
 pub fn draw(g: &Game, st: &State, v: &View) -> String {
     let mut s = String::new();
@@ -219,7 +236,9 @@ pub fn draw(g: &Game, st: &State, v: &View) -> String {
                         .iter()
                         .find(|x| x.zone == g.zone_instance_name(inst))
                     {
-                        if zv.count > 0 {
+                        if zv.count > 0 && zv.open {
+                            parts.extend(st.zone(inst).iter().map(|&c| with_state(g, st, c)));
+                        } else if zv.count > 0 {
                             parts.push(if zv.visible.is_empty() {
                                 format!("{}?", zv.count)
                             } else {

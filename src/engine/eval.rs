@@ -411,6 +411,11 @@ impl<'a> Ctx<'a> {
         self.agg_rec(a, 0, env, &mut |ctx, env| {
             if let Some(f) = &a.filter {
                 if !ctx.bool(f, env)? {
+                    // `all(x in C where c)` with no `: value`: every element must pass `c`.
+                    if a.kind == AggKind::All && a.body.is_none() {
+                        done = true;
+                        return Ok(false);
+                    }
                     return Ok(true);
                 }
             }

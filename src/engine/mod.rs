@@ -183,6 +183,10 @@ impl State {
     pub fn zone(&self, inst: u32) -> &[u32] {
         &self.zones[inst as usize]
     }
+    /// The current value of a component's field.
+    pub fn field(&self, c: u32, field: u16, g: &Game) -> Value {
+        self.fields[(g.comps[c as usize].field_base + field as u32) as usize]
+    }
     /// The value of a variable slot.
     pub fn var(&self, slot: usize) -> Value {
         self.vars[slot]

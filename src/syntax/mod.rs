@@ -91,21 +91,20 @@ fn syntax_error(name: &str, text: &str, e: pest::error::Error<Rule>) -> Box<Synt
             let mut want: Vec<&str> = positives.iter().map(|r| rule_words(*r)).collect();
             want.sort_unstable();
             want.dedup();
-            let found =
-                text[start..]
-                    .chars()
-                    .next()
-                    .map_or("the end of the file".to_string(), |c| {
-                        let word: String = text[start..]
-                            .chars()
-                            .take_while(|c| c.is_alphanumeric() || *c == '_')
-                            .collect();
-                        if word.is_empty() {
-                            format!("`{c}`")
-                        } else {
-                            format!("`{word}`")
-                        }
-                    });
+            let found = text[start..]
+                .chars()
+                .next()
+                .map_or("end of file".to_string(), |c| {
+                    let word: String = text[start..]
+                        .chars()
+                        .take_while(|c| c.is_alphanumeric() || *c == '_')
+                        .collect();
+                    if word.is_empty() {
+                        format!("`{c}`")
+                    } else {
+                        format!("`{word}`")
+                    }
+                });
             let label = if want.is_empty() {
                 format!("unexpected {found}")
             } else {
@@ -117,10 +116,15 @@ fn syntax_error(name: &str, text: &str, e: pest::error::Error<Rule>) -> Box<Synt
         }
         ErrorVariant::CustomError { message } => (message.clone(), message.clone(), None),
     };
-    let end = if end == start {
-        (start + 1).min(text.len())
+    let (start, end) = if start >= text.len() {
+        (
+            text.trim_end().len().saturating_sub(1),
+            text.trim_end().len(),
+        )
+    } else if end == start {
+        (start, (start + 1).min(text.len()))
     } else {
-        end
+        (start, end)
     };
     Box::new(SyntaxError {
         message,
@@ -132,11 +136,23 @@ fn syntax_error(name: &str, text: &str, e: pest::error::Error<Rule>) -> Box<Synt
 }
 
 fn hint(text: &str, at: usize, want: &[&str]) -> Option<String> {
+    if at >= text.len() {
+        let open = text.matches('{').count();
+        let close = text.matches('}').count();
+        if open > close {
+            return Some(format!(
+                "{} `{{` never closed: add the missing `}}`",
+                if open - close == 1 {
+                    "a".to_string()
+                } else {
+                    (open - close).to_string()
+                }
+            ));
+        }
+        return None;
+    }
     let before = text[..at].trim_end();
-    if before.ends_with('=')
-        && !before.ends_with("==")
-        && want.contains(&"an expression")
-    {
+    if before.ends_with('=') && !before.ends_with("==") && want.contains(&"an expression") {
         return Some("an assignment needs a value after `=`".into());
     }
     if text[at..].starts_with('}') && want.iter().any(|w| w.contains("expression")) {

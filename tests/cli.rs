@@ -1,0 +1,152 @@
+//! The command line, run as a user runs it.
+
+use std::process::Command;
+
+fn rulebook(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_rulebook"))
+        .args(args)
+        .output()
+        .expect("runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn check_passes_valid_files_and_fails_broken_ones() {
+    let (code, out, _) = rulebook(&[
+        "check",
+        "rules/omega_shift.rules",
+        "rules/classic/tic_tac_toe.rules",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("rules/omega_shift.rules: ok"));
+    let (code, out, err) = rulebook(&["check", "tests/fail/unknown_name.rules"]);
+    assert_eq!(code, 1);
+    assert!(out.contains("1 error(s)"), "{out}");
+    assert!(err.contains("did you mean `score`?"), "{err}");
+}
+
+#[test]
+fn bad_input_gets_a_one_line_error_not_a_panic() {
+    let (code, _, err) = rulebook(&["check", "no/such/file.rules"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("cannot read no/such/file.rules"), "{err}");
+    assert!(!err.contains("panicked"));
+    let (code, _, err) = rulebook(&["simulate", "rules/omega_shift.rules", "--no-such-flag"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--no-such-flag"), "{err}");
+    let (code, _, err) = rulebook(&["simulate", "rules/omega_shift.rules", "--players", "3"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("played by 2 players, not 3"), "{err}");
+    let (code, _, err) = rulebook(&["simulate", "rules/omega_shift.rules", "--variant", "turbo"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("unknown variant `turbo`"), "{err}");
+}
+
+#[test]
+fn simulate_json_has_the_documented_keys_and_is_deterministic() {
+    let args = [
+        "simulate",
+        "rules/omega_shift.rules",
+        "--games",
+        "50",
+        "--seed",
+        "9",
+        "--json",
+    ];
+    let (code, out, _) = rulebook(&args);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON object");
+    for key in [
+        "games",
+        "completed",
+        "errors",
+        "turns",
+        "wins",
+        "scores",
+        "never_legal",
+    ] {
+        assert!(v.get(key).is_some(), "missing {key} in {out}");
+    }
+    assert_eq!(v["games"], 50);
+    assert_eq!(v["completed"], 50);
+    assert!(
+        v["turns"]["mean"].is_number()
+            && v["turns"]["min"].is_number()
+            && v["turns"]["max"].is_number()
+    );
+    assert_eq!(v["wins"].as_array().map(|a| a.len()), Some(2));
+    assert_eq!(v["scores"]["mean"].as_array().map(|a| a.len()), Some(2));
+    let (_, again, _) = rulebook(&args);
+    assert_eq!(out, again, "the same seed prints the same result");
+}
+
+#[test]
+fn count_prints_the_tree_as_json() {
+    let (code, out, _) = rulebook(&[
+        "count",
+        "rules/classic/tic_tac_toe.rules",
+        "--depth",
+        "2",
+        "--json",
+    ]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(out.trim()).expect("json");
+    assert_eq!(v["nodes"], serde_json::json!([1, 9, 72]));
+    assert_eq!(v["finished"], 0);
+}
+
+#[test]
+fn test_command_runs_the_scenarios_of_a_rules_file() {
+    let (code, out, err) = rulebook(&["test", "rules/omega_shift.rules"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains(" passed, 0 failed"), "{out}");
+    assert!(
+        !out.contains("\n0 passed"),
+        "the scenarios of the rules file were found: {out}"
+    );
+}
+
+#[test]
+fn explain_lists_the_structure() {
+    let (code, out, _) = rulebook(&["explain", "rules/omega_shift.rules"]);
+    assert_eq!(code, 0);
+    for word in [
+        "Omega Shift (2 players)",
+        "components",
+        "zones",
+        "actions",
+        "play(card: Card)",
+        "scoring",
+    ] {
+        assert!(out.contains(word), "missing {word}:\n{out}");
+    }
+}
+
+#[test]
+fn play_refuses_an_illegal_choice_and_asks_again() {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rulebook"))
+        .args(["play", "rules/classic/tic_tac_toe.rules", "--seed", "1"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("runs");
+    child
+        .stdin
+        .as_mut()
+        .expect("stdin")
+        .write_all(b"99\nplace cell=b2\n1\n1\n1\n1\n")
+        .expect("writes");
+    let out = child.wait_with_output().expect("ends");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success());
+    assert!(
+        text.contains("`99` is not one of the legal actions; choose again"),
+        "{text}"
+    );
+    assert!(text.contains("grid:"), "the board is drawn: {text}");
+}
