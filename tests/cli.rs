@@ -150,3 +150,29 @@ fn play_refuses_an_illegal_choice_and_asks_again() {
     );
     assert!(text.contains("grid:"), "the board is drawn: {text}");
 }
+
+#[test]
+fn bench_prints_speed_figures_as_json() {
+    let (code, out, err) = rulebook(&[
+        "bench",
+        "rules/classic/tic_tac_toe.rules",
+        "--seconds",
+        "0.2",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON object");
+    for key in [
+        "playouts_per_sec",
+        "decisions_per_sec",
+        "decisions_per_game",
+    ] {
+        assert!(v[key].as_f64().is_some_and(|x| x > 0.0), "{key} in {out}");
+    }
+    // tic-tac-toe lasts 5 to 9 moves
+    let d = v["decisions_per_game"].as_f64().unwrap_or(0.0);
+    assert!((5.0..=9.0).contains(&d), "{out}");
+    let (code, _, err) = rulebook(&["bench", "rules/classic/tic_tac_toe.rules", "--seconds", "0"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("--seconds must be a positive number"), "{err}");
+}

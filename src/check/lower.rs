@@ -449,7 +449,8 @@ impl Checker {
                 );
             }
             let xs = args.iter().map(|a| self.expr(a).0).collect();
-            return (Expr::CallDef(d, xs), Type::Any);
+            let ret = self.def_types.get(d as usize).copied().unwrap_or(Type::Any);
+            return (Expr::CallDef(d, xs), ret);
         }
         // `named("red-7")`: a component by name, resolved now.
         if name == "named" {
@@ -659,6 +660,7 @@ impl Checker {
                 slot,
                 coll,
                 ty,
+                span: b.coll.span,
             });
         }
         let args2: Vec<Expr> = args
@@ -794,6 +796,86 @@ impl Checker {
                     Some((Global::Type(t), _)) => (Coll::Type(t), Type::Comp(t)),
                     _ => self.zone_coll(e),
                 }
+            }
+            K::Aggregate {
+                func,
+                bindings,
+                args,
+                filter,
+                body: None,
+                otherwise: None,
+            } if func.name == "paths" || func.name == "group" => {
+                let want = if func.name == "paths" { 2 } else { 1 };
+                let board = bindings.first().and_then(|b| match &b.coll.kind {
+                    K::Name(n) => match self.globals.get(n).copied() {
+                        Some((Global::Board(bi), _)) => Some(bi),
+                        _ => None,
+                    },
+                    _ => None,
+                });
+                let (Some(board), 1) = (board, bindings.len()) else {
+                    let p = self.error(
+                        "check::arity",
+                        e.span,
+                        format!("`{}` needs one name bound to a board", func.name),
+                        "expected `s in board`",
+                    );
+                    p.help = Some(if want == 2 {
+                        "`paths(s in grid, from, 3 where empty(cell[s]))`".into()
+                    } else {
+                        "`group(s in grid, start where colour[s] == red)`".into()
+                    });
+                    return (Coll::List(vec![]), Type::Any);
+                };
+                if args.len() != want {
+                    let p = self.error(
+                        "check::arity",
+                        e.span,
+                        format!(
+                            "`{}` takes {} value(s) after the board binding, got {}",
+                            func.name,
+                            want,
+                            args.len()
+                        ),
+                        "wrong number of arguments",
+                    );
+                    p.help = Some(if want == 2 {
+                        "give the start space and the number of steps".into()
+                    } else {
+                        "give the start space".into()
+                    });
+                    return (Coll::List(vec![]), Type::Any);
+                }
+                let depth = self.scopes.len();
+                let slot = self.bind_local(&bindings[0].var.name, Type::Space(board));
+                self.used.insert(Global::Board(board));
+                let (from, tf) = self.expr(&args[0]);
+                self.expect_type(tf, Type::Space(board), args[0].span, "the start");
+                let cond = filter.as_ref().map(|f| {
+                    let (x, t) = self.expr(f);
+                    self.expect_type(t, Type::Bool, f.span, "a `where` condition");
+                    x
+                });
+                let c = if want == 2 {
+                    let (n, tn) = self.expr(&args[1]);
+                    self.expect_type(tn, Type::Int, args[1].span, "the number of steps");
+                    Coll::Paths {
+                        board,
+                        slot,
+                        from,
+                        steps: n,
+                        cond,
+                    }
+                } else {
+                    Coll::Group {
+                        board,
+                        slot,
+                        start: from,
+                        cond,
+                    }
+                };
+                self.scopes.truncate(depth);
+                (c, Type::Space(board))
             }
             K::Call(f, args) if f.name == "adjacent" => {
                 if args.len() != 1 {
@@ -1134,10 +1216,8 @@ impl Checker {
                     return;
                 };
                 self.action_refs.insert(a);
-                let want = self.game.actions[a as usize].params.len();
-                if want != args.len() && !self.game.actions[a as usize].params.is_empty()
-                    || want != args.len()
-                {
+                let want = self.action_arity.get(&a).copied().unwrap_or(0);
+                if want != args.len() {
                     self.error(
                         "check::arity",
                         s.span,
@@ -1155,6 +1235,30 @@ impl Checker {
                     args: xs,
                     span: s.span,
                 });
+            }
+            S::Reveal(target, on) => {
+                let (x, _) = self.expr(target);
+                match x {
+                    Expr::Field(comp, field) => code.push(Instr::Reveal {
+                        comp: *comp,
+                        field,
+                        on: *on,
+                        span: s.span,
+                    }),
+                    Expr::Lit(Value::None) => {}
+                    _ => {
+                        let p = self.error(
+                            "check::reveal",
+                            target.span,
+                            "only a component's field can be revealed or hidden",
+                            "not a field",
+                        );
+                        p.help = Some(
+                            "write `reveal piece.element` for a field declared `seen by owner`"
+                                .into(),
+                        );
+                    }
+                }
             }
             S::End(k) => {
                 self.ends = true;
@@ -1345,6 +1449,7 @@ impl Checker {
                         None => match self.globals.get(&a.name.name).copied() {
                             Some((Global::Action(ai), _)) => {
                                 self.action_refs.insert(ai);
+                                self.game.actions[ai as usize].offered = true;
                                 out_arms.push(ir::Arm::Action(ai));
                             }
                             _ => {
@@ -1366,6 +1471,7 @@ impl Checker {
                                 label: Some(a.name.name.clone()),
                                 binds: vec![],
                                 guard: None,
+                                guard_span: None,
                                 body_pc: pc,
                             });
                         }
@@ -1395,6 +1501,7 @@ impl Checker {
                         slot,
                         coll,
                         ty,
+                        span: b.coll.span,
                     });
                 }
                 let g = guard.as_ref().map(|g| {
@@ -1411,6 +1518,7 @@ impl Checker {
                     label: None,
                     binds,
                     guard: g,
+                    guard_span: guard.as_ref().map(|g| g.span),
                     body_pc: pc,
                 });
             }

@@ -121,6 +121,10 @@ pub(crate) struct Checker {
     pub(crate) ends: bool,
     pub(crate) unbounded_loop: Option<ast::Span>,
     pub(crate) in_def: bool,
+    /// Result types of functions, known once their bodies are lowered.
+    pub(crate) def_types: Vec<Type>,
+    /// Parameter counts of actions, known from their signatures.
+    pub(crate) action_arity: HashMap<u32, usize>,
 }
 
 impl Checker {
@@ -170,6 +174,8 @@ impl Checker {
             ends: false,
             unbounded_loop: None,
             in_def: false,
+            def_types: vec![],
+            action_arity: HashMap::new(),
         }
     }
 
@@ -391,7 +397,41 @@ impl Checker {
                         ty,
                         range,
                         default,
+                        seen_by: None,
                     });
+                }
+                for f in fields {
+                    let Some(by) = &f.seen_by else { continue };
+                    match out.iter().position(|o| o.name == by.name) {
+                        Some(bi) if out[bi].ty == Type::Player => {
+                            if let Some(me) = out.iter_mut().find(|o| o.name == f.name.name) {
+                                me.seen_by = Some(bi as u16);
+                            }
+                        }
+                        Some(_) => {
+                            let p = self.error(
+                                "check::visibility",
+                                by.span,
+                                format!(
+                                    "`{}` must be a Player field to say who sees `{}`",
+                                    by.name, f.name.name
+                                ),
+                                "not a Player field",
+                            );
+                            p.help =
+                                Some("declare it as `owner: Player` in the same component".into());
+                        }
+                        None => {
+                            let p = self.error(
+                                "check::unknown_field",
+                                by.span,
+                                format!("`{}` has no field `{}`", name.name, by.name),
+                                "unknown field",
+                            );
+                            p.help =
+                                Some("`seen by` names a Player field of the same component".into());
+                        }
+                    }
                 }
                 self.game.types[t as usize].fields = out;
             }
@@ -471,13 +511,16 @@ impl Checker {
                         body: ir::Expr::Lit(Value::None),
                     });
                 }
-                ast::DeclKind::Action { name, .. } => {
+                ast::DeclKind::Action { name, params, .. } => {
                     let id = self.game.actions.len() as u32;
+                    self.action_arity.insert(id, params.len());
                     self.define(name, Global::Action(id));
                     self.game.actions.push(ir::ActionDef {
                         name: name.name.clone(),
                         params: vec![],
                         guard: None,
+                        guard_span: None,
+                        offered: false,
                         proc: 0,
                         span: name.span,
                     });
@@ -491,6 +534,15 @@ impl Checker {
             }
         }
         self.var_inits(file);
+        // Function result types first (a silent pass), so that calls in any order are typed.
+        self.def_types = vec![Type::Any; self.game.defs.len()];
+        let quiet = self.problems.len();
+        for d in &file.decls {
+            if let ast::DeclKind::Def { name, params, body } = &d.kind {
+                self.def_body(name, params, body);
+            }
+        }
+        self.problems.truncate(quiet);
         // Bodies.
         for d in &file.decls {
             match &d.kind {
@@ -1179,6 +1231,18 @@ impl Checker {
                 .iter()
                 .position(|f| f.name == key)
             {
+                if self.game.types[t as usize].fields[fi].seen_by.is_some() {
+                    let p = self.error(
+                        "check::template",
+                        span,
+                        format!("the name shows `{key}`, a secret field"),
+                        "every player sees names",
+                    );
+                    p.help = Some(
+                        "names appear in action texts and views; keep `seen by` fields out of them"
+                            .into(),
+                    );
+                }
                 out.push(TemplatePart::Field(fi as u16));
             } else {
                 let p = self.error(
@@ -1520,9 +1584,12 @@ impl Checker {
             self.bind_local(&p.name, ty);
         }
         self.in_def = true;
-        let (x, _) = self.expr(body);
+        let (x, t) = self.expr(body);
         self.in_def = false;
         let n = self.end_locals();
+        if let Some(slot) = self.def_types.get_mut(d as usize) {
+            *slot = t;
+        }
         let def = &mut self.game.defs[d as usize];
         def.body = x;
         def.locals = n;
@@ -1556,6 +1623,7 @@ impl Checker {
                 slot,
                 coll,
                 ty,
+                span: p.coll.span,
             });
         }
         let g = guard.map(|g| {
@@ -1575,6 +1643,7 @@ impl Checker {
         let act = &mut self.game.actions[a as usize];
         act.params = binds;
         act.guard = g;
+        act.guard_span = guard.map(|g| g.span);
         act.proc = proc;
     }
 

@@ -1,6 +1,8 @@
 //! The command line: the only part of rulebook that prints or reads files.
 
+mod bench;
 mod play;
+pub mod serve;
 mod show;
 
 use crate::agents::RandomAgent;
@@ -78,6 +80,12 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
+    /// Random playouts on one core for a while: playouts, decisions per second, peak memory.
+    Bench(bench::BenchArgs),
+    /// Serve a game over JSON lines on stdin and stdout (see the README).
+    Serve { file: PathBuf },
+    /// Replay a saved match and print its final state and outcome.
+    Replay { file: PathBuf, save: PathBuf },
 }
 
 /// Runs the command line.
@@ -121,6 +129,49 @@ pub fn run() -> miette::Result<()> {
             0
         }
         Cmd::Test { paths } => run_tests(&paths)?,
+        Cmd::Bench(args) => bench::run(&args)?,
+        Cmd::Serve { file } => {
+            let g = load_game(&file)?;
+            serve::serve(&g, std::io::stdin().lock(), std::io::stdout().lock())
+                .into_diagnostic()?;
+            0
+        }
+        Cmd::Replay { file, save } => {
+            let g = load_game(&file)?;
+            let text = read(&save)?;
+            let m = crate::engine::Match::load_text(&g, &text)
+                .map_err(|e| miette::miette!("{}: {}", save.display(), e.message))?;
+            let view = m.view(None);
+            print!("{}", show::draw(&g, m.state(), &view));
+            println!("decisions: {}", m.log().len());
+            match m.state().outcome() {
+                Some(o) => {
+                    println!(
+                        "scores: {}",
+                        o.scores
+                            .iter()
+                            .enumerate()
+                            .map(|(i, s)| format!("p{} {s}", i + 1))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    );
+                    if o.winners.is_empty() {
+                        println!("no winner");
+                    } else {
+                        println!(
+                            "winner(s): {}",
+                            o.winners
+                                .iter()
+                                .map(|w| format!("p{}", w + 1))
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        );
+                    }
+                }
+                None => println!("not finished: {} to act", view.actor),
+            }
+            0
+        }
         Cmd::Count {
             file,
             players,
@@ -293,7 +344,7 @@ impl Summary {
         g.actions
             .iter()
             .enumerate()
-            .filter(|(i, _)| !self.ever_legal[*i])
+            .filter(|(i, a)| a.offered && !self.ever_legal[*i])
             .map(|(_, a)| a.name.clone())
             .collect()
     }

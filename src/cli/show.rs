@@ -206,9 +206,9 @@ pub fn explain(g: &Game) -> String {
 }
 
 /// A component's name and the fields its name does not show (markers, a level, ...).
-fn with_state(g: &Game, st: &State, c: u32) -> String {
+fn with_state(g: &Game, st: &State, c: u32, seat: Option<u8>) -> String {
     let comp = &g.comps[c as usize];
-    let mut s = crate::engine::show_value(g, st, crate::ir::Value::Comp(c));
+    let mut s = crate::engine::show_comp_for(g, st, c, seat);
     for (fi, f) in g.types[comp.ty as usize].fields.iter().enumerate() {
         let in_name = comp
             .name
@@ -216,7 +216,12 @@ fn with_state(g: &Game, st: &State, c: u32) -> String {
             .any(|p| matches!(p, crate::ir::NamePart::Field(x) if *x as usize == fi));
         if !in_name {
             let v = st.field(c, fi as u16, g);
-            s += &format!(" {}={}", f.name, crate::engine::show_value(g, st, v));
+            let shown = if crate::engine::field_visible(g, st, c, fi as u16, seat) {
+                crate::engine::show_value(g, st, v)
+            } else {
+                "?".into()
+            };
+            s += &format!(" {}={shown}", f.name);
         }
     }
     s
@@ -237,7 +242,9 @@ pub fn draw(g: &Game, st: &State, v: &View) -> String {
                         .find(|x| x.zone == g.zone_instance_name(inst))
                     {
                         if zv.count > 0 && zv.open {
-                            parts.extend(st.zone(inst).iter().map(|&c| with_state(g, st, c)));
+                            parts.extend(
+                                st.zone(inst).iter().map(|&c| with_state(g, st, c, v.seat)),
+                            );
                         } else if zv.count > 0 {
                             parts.push(if zv.visible.is_empty() {
                                 format!("{}?", zv.count)

@@ -365,6 +365,71 @@ impl<'a> Ctx<'a> {
                     }
                 }
             }
+            Coll::Paths {
+                board,
+                slot,
+                from,
+                steps,
+                cond,
+            } => {
+                let Value::Space(_, start) = self.eval(from, env)? else {
+                    return Ok(());
+                };
+                let n = self.int(steps, env)?.max(0) as usize;
+                let b = &self.g.boards[*board as usize];
+                let mut visited = vec![false; b.len() as usize];
+                let mut reached = vec![false; b.len() as usize];
+                let mut ok = vec![None; b.len() as usize];
+                visited[start as usize] = true;
+                self.walk(
+                    *board,
+                    *slot,
+                    cond.as_ref(),
+                    start,
+                    n,
+                    &mut visited,
+                    &mut reached,
+                    &mut ok,
+                    env,
+                )?;
+                for (sp, r) in reached.iter().enumerate() {
+                    if *r && !f(Value::Space(*board, sp as u32), env)? {
+                        break;
+                    }
+                }
+            }
+            Coll::Group {
+                board,
+                slot,
+                start,
+                cond,
+            } => {
+                let Value::Space(_, start) = self.eval(start, env)? else {
+                    return Ok(());
+                };
+                let b = &self.g.boards[*board as usize];
+                let mut member = vec![false; b.len() as usize];
+                let mut seen = vec![false; b.len() as usize];
+                let mut stack = vec![start];
+                seen[start as usize] = true;
+                while let Some(sp) = stack.pop() {
+                    if !self.space_ok(*board, *slot, cond.as_ref(), sp, env)? {
+                        continue;
+                    }
+                    member[sp as usize] = true;
+                    for &nb in b.neighbours(sp) {
+                        if !seen[nb as usize] {
+                            seen[nb as usize] = true;
+                            stack.push(nb);
+                        }
+                    }
+                }
+                for (sp, m) in member.iter().enumerate() {
+                    if *m && !f(Value::Space(*board, sp as u32), env)? {
+                        break;
+                    }
+                }
+            }
             Coll::Adjacent(x) => match self.eval(x, env)? {
                 Value::Space(b, sp) => {
                     for &n in self.g.boards[b as usize].neighbours(sp) {
@@ -384,6 +449,62 @@ impl<'a> Ctx<'a> {
                     ))
                 }
             },
+        }
+        Ok(())
+    }
+
+    /// Does a space meet a `where` condition (with the space bound to `slot`)?
+    fn space_ok(
+        &self,
+        board: u16,
+        slot: u16,
+        cond: Option<&Expr>,
+        sp: u32,
+        env: &mut Env,
+    ) -> Result<bool, RunError> {
+        let Some(c) = cond else { return Ok(true) };
+        let saved = env.locals[slot as usize];
+        env.locals[slot as usize] = Value::Space(board, sp);
+        let r = self.bool(c, env);
+        env.locals[slot as usize] = saved;
+        r
+    }
+
+    /// Depth-first walk of simple paths: marks the spaces reached after exactly `left` more steps.
+    #[allow(clippy::too_many_arguments)]
+    fn walk(
+        &self,
+        board: u16,
+        slot: u16,
+        cond: Option<&Expr>,
+        at: u32,
+        left: usize,
+        visited: &mut [bool],
+        reached: &mut [bool],
+        ok: &mut [Option<bool>],
+        env: &mut Env,
+    ) -> Result<(), RunError> {
+        if left == 0 {
+            reached[at as usize] = true;
+            return Ok(());
+        }
+        for &nb in self.g.boards[board as usize].neighbours(at) {
+            if visited[nb as usize] {
+                continue;
+            }
+            let passes = match ok[nb as usize] {
+                Some(v) => v,
+                None => {
+                    let v = self.space_ok(board, slot, cond, nb, env)?;
+                    ok[nb as usize] = Some(v);
+                    v
+                }
+            };
+            if passes {
+                visited[nb as usize] = true;
+                self.walk(board, slot, cond, nb, left - 1, visited, reached, ok, env)?;
+                visited[nb as usize] = false;
+            }
         }
         Ok(())
     }

@@ -7,9 +7,12 @@
 mod eval;
 mod exec;
 pub mod scenario;
+mod session;
 mod view;
 
 pub use eval::{Ctx, Env};
+pub use exec::WhyNot;
+pub use session::{Match, Save, SAVE_VERSION};
 pub use view::{View, ZoneView};
 
 use crate::ir::{Game, NamePart, Value, MAX_ARGS};
@@ -29,7 +32,7 @@ pub enum ChanceMode {
 }
 
 /// How to start a match.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Config {
     pub players: u8,
     pub variant: Option<String>,
@@ -151,6 +154,8 @@ pub struct State {
     pub(crate) consts: Vec<Value>,
     pub(crate) vars: Vec<Value>,
     pub(crate) fields: Vec<Value>,
+    /// Per field slot: revealed to everyone (for fields declared `seen by`).
+    pub(crate) revealed: Vec<bool>,
     pub(crate) zones: Vec<Vec<u32>>,
     pub(crate) loc: Vec<u32>,
     pub(crate) frames: Vec<Frame>,
@@ -222,6 +227,40 @@ fn static_value(g: &Game, v: Value) -> String {
         Value::Space(b, s) => g.boards[b as usize].space_names[s as usize].clone(),
         Value::Zone(z) => g.zone_instance_name(z),
     }
+}
+
+/// Whether `seat` (`None`: a spectator) may see field `f` of component `c` now.
+pub fn field_visible(g: &Game, s: &State, c: u32, f: u16, seat: Option<u8>) -> bool {
+    let comp = &g.comps[c as usize];
+    let Some(by) = g.types[comp.ty as usize].fields[f as usize].seen_by else {
+        return true;
+    };
+    let slot = (comp.field_base + f as u32) as usize;
+    if s.is_over() || s.revealed[slot] {
+        return true;
+    }
+    match (seat, s.fields[(comp.field_base + by as u32) as usize]) {
+        (Some(p), Value::Player(o)) => p == o,
+        _ => false,
+    }
+}
+
+/// A component's name as `seat` may see it: secret fields it may not see show as `?`.
+pub fn show_comp_for(g: &Game, s: &State, c: u32, seat: Option<u8>) -> String {
+    let comp = &g.comps[c as usize];
+    let mut out = String::new();
+    for p in &comp.name {
+        match p {
+            NamePart::Text(t) => out.push_str(t),
+            NamePart::Field(f) if !field_visible(g, s, c, *f, seat) => out.push('?'),
+            NamePart::Field(f) => out.push_str(&show_value(
+                g,
+                s,
+                s.fields[(comp.field_base + *f as u32) as usize],
+            )),
+        }
+    }
+    out
 }
 
 /// A value as text, with components named from their current fields.

@@ -14,6 +14,9 @@ pub struct ZoneView {
     pub visible: Vec<String>,
     /// True when every component is visible.
     pub open: bool,
+    /// For each visible component, its fields that its name does not show, as the seat sees
+    /// them (`?` for a secret field it may not see).
+    pub fields: Vec<Vec<(String, String)>>,
 }
 
 /// Everything one seat may know about a state.
@@ -50,18 +53,30 @@ impl Game {
             let visible: Vec<String> = if sees_all {
                 items
                     .iter()
-                    .map(|&c| show_value(self, st, crate::ir::Value::Comp(c)))
+                    .map(|&c| super::show_comp_for(self, st, c, seat))
                     .collect()
             } else if z.visibility == Visibility::Top {
                 items
                     .last()
-                    .map(|&c| show_value(self, st, crate::ir::Value::Comp(c)))
+                    .map(|&c| super::show_comp_for(self, st, c, seat))
                     .into_iter()
                     .collect()
             } else {
                 Vec::new()
             };
+            let shown: Vec<u32> = if sees_all {
+                items.clone()
+            } else if z.visibility == Visibility::Top {
+                items.last().copied().into_iter().collect()
+            } else {
+                Vec::new()
+            };
+            let fields = shown
+                .iter()
+                .map(|&c| self.hidden_name_fields(st, c, seat))
+                .collect();
             zones.push(ZoneView {
+                fields,
                 zone: self.zone_instance_name(inst),
                 count: items.len(),
                 open: sees_all || items.is_empty(),
@@ -99,7 +114,13 @@ impl Game {
                 } else {
                     format!("{}[{}]", v.name, parts.join(","))
                 };
-                vars.push((name, show_value(self, st, st.vars[(v.base + k) as usize])));
+                vars.push((
+                    name,
+                    match st.vars[(v.base + k) as usize] {
+                        crate::ir::Value::Comp(c) => super::show_comp_for(self, st, c, seat),
+                        other => show_value(self, st, other),
+                    },
+                ));
             }
         }
         let actor = match self.actor(st) {
@@ -117,5 +138,104 @@ impl Game {
             scores: st.outcome().map(|o| o.scores.clone()),
             winners: st.outcome().map(|o| o.winners.clone()),
         }
+    }
+}
+
+impl Game {
+    /// The fields of a component that its name leaves out, as `seat` sees them.
+    pub fn hidden_name_fields(
+        &self,
+        st: &State,
+        c: u32,
+        seat: Option<u8>,
+    ) -> Vec<(String, String)> {
+        let comp = &self.comps[c as usize];
+        let mut out = Vec::new();
+        for (fi, f) in self.types[comp.ty as usize].fields.iter().enumerate() {
+            if comp
+                .name
+                .iter()
+                .any(|p| matches!(p, crate::ir::NamePart::Field(x) if *x as usize == fi))
+            {
+                continue;
+            }
+            let v = if super::field_visible(self, st, c, fi as u16, seat) {
+                show_value(self, st, st.field(c, fi as u16, self))
+            } else {
+                "?".into()
+            };
+            out.push((f.name.clone(), v));
+        }
+        out
+    }
+
+    /// Whether `seat` sees the components of a zone instance now.
+    pub fn zone_open_to(&self, st: &State, inst: u32, seat: Option<u8>) -> bool {
+        let info = self.instances[inst as usize];
+        match self.zones[info.zone as usize].visibility {
+            Visibility::Public => true,
+            Visibility::Owner => seat.is_some() && info.owner == seat,
+            Visibility::Hidden | Visibility::Top => st.is_over(),
+        }
+    }
+
+    /// A state that `seat` cannot tell from `st`: components the seat cannot see are shuffled
+    /// among the hidden places (same type for same type), and secret fields it cannot see are
+    /// exchanged between components of the same type. Used by bots to sample what they do not
+    /// know, and by tests to prove that views leak nothing.
+    pub fn determinize(&self, st: &State, seat: Option<u8>, rng: &mut impl rand::Rng) -> State {
+        let mut out = st.clone();
+        for t in 0..self.types.len() as u16 {
+            // Hidden positions holding components of type t: (zone instance, index).
+            let mut places = Vec::new();
+            for inst in 0..self.zone_instances {
+                if self.zones[self.instances[inst as usize].zone as usize].ty != t {
+                    continue;
+                }
+                let open = self.zone_open_to(st, inst, seat);
+                let items = &st.zones[inst as usize];
+                let top_open = self.zones[self.instances[inst as usize].zone as usize].visibility
+                    == Visibility::Top;
+                for i in 0..items.len() {
+                    if !(open || top_open && i + 1 == items.len()) {
+                        places.push((inst, i));
+                    }
+                }
+            }
+            let mut comps: Vec<u32> = places
+                .iter()
+                .map(|&(z, i)| st.zones[z as usize][i])
+                .collect();
+            for i in (1..comps.len()).rev() {
+                comps.swap(i, rng.gen_range(0..=i));
+            }
+            for (&(z, i), &c) in places.iter().zip(&comps) {
+                out.zones[z as usize][i] = c;
+                out.loc[c as usize] = z;
+            }
+            // Secret fields the seat cannot see: exchange values among such components.
+            for (fi, f) in self.types[t as usize].fields.iter().enumerate() {
+                if f.seen_by.is_none() {
+                    continue;
+                }
+                let holders: Vec<u32> = (0..self.comps.len() as u32)
+                    .filter(|&c| {
+                        self.comps[c as usize].ty == t
+                            && !super::field_visible(self, st, c, fi as u16, seat)
+                    })
+                    .collect();
+                let mut vals: Vec<crate::ir::Value> = holders
+                    .iter()
+                    .map(|&c| st.fields[(self.comps[c as usize].field_base + fi as u32) as usize])
+                    .collect();
+                for i in (1..vals.len()).rev() {
+                    vals.swap(i, rng.gen_range(0..=i));
+                }
+                for (&c, v) in holders.iter().zip(vals) {
+                    out.fields[(self.comps[c as usize].field_base + fi as u32) as usize] = v;
+                }
+            }
+        }
+        out
     }
 }

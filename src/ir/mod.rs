@@ -116,6 +116,8 @@ pub struct FieldDef {
     pub ty: Type,
     pub range: Option<(i64, i64)>,
     pub default: Value,
+    /// For a secret field: the field of the same component that holds the player who sees it.
+    pub seen_by: Option<u16>,
 }
 
 /// One component.
@@ -240,6 +242,9 @@ pub struct ActionDef {
     pub name: String,
     pub params: Vec<Bind>,
     pub guard: Option<Expr>,
+    pub guard_span: Option<Span>,
+    /// Listed in some `choose` (not only run by `do`).
+    pub offered: bool,
     pub proc: u32,
     pub span: Span,
 }
@@ -251,6 +256,8 @@ pub struct Bind {
     pub slot: u16,
     pub coll: Coll,
     pub ty: Type,
+    /// Where the collection was written, for "why not" answers.
+    pub span: Span,
 }
 
 /// A procedure: the flow, the setup, or an action's effect.
@@ -277,6 +284,7 @@ pub enum Arm {
         label: Option<String>,
         binds: Vec<Bind>,
         guard: Option<Expr>,
+        guard_span: Option<Span>,
         body_pc: u32,
     },
 }
@@ -350,6 +358,13 @@ pub enum Instr {
     End(EndKind),
     Win {
         who: Expr,
+        span: Span,
+    },
+    /// `reveal` (true) or `hide` (false) a secret field of a component.
+    Reveal {
+        comp: Expr,
+        field: u16,
+        on: bool,
         span: Span,
     },
     /// A loop's step counter: every backward jump passes here, so a loop that never
@@ -454,6 +469,23 @@ pub enum Coll {
     List(Vec<Expr>),
     /// The neighbours of a space.
     Adjacent(Expr),
+    /// `paths(s in board, from, n where cond)`: the spaces reached from `from` in exactly `n`
+    /// steps between neighbours, each entered space meeting `cond`, none visited twice.
+    Paths {
+        board: u16,
+        slot: u16,
+        from: Expr,
+        steps: Expr,
+        cond: Option<Expr>,
+    },
+    /// `group(s in board, start where cond)`: the connected spaces meeting `cond` that
+    /// contain `start` (empty when `start` does not meet it).
+    Group {
+        board: u16,
+        slot: u16,
+        start: Expr,
+        cond: Option<Expr>,
+    },
 }
 
 impl Game {

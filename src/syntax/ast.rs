@@ -120,6 +120,8 @@ pub enum DeclKind {
 pub struct FieldDecl {
     pub name: Ident,
     pub ty: TypeExpr,
+    /// `seen by owner`: the field holding the only player who sees this one.
+    pub seen_by: Option<Ident>,
     pub default: Option<Expr>,
 }
 
@@ -240,6 +242,8 @@ pub enum StmtKind {
     },
     End(EndKind),
     Win(Expr),
+    /// `reveal x.f` (true) or `hide x.f` (false).
+    Reveal(Expr, bool),
 }
 
 #[derive(Clone, Debug)]

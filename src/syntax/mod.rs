@@ -228,7 +228,9 @@ fn rule_words(r: Rule) -> &'static str {
         | Rule::roll_stmt
         | Rule::do_stmt
         | Rule::end_stmt
-        | Rule::win_stmt => "a statement",
+        | Rule::win_stmt
+        | Rule::reveal_stmt
+        | Rule::hide_stmt => "a statement",
         Rule::expr | Rule::term | Rule::primary | Rule::paren | Rule::coll | Rule::range => {
             "an expression"
         }
@@ -365,8 +367,20 @@ fn decl(p: Pair<Rule>) -> Decl {
                     let mut f = f.into_inner();
                     let name = ident(f.next().expect("field name"));
                     let ty = type_expr(f.next().expect("field type"));
-                    let default = f.next().map(expr);
-                    FieldDecl { name, ty, default }
+                    let mut seen_by = None;
+                    let mut default = None;
+                    for q in f {
+                        match q.as_rule() {
+                            Rule::seen_by => seen_by = q.into_inner().nth(2).map(ident),
+                            _ => default = Some(expr(q)),
+                        }
+                    }
+                    FieldDecl {
+                        name,
+                        ty,
+                        seen_by,
+                        default,
+                    }
                 })
                 .collect();
             DeclKind::Component { name, fields }
@@ -797,6 +811,10 @@ fn stmt(p: Pair<Rule>) -> Stmt {
         Rule::win_stmt => {
             it.next();
             StmtKind::Win(expr(it.next().expect("winner")))
+        }
+        Rule::reveal_stmt | Rule::hide_stmt => {
+            it.next();
+            StmtKind::Reveal(expr(it.next().expect("field")), rule == Rule::reveal_stmt)
         }
         r => unreachable!("grammar: unexpected statement {r:?}"),
     };

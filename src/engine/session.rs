@@ -1,0 +1,171 @@
+//! A match: a state with its configuration, its action log and its undo history, plus saves
+//! that replay exactly.
+
+use super::{Action, Actor, Config, RunError, State, View, WhyNot};
+use crate::ir::Game;
+use serde::{Deserialize, Serialize};
+
+/// The version written in every save; a save of another version is refused.
+pub const SAVE_VERSION: u32 = 1;
+
+/// A saved match: enough to replay it exactly, and a hash that ties it to its rules file.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Save {
+    pub version: u32,
+    /// FNV-1a hash of the rules text, as a hex string.
+    pub rules_hash: String,
+    pub config: Config,
+    /// Every decision in order, as canonical text (chance outcomes too, when chance is external).
+    pub log: Vec<String>,
+}
+
+/// A running match of a game.
+///
+/// ```
+/// let text = std::fs::read_to_string("rules/classic/tic_tac_toe.rules").unwrap();
+/// let game = rulebook::load("tic_tac_toe.rules", &text).game.expect("valid rules");
+/// let config = rulebook::Config { players: 2, seed: 1, ..Default::default() };
+/// let mut m = rulebook::engine::Match::new(&game, config).unwrap();
+/// assert_eq!(m.actor(), rulebook::Actor::Player(0));
+/// m.apply_text("place cell=b2").unwrap();
+/// assert!(!m.why("place cell=b2").unwrap().legal); // taken now
+/// m.undo().unwrap();
+/// assert!(m.why("place cell=b2").unwrap().legal);
+/// ```
+pub struct Match<'g> {
+    game: &'g Game,
+    config: Config,
+    state: State,
+    log: Vec<String>,
+    history: Vec<State>,
+}
+
+impl<'g> Match<'g> {
+    /// Starts a match: checks the configuration and runs the setup to the first decision.
+    pub fn new(game: &'g Game, config: Config) -> Result<Self, RunError> {
+        let state = game.start(&config)?;
+        Ok(Match {
+            game,
+            config,
+            state,
+            log: Vec::new(),
+            history: Vec::new(),
+        })
+    }
+
+    pub fn game(&self) -> &'g Game {
+        self.game
+    }
+    pub fn state(&self) -> &State {
+        &self.state
+    }
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+    pub fn log(&self) -> &[String] {
+        &self.log
+    }
+
+    /// Who must act now.
+    pub fn actor(&self) -> Actor {
+        self.game.actor(&self.state)
+    }
+
+    /// The legal actions with their canonical texts.
+    pub fn legal(&self) -> Result<Vec<(Action, String)>, RunError> {
+        let mut buf = Vec::new();
+        self.game.legal(&self.state, &mut buf)?;
+        Ok(buf
+            .into_iter()
+            .map(|a| (a, self.game.action_text(&self.state, &a)))
+            .collect())
+    }
+
+    /// Applies a legal action given by its canonical text. On error the match is unchanged.
+    pub fn apply_text(&mut self, text: &str) -> Result<(), RunError> {
+        let a = self.game.parse_action(&self.state, text)?;
+        self.apply(&a)
+    }
+
+    /// Applies a legal action. On error the match is unchanged.
+    pub fn apply(&mut self, a: &Action) -> Result<(), RunError> {
+        let text = self.game.action_text(&self.state, a);
+        let mut next = self.state.clone();
+        self.game.apply(&mut next, a)?;
+        self.history.push(std::mem::replace(&mut self.state, next));
+        self.log.push(text);
+        Ok(())
+    }
+
+    /// Steps back one decision.
+    pub fn undo(&mut self) -> Result<(), RunError> {
+        let prev = self.history.pop().ok_or_else(|| RunError {
+            message: "nothing to undo".into(),
+            span: None,
+        })?;
+        self.state = prev;
+        self.log.pop();
+        Ok(())
+    }
+
+    /// The state as a seat may see it.
+    pub fn view(&self, seat: Option<u8>) -> View {
+        self.game.view(&self.state, seat)
+    }
+
+    /// Why an action is (not) legal now.
+    pub fn why(&self, text: &str) -> Result<WhyNot, RunError> {
+        self.game.why_not(&self.state, text)
+    }
+
+    /// The save of this match.
+    pub fn save(&self) -> Save {
+        Save {
+            version: SAVE_VERSION,
+            rules_hash: format!("{:016x}", self.game.source_hash),
+            config: self.config.clone(),
+            log: self.log.clone(),
+        }
+    }
+
+    /// The save as RON text.
+    pub fn save_text(&self) -> String {
+        ron::ser::to_string_pretty(&self.save(), ron::ser::PrettyConfig::default())
+            .unwrap_or_default()
+    }
+
+    /// Replays a save into a match. A save of another version or of a changed rules file is
+    /// refused, never misread.
+    pub fn load(game: &'g Game, save: &Save) -> Result<Self, RunError> {
+        if save.version != SAVE_VERSION {
+            return Err(RunError {
+                message: format!(
+                    "this save has version {}, this rulebook reads version {SAVE_VERSION}",
+                    save.version
+                ),
+                span: None,
+            });
+        }
+        let hash = format!("{:016x}", game.source_hash);
+        if save.rules_hash != hash {
+            return Err(RunError { message: format!("this save was made with a different rules file (hash {}, this file has {hash})", save.rules_hash), span: None });
+        }
+        let mut m = Match::new(game, save.config.clone())?;
+        for (i, text) in save.log.iter().enumerate() {
+            m.apply_text(text).map_err(|e| RunError {
+                message: format!("decision {} of the save, `{text}`: {}", i + 1, e.message),
+                span: e.span,
+            })?;
+        }
+        Ok(m)
+    }
+
+    /// Parses RON text and replays it.
+    pub fn load_text(game: &'g Game, text: &str) -> Result<Self, RunError> {
+        let save: Save = ron::from_str(text).map_err(|e| RunError {
+            message: format!("this is not a readable save: {e}"),
+            span: None,
+        })?;
+        Match::load(game, &save)
+    }
+}
