@@ -639,6 +639,7 @@ impl Checker {
             "all" => AggKind::All,
             "first" => AggKind::First,
             "line" => AggKind::Line,
+            "best_sets" => return self.best_sets(bindings, args, span),
             other => {
                 let p = self.error(
                     "check::unknown_function",
@@ -705,7 +706,7 @@ impl Checker {
             None => (None, elem_ty),
         };
         let ret = match kind {
-            AggKind::Count => Type::Int,
+            AggKind::Count | AggKind::BestSets => Type::Int,
             AggKind::Sum | AggKind::Max | AggKind::Min => {
                 if let Some(b) = body {
                     self.expect_type(
@@ -742,6 +743,7 @@ impl Checker {
             Expr::Agg(
                 Box::new(ir::Agg {
                     kind,
+                    sets: vec![],
                     binds,
                     args: args2,
                     filter: filter2,
@@ -751,6 +753,82 @@ impl Checker {
                 span,
             ),
             ret,
+        )
+    }
+
+    fn best_sets(
+        &mut self,
+        bindings: &[ast::Binding],
+        args: &[ast::Expr],
+        span: ast::Span,
+    ) -> (Expr, Type) {
+        if bindings.len() != 1 || args.is_empty() {
+            let p = self.error(
+                "check::arity",
+                span,
+                "`best_sets` takes a collection and set kinds",
+                "expected `best_sets(c in cards, kind1, kind2)`",
+            );
+            p.help = Some(
+                "declare set kinds with `set pair(a: Card, b: Card) where ... = points`".into(),
+            );
+            return (Expr::Lit(Value::None), Type::Any);
+        }
+        let depth = self.scopes.len();
+        let (coll, ty) = self.coll(&bindings[0].coll);
+        let slot = self.bind_local(&bindings[0].var.name, ty);
+        let mut sets = vec![];
+        for a in args {
+            match &a.kind {
+                K::Name(n) => match self.globals.get(n).copied() {
+                    Some((Global::Set(s), _)) => {
+                        self.used.insert(Global::Set(s));
+                        sets.push(s);
+                    }
+                    _ => {
+                        let p = self.error(
+                            "check::unknown_set",
+                            a.span,
+                            format!("`{n}` is not a set kind"),
+                            "expected a `set` name",
+                        );
+                        p.help = Some(
+                            "declare it: `set name(a: Card, b: Card) where ... = points`".into(),
+                        );
+                    }
+                },
+                _ => {
+                    self.error(
+                        "check::unknown_set",
+                        a.span,
+                        "expected the name of a set kind",
+                        "not a name",
+                    );
+                }
+            }
+        }
+        self.scopes.truncate(depth);
+        let bind = ir::Bind {
+            name: bindings[0].var.name.clone(),
+            slot,
+            coll,
+            ty,
+            span: bindings[0].coll.span,
+        };
+        (
+            Expr::Agg(
+                Box::new(ir::Agg {
+                    kind: AggKind::BestSets,
+                    sets,
+                    binds: vec![bind],
+                    args: vec![],
+                    filter: None,
+                    body: None,
+                    otherwise: None,
+                }),
+                span,
+            ),
+            Type::Int,
         )
     }
 
@@ -940,7 +1018,7 @@ impl Checker {
     fn patch(code: &mut [Instr], at: usize, to: u32) {
         match &mut code[at] {
             Instr::Jump(t) => *t = to,
-            Instr::JumpIfNot(_, t) => *t = to,
+            Instr::JumpIfNot(_, t, _) => *t = to,
             Instr::ForNext { exit, .. } => *exit = to,
             _ => {}
         }
@@ -980,7 +1058,7 @@ impl Checker {
                 let (c, t) = self.expr(cond);
                 self.expect_type(t, Type::Bool, cond.span, "the condition of `if`");
                 let jf = code.len();
-                code.push(Instr::JumpIfNot(c, 0));
+                code.push(Instr::JumpIfNot(c, 0, cond.span));
                 self.block(then, code, loops);
                 if let Some(o) = otherwise {
                     let je = code.len();
@@ -1033,7 +1111,7 @@ impl Checker {
                         Box::new(Expr::Lit(Value::Int(0))),
                         s.span,
                     );
-                    code.push(Instr::JumpIfNot(cond, 0));
+                    code.push(Instr::JumpIfNot(cond, 0, s.span));
                     code.push(Instr::Assign {
                         target: LValue::Local(slot),
                         op: ast::AssignOp::Sub,
@@ -1064,7 +1142,7 @@ impl Checker {
                 let (c, t) = self.expr(cond);
                 self.expect_type(t, Type::Bool, cond.span, "the condition of `while`");
                 let jf = code.len();
-                code.push(Instr::JumpIfNot(c, 0));
+                code.push(Instr::JumpIfNot(c, 0, cond.span));
                 loops.push(vec![]);
                 self.block(body, code, loops);
                 code.push(Instr::LoopGuard { span: s.span });
@@ -1103,9 +1181,43 @@ impl Checker {
             }
             S::Choose {
                 by,
+                each,
                 arms,
                 otherwise,
-            } => self.choose(s, by.as_ref(), arms, otherwise.as_ref(), code, loops),
+            } => {
+                let depth = self.scopes.len();
+                let each2 = each.as_ref().map(|b| {
+                    let (coll, ty) = self.coll(&b.coll);
+                    self.expect_type(
+                        ty,
+                        Type::Player,
+                        b.coll.span,
+                        "the players of `choose each`",
+                    );
+                    let slot = self.bind_local(&b.var.name, Type::Player);
+                    let iter = self.alloc_local(2);
+                    (
+                        ir::Bind {
+                            name: b.var.name.clone(),
+                            slot,
+                            coll,
+                            ty: Type::Player,
+                            span: b.coll.span,
+                        },
+                        iter,
+                    )
+                });
+                if each2.is_some() && by.is_some() {
+                    self.error(
+                        "check::choose",
+                        s.span,
+                        "a choice cannot have both `by` and `each`",
+                        "choose one",
+                    );
+                }
+                self.choose(s, by.as_ref(), each2, arms, otherwise.as_ref(), code, loops);
+                self.scopes.truncate(depth);
+            }
             S::Move { what, to, bottom } => {
                 let (w, tw) = self.expr(what);
                 let (z, tz) = self.expr(to);
@@ -1409,15 +1521,18 @@ impl Checker {
         }
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn choose(
         &mut self,
         s: &ast::Stmt,
         by: Option<&ast::Expr>,
+        each: Option<(ir::Bind, u16)>,
         arms: &ast::ChooseArms,
         otherwise: Option<&ast::Block>,
         code: &mut Vec<Instr>,
         loops: &mut Loops,
     ) {
+        let simultaneous = each.is_some();
         let by2 = by.map(|b| {
             let (x, t) = self.expr(b);
             self.expect_type(t, Type::Player, b.span, "the chooser");
@@ -1426,12 +1541,19 @@ impl Checker {
         let cid = self.game.choices.len() as u32;
         self.game.choices.push(ir::Choice {
             by: by2,
+            each,
             arms: vec![],
             else_pc: None,
             end_pc: 0,
             span: s.span,
         });
         code.push(Instr::Choose(cid));
+        // In a simultaneous choice every chosen option returns to `SimNext`, which runs the
+        // next seat's choice, and leaves when all are done.
+        let sim_pc = Self::here(code);
+        if simultaneous {
+            code.push(Instr::SimNext(cid));
+        }
         let mut ends = vec![];
         let mut out_arms = vec![];
         match arms {
@@ -1530,7 +1652,7 @@ impl Checker {
         });
         let end = Self::here(code);
         for e in ends {
-            Self::patch(code, e, end);
+            Self::patch(code, e, if simultaneous { sim_pc } else { end });
         }
         let c = &mut self.game.choices[cid as usize];
         c.arms = out_arms;

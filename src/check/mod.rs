@@ -74,6 +74,7 @@ pub(crate) enum Global {
     Zone(u32),
     Var(u32),
     Def(u16),
+    Set(u16),
     Action(u32),
 }
 
@@ -90,6 +91,7 @@ impl Global {
             Global::Zone(_) => "zone",
             Global::Var(_) => "variable",
             Global::Def(_) => "function",
+            Global::Set(_) => "set kind",
             Global::Action(_) => "action",
         }
     }
@@ -149,6 +151,7 @@ impl Checker {
                 vars: vec![],
                 var_slots: 0,
                 defs: vec![],
+                sets: vec![],
                 actions: vec![],
                 procs: vec![],
                 choices: vec![],
@@ -511,6 +514,17 @@ impl Checker {
                         body: ir::Expr::Lit(Value::None),
                     });
                 }
+                ast::DeclKind::Set { name, params, .. } => {
+                    let id = self.game.sets.len() as u16;
+                    self.define(name, Global::Set(id));
+                    self.game.sets.push(ir::SetDef {
+                        name: name.name.clone(),
+                        params: params.len() as u16,
+                        locals: 0,
+                        conds: vec![],
+                        points: ir::Expr::Lit(Value::None),
+                    });
+                }
                 ast::DeclKind::Action { name, params, .. } => {
                     let id = self.game.actions.len() as u32;
                     self.action_arity.insert(id, params.len());
@@ -543,6 +557,17 @@ impl Checker {
             }
         }
         self.problems.truncate(quiet);
+        for d in &file.decls {
+            if let ast::DeclKind::Set {
+                name,
+                params,
+                cond,
+                points,
+            } = &d.kind
+            {
+                self.set_body(name, params, cond.as_ref(), points);
+            }
+        }
         // Bodies.
         for d in &file.decls {
             match &d.kind {
@@ -716,6 +741,7 @@ impl Checker {
             Global::Zone(i) => self.game.zones[i as usize].name.clone(),
             Global::Var(i) => self.game.vars[i as usize].name.clone(),
             Global::Def(i) => self.game.defs[i as usize].name.clone(),
+            Global::Set(i) => self.game.sets[i as usize].name.clone(),
             Global::Action(i) => self.game.actions[i as usize].name.clone(),
         }
     }
@@ -1193,7 +1219,12 @@ impl Checker {
     }
 
     fn field_default(&self, t: u16, fi: usize) -> Value {
-        self.game.types[t as usize].fields[fi].default
+        let f = &self.game.types[t as usize].fields[fi];
+        match (f.default, f.ty) {
+            (Value::None, Type::Bool) => Value::Bool(false),
+            (Value::None, Type::Int) => Value::Int(f.range.map_or(0, |(lo, hi)| 0.clamp(lo, hi))),
+            (v, _) => v,
+        }
     }
 
     fn name_template(
@@ -1595,6 +1626,52 @@ impl Checker {
         def.locals = n;
     }
 
+    fn set_body(
+        &mut self,
+        name: &ast::Ident,
+        params: &[(ast::Ident, ast::TypeExpr)],
+        cond: Option<&ast::Expr>,
+        points: &ast::Expr,
+    ) {
+        let Some((Global::Set(id), _)) = self.globals.get(&name.name).copied() else {
+            return;
+        };
+        self.begin_locals();
+        for (p, t) in params {
+            let (ty, _) = self.type_expr(t);
+            if !matches!(ty, Type::Comp(_) | Type::Any) {
+                let p = self.error(
+                    "check::type",
+                    t.span(),
+                    "the members of a set are components",
+                    "not a component type",
+                );
+                p.help = Some("write `set pair(a: Card, b: Card) ...`".into());
+            }
+            self.bind_local(&p.name, ty);
+        }
+        let mut conjuncts = vec![];
+        if let Some(c) = cond {
+            split_and(c, &mut conjuncts);
+        }
+        let n = params.len() as u16;
+        let mut conds = vec![];
+        for c in conjuncts {
+            let (x, t) = self.expr(c);
+            self.expect_type(t, Type::Bool, c.span, "a set's condition");
+            let need = max_param(&x, n).unwrap_or(0);
+            conds.push((need, x));
+        }
+        conds.sort_by_key(|c| c.0);
+        let (pts, t) = self.expr(points);
+        self.expect_type(t, Type::Int, points.span, "a set's value");
+        let locals = self.end_locals();
+        let s = &mut self.game.sets[id as usize];
+        s.conds = conds;
+        s.points = pts;
+        s.locals = locals;
+    }
+
     fn action_body(
         &mut self,
         name: &ast::Ident,
@@ -1666,6 +1743,48 @@ enum TemplatePart {
     Text(String),
     Field(u16),
     Gen(String),
+}
+
+/// Splits `a and b and c` into its parts.
+fn split_and<'a>(e: &'a ast::Expr, out: &mut Vec<&'a ast::Expr>) {
+    match &e.kind {
+        ast::ExprKind::Binary(ast::BinOp::And, a, b) => {
+            split_and(a, out);
+            split_and(b, out);
+        }
+        _ => out.push(e),
+    }
+}
+
+/// The highest parameter (local below `n`) an expression reads.
+fn max_param(e: &ir::Expr, n: u16) -> Option<u16> {
+    use ir::Expr as E;
+    let mut best: Option<u16> = None;
+    let mut see = |x: Option<u16>| {
+        if let Some(v) = x {
+            best = Some(best.map_or(v, |b| b.max(v)));
+        }
+    };
+    match e {
+        E::Local(l) if *l < n => see(Some(*l)),
+        E::Lit(_) | E::Const(_) | E::Local(_) | E::Me | E::Current | E::PlayerCount => {}
+        E::Var(_, ix) | E::Zone(_, ix) | E::Builtin(_, ix, _) | E::CallDef(_, ix) => {
+            ix.iter().for_each(|x| see(max_param(x, n)))
+        }
+        E::Field(x, _) | E::Not(x) | E::Neg(x) => see(max_param(x, n)),
+        E::Bin(_, a, b, _) => {
+            see(max_param(a, n));
+            see(max_param(b, n));
+        }
+        E::If(a, b, c) => {
+            see(max_param(a, n));
+            see(max_param(b, n));
+            see(max_param(c, n));
+        }
+        // Aggregates may read any parameter: evaluate them once all are bound.
+        E::Agg(..) => see(Some(n.saturating_sub(1))),
+    }
+    best
 }
 
 /// Column names of a grid: a..z, then aa, ab, ...

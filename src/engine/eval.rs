@@ -522,6 +522,9 @@ impl<'a> Ctx<'a> {
     }
 
     fn aggregate(&self, a: &crate::ir::Agg, span: Span, env: &mut Env) -> Result<Value, RunError> {
+        if a.kind == AggKind::BestSets {
+            return self.best_sets(a, span, env);
+        }
         if a.kind == AggKind::Line {
             return self.line(a, env);
         }
@@ -586,7 +589,7 @@ impl<'a> Ctx<'a> {
                     acc = Some(v);
                     return Ok(false);
                 }
-                AggKind::Line => {}
+                AggKind::Line | AggKind::BestSets => {}
             }
             Ok(true)
         })?;
@@ -602,7 +605,7 @@ impl<'a> Ctx<'a> {
                     None => Value::None,
                 },
             },
-            AggKind::Line => Value::None,
+            AggKind::Line | AggKind::BestSets => Value::None,
         })
     }
 
@@ -624,6 +627,79 @@ impl<'a> Ctx<'a> {
             Ok(go_on)
         })?;
         Ok(go_on)
+    }
+
+    /// `best_sets(c in C, kinds...)`: the most points a player gets by forming disjoint sets
+    /// of the kinds from C, every member serving one set at most.
+    fn best_sets(&self, a: &crate::ir::Agg, span: Span, env: &mut Env) -> Result<Value, RunError> {
+        let mut pool = Vec::new();
+        self.each(&a.binds[0].coll, env, false, &mut |v, _| {
+            pool.push(v);
+            Ok(true)
+        })?;
+        if pool.len() > 64 {
+            return Err(err(
+                format!("`best_sets` takes at most 64 members, got {}", pool.len()),
+                Some(span),
+            ));
+        }
+        // Every way to form each kind of set, as (members mask, points); the best per mask.
+        let mut found: Vec<(u64, i64)> = Vec::new();
+        for &s in &a.sets {
+            let set = &self.g.sets[s as usize];
+            let mut locals = [Value::None; DEF_LOCALS];
+            let mut inner = Env {
+                locals: &mut locals[..],
+                me: env.me,
+                depth: env.depth + 1,
+            };
+            self.form(set, &pool, 0, 0, &mut inner, &mut found)?;
+        }
+        found.sort_unstable();
+        found.dedup_by(|x, y| {
+            if x.0 == y.0 {
+                y.1 = y.1.max(x.1);
+                true
+            } else {
+                false
+            }
+        });
+        let useful = found.iter().fold(0u64, |m, f| m | f.0);
+        let mut memo = std::collections::HashMap::new();
+        Ok(Value::Int(best_from(!useful, &found, &mut memo)))
+    }
+
+    /// Chooses members for `set` one parameter at a time, pruning with the conditions whose
+    /// parameters are all chosen.
+    fn form(
+        &self,
+        set: &crate::ir::SetDef,
+        pool: &[Value],
+        k: u16,
+        used: u64,
+        env: &mut Env,
+        out: &mut Vec<(u64, i64)>,
+    ) -> Result<(), RunError> {
+        if k == set.params {
+            let pts = self.int(&set.points, env)?;
+            if pts > 0 {
+                out.push((used, pts));
+            }
+            return Ok(());
+        }
+        'member: for (i, &v) in pool.iter().enumerate() {
+            if used & (1 << i) != 0 {
+                continue;
+            }
+            env.locals[k as usize] = v;
+            for (need, c) in &set.conds {
+                if *need == k && !self.bool(c, env)? {
+                    continue 'member;
+                }
+            }
+            self.form(set, pool, k + 1, used | (1 << i), env, out)?;
+        }
+        Ok(())
     }
 
     /// `line(s in board, n where cond)`: n consecutive spaces in a straight line all meet cond.
@@ -678,4 +754,29 @@ impl<'a> Ctx<'a> {
         }
         Ok(Value::Bool(false))
     }
+}
+
+/// The best total from sets not touching `used`: the lowest free member either stays out,
+/// or joins one of the sets that contain it.
+fn best_from(
+    used: u64,
+    sets: &[(u64, i64)],
+    memo: &mut std::collections::HashMap<u64, i64>,
+) -> i64 {
+    if used == u64::MAX {
+        return 0;
+    }
+    if let Some(v) = memo.get(&used) {
+        return *v;
+    }
+    let i = (!used).trailing_zeros();
+    let bit = 1u64 << i;
+    let mut best = best_from(used | bit, sets, memo);
+    for &(mask, pts) in sets {
+        if mask & bit != 0 && mask & used == 0 {
+            best = best.max(pts + best_from(used | mask, sets, memo));
+        }
+    }
+    memo.insert(used, best);
+    best
 }

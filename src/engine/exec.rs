@@ -91,6 +91,7 @@ impl Game {
             rng: ChaCha8Rng::seed_from_u64(cfg.seed),
             chance: cfg.chance,
             chance_step: 0,
+            commits: vec![],
             decisions: 0,
             outcome: None,
         };
@@ -202,7 +203,15 @@ impl Game {
         match &self.procs[frame.proc as usize].code[frame.pc as usize] {
             Instr::Roll { domain, .. } => {
                 ctx.each(domain, &mut env, false, &mut |v, _| {
-                    match vals.iter_mut().find(|(x, _)| *x == v) {
+                    let same = |x: &Value| match (*x, v) {
+                        (Value::Comp(a), Value::Comp(b)) => {
+                            a == b
+                                || (st.loc[a as usize] == st.loc[b as usize]
+                                    && ctx.same_fields(a, b))
+                        }
+                        (a, b) => a == b,
+                    };
+                    match vals.iter_mut().find(|(x, _)| same(x)) {
                         Some(e) => e.1 += 1,
                         None => vals.push((v, 1)),
                     }
@@ -249,6 +258,13 @@ impl Game {
         let mut locals = [Value::None; MAX_LOCALS];
         let n = self.procs[frame.proc as usize].locals as usize;
         locals[..n].copy_from_slice(&st.locals[frame.base as usize..frame.base as usize + n]);
+        let inline_me = match &ch.each {
+            Some((b, _)) => {
+                locals[b.slot as usize] = Value::Player(actor);
+                actor
+            }
+            None => frame.me,
+        };
         for (ai, arm) in ch.arms.iter().enumerate() {
             let mut go_on = true;
             match arm {
@@ -277,12 +293,13 @@ impl Game {
                             });
                             go_on
                         },
-                    )?;
+                    )
+                    .map_err(|e| with_span(e, act.guard_span.or(Some(ch.span))))?;
                 }
                 Arm::Inline { binds, guard, .. } => {
                     let mut env = Env {
                         locals: &mut locals[..],
-                        me: frame.me,
+                        me: inline_me,
                         depth: 0,
                     };
                     self.bind_rec(&ctx, binds, guard.as_ref(), 0, &mut env, &mut |env| {
@@ -295,7 +312,8 @@ impl Game {
                             args,
                         });
                         go_on
-                    })?;
+                    })
+                    .map_err(|e| with_span(e, Some(ch.span)))?;
                 }
             }
             if !go_on {
@@ -377,6 +395,22 @@ impl Game {
     /// Applies an action known to be legal (one that [`Game::legal`] listed for this state).
     pub fn apply_unchecked(&self, st: &mut State, a: &Action) -> Result<(), RunError> {
         st.decisions += 1;
+        if let Wait::Decision { choice, actor } = st.wait {
+            if self.choices[choice as usize].each.is_some() {
+                st.commits[actor as usize] = Some(*a);
+                if let Some(p) = st.commits.iter().position(|c| c.is_none()) {
+                    st.wait = Wait::Decision {
+                        choice,
+                        actor: p as u8,
+                    };
+                    return Ok(());
+                }
+                let fi = st.frames.len() - 1;
+                st.frames[fi].pc += 1;
+                st.wait = Wait::Running;
+                return self.run(st);
+            }
+        }
         match st.wait {
             Wait::Decision { choice, actor } => {
                 let ch = &self.choices[choice as usize];
@@ -610,8 +644,11 @@ impl Game {
                     self.assign(st, locals, frame, target, AssignOp::Set, v, *span)?;
                 }
                 Instr::Jump(t) => next = *t,
-                Instr::JumpIfNot(c, t) => {
-                    if !ctx.bool(c, &mut env)? {
+                Instr::JumpIfNot(c, t, span) => {
+                    if !ctx
+                        .bool(c, &mut env)
+                        .map_err(|e| with_span(e, Some(*span)))?
+                    {
                         next = *t;
                     }
                 }
@@ -642,6 +679,113 @@ impl Game {
                 Instr::ForDone { slot } => {
                     if let Value::Int(start) = env.locals[*slot as usize + 2] {
                         iters.truncate(start as usize);
+                    }
+                }
+                Instr::Choose(cid) if self.choices[*cid as usize].each.is_some() => {
+                    let ch = &self.choices[*cid as usize];
+                    let (bind, iter) = ch.each.as_ref().expect("checked");
+                    let mut seats = [false; crate::ir::MAX_PLAYERS];
+                    ctx.each(&bind.coll, &mut env, false, &mut |v, _| {
+                        if let Value::Player(p) = v {
+                            seats[p as usize] = true;
+                        }
+                        Ok(true)
+                    })
+                    .map_err(|e| with_span(e, Some(ch.span)))?;
+                    env.locals[*iter as usize] = Value::Int(0);
+                    env.locals[*iter as usize + 1] = Value::Player(frame.me);
+                    st.locals = std::mem::take(locals);
+                    let ended = self.check_end(st);
+                    let mut pending = Ok(None);
+                    if let Ok(false) = ended {
+                        st.commits = vec![Some(Action::SKIP); st.players as usize];
+                        for p in 0..st.players {
+                            if !seats[p as usize] {
+                                continue;
+                            }
+                            match self.has_option(st, *cid, p) {
+                                Ok(true) => st.commits[p as usize] = None,
+                                Ok(false) => {}
+                                Err(e) => {
+                                    pending = Err(with_span(e, Some(ch.span)));
+                                    break;
+                                }
+                            }
+                        }
+                        if pending.is_ok() {
+                            pending = Ok(st.commits.iter().position(|c| c.is_none()));
+                        }
+                    }
+                    *locals = std::mem::take(&mut st.locals);
+                    if ended? {
+                        return Ok(());
+                    }
+                    match pending? {
+                        Some(p) => {
+                            st.wait = Wait::Decision {
+                                choice: *cid,
+                                actor: p as u8,
+                            };
+                            return Ok(());
+                        }
+                        None => {
+                            st.commits.clear();
+                            next = ch.else_pc.unwrap_or(ch.end_pc);
+                        }
+                    }
+                }
+                Instr::SimNext(cid) => {
+                    let ch = &self.choices[*cid as usize];
+                    let (bind, iter) = ch.each.as_ref().expect("a simultaneous choice");
+                    let start = match env.locals[*iter as usize] {
+                        Value::Int(n) => n as usize,
+                        _ => 0,
+                    };
+                    let found = (start..st.commits.len()).find_map(|s| match st.commits[s] {
+                        Some(a) if a.arm != Action::SKIP.arm => Some((s, a)),
+                        _ => None,
+                    });
+                    match found {
+                        None => {
+                            st.frames[fi].me = match env.locals[*iter as usize + 1] {
+                                Value::Player(p) => p,
+                                _ => frame.me,
+                            };
+                            st.commits.clear();
+                            next = ch.end_pc;
+                        }
+                        Some((seat, a)) => {
+                            env.locals[*iter as usize] = Value::Int(seat as i64 + 1);
+                            env.locals[bind.slot as usize] = Value::Player(seat as u8);
+                            st.frames[fi].me = seat as u8;
+                            match &ch.arms[a.arm as usize] {
+                                Arm::Action(ai) => {
+                                    let act = &self.actions[*ai as usize];
+                                    st.frames[fi].pc = frame.pc;
+                                    let nb = locals.len();
+                                    locals.resize(
+                                        nb + self.procs[act.proc as usize].locals as usize,
+                                        Value::None,
+                                    );
+                                    for (i, b) in act.params.iter().enumerate() {
+                                        locals[nb + b.slot as usize] = a.args[i];
+                                    }
+                                    st.frames.push(Frame {
+                                        proc: act.proc,
+                                        pc: 0,
+                                        base: nb as u32,
+                                        me: seat as u8,
+                                    });
+                                    continue;
+                                }
+                                Arm::Inline { binds, body_pc, .. } => {
+                                    for (i, b) in binds.iter().enumerate() {
+                                        env.locals[b.slot as usize] = a.args[i];
+                                    }
+                                    next = *body_pc;
+                                }
+                            }
+                        }
                     }
                 }
                 Instr::Choose(cid) => {
@@ -1205,5 +1349,59 @@ impl Game {
             reason: "it is legal now".into(),
             span: None,
         })
+    }
+}
+
+impl Game {
+    /// The players who must still choose: one, or several when a `choose each` waits for
+    /// simultaneous choices (each sees only its own options; commitments stay hidden).
+    pub fn pending(&self, st: &State) -> Vec<u8> {
+        match st.wait {
+            Wait::Decision { choice, actor } if self.choices[choice as usize].each.is_some() => {
+                let _ = actor;
+                st.commits
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, c)| c.is_none())
+                    .map(|(p, _)| p as u8)
+                    .collect()
+            }
+            Wait::Decision { actor, .. } => vec![actor],
+            _ => Vec::new(),
+        }
+    }
+
+    /// Lists the legal actions of one pending player (for simultaneous choices).
+    pub fn legal_for(&self, st: &State, seat: u8, out: &mut Vec<Action>) -> Result<(), RunError> {
+        out.clear();
+        match st.wait {
+            Wait::Decision { choice, .. } if self.pending(st).contains(&seat) => {
+                self.options(st, choice, seat, &mut |a| {
+                    out.push(a);
+                    true
+                })
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Applies the action of one pending player; in a simultaneous choice, any pending player
+    /// may commit in any order.
+    pub fn apply_for(&self, st: &mut State, seat: u8, a: &Action) -> Result<(), RunError> {
+        let mut buf = Vec::new();
+        self.legal_for(st, seat, &mut buf)?;
+        if !buf.contains(a) {
+            return Err(err(
+                format!("that is not a legal action of p{} now", seat + 1),
+                None,
+            ));
+        }
+        if let Wait::Decision { choice, .. } = st.wait {
+            st.wait = Wait::Decision {
+                choice,
+                actor: seat,
+            };
+        }
+        self.apply_unchecked(st, a)
     }
 }

@@ -59,6 +59,11 @@ pub struct Action {
 
 impl Action {
     pub const CHANCE: u16 = u16::MAX;
+    /// Marks a seat that takes no part in a simultaneous choice.
+    pub const SKIP: Action = Action {
+        arm: u16::MAX - 1,
+        args: [Value::None; MAX_ARGS],
+    };
     pub fn chance(v: Value) -> Self {
         Action {
             arm: Self::CHANCE,
@@ -167,6 +172,8 @@ pub struct State {
     pub(crate) rng: ChaCha8Rng,
     pub chance: ChanceMode,
     pub(crate) chance_step: u32,
+    /// Hidden commitments of a simultaneous choice, per seat (`None`: still to choose).
+    pub(crate) commits: Vec<Option<Action>>,
     /// Decisions applied so far (players' and chance's).
     pub decisions: u64,
     pub(crate) outcome: Option<Outcome>,

@@ -72,6 +72,7 @@ pub struct Game {
     pub vars: Vec<VarDef>,
     pub var_slots: u32,
     pub defs: Vec<Def>,
+    pub sets: Vec<SetDef>,
     pub actions: Vec<ActionDef>,
     pub procs: Vec<Proc>,
     pub choices: Vec<Choice>,
@@ -237,6 +238,18 @@ pub struct Def {
     pub body: Expr,
 }
 
+/// A kind of set for `best_sets`: `params` components that together meet the conditions.
+#[derive(Clone, Debug)]
+pub struct SetDef {
+    pub name: String,
+    pub params: u16,
+    pub locals: u16,
+    /// The conditions split at `and`, each with the last parameter it needs, so that a
+    /// partial choice of members is pruned as early as possible.
+    pub conds: Vec<(u16, Expr)>,
+    pub points: Expr,
+}
+
 #[derive(Clone, Debug)]
 pub struct ActionDef {
     pub name: String,
@@ -271,6 +284,9 @@ pub struct Proc {
 #[derive(Clone, Debug)]
 pub struct Choice {
     pub by: Option<Expr>,
+    /// `choose each p in C`: the players who choose at once (bound to `bind.slot`), and two
+    /// locals for resolving their choices in seat order (next seat, saved acting player).
+    pub each: Option<(Bind, u16)>,
     pub arms: Vec<Arm>,
     pub else_pc: Option<u32>,
     pub end_pc: u32,
@@ -323,7 +339,7 @@ pub enum Instr {
         span: Span,
     },
     Jump(u32),
-    JumpIfNot(Expr, u32),
+    JumpIfNot(Expr, u32, Span),
     /// Push a collection onto the iteration stack; `slot`, `slot+1`, `slot+2` hold
     /// the next position, the end and the start.
     ForInit {
@@ -341,6 +357,8 @@ pub enum Instr {
         slot: u16,
     },
     Choose(u32),
+    /// After every player of a `choose each` committed: run the next seat's choice.
+    SimNext(u32),
     Do {
         action: u32,
         args: Vec<Expr>,
@@ -419,11 +437,15 @@ pub enum AggKind {
     First,
     /// `line(s in board, n where cond)`: a straight line of n consecutive spaces.
     Line,
+    /// `best_sets(c in C, kind1, kind2, ...)`: the most points from disjoint sets of C.
+    BestSets,
 }
 
 #[derive(Clone, Debug)]
 pub struct Agg {
     pub kind: AggKind,
+    /// For `best_sets`: the set kinds to form.
+    pub sets: Vec<u16>,
     pub binds: Vec<Bind>,
     pub args: Vec<Expr>,
     pub filter: Option<Expr>,

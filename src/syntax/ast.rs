@@ -109,6 +109,13 @@ pub enum DeclKind {
         player: Ident,
         value: Expr,
     },
+    /// `set name(a: T, b: T) where cond = points`.
+    Set {
+        name: Ident,
+        params: Vec<(Ident, TypeExpr)>,
+        cond: Option<Expr>,
+        points: Expr,
+    },
     Tiebreak {
         player: Ident,
         value: Expr,
@@ -217,6 +224,8 @@ pub enum StmtKind {
     },
     Choose {
         by: Option<Expr>,
+        /// `choose each p in C`: simultaneous choices of every player in C.
+        each: Option<Binding>,
         arms: ChooseArms,
         otherwise: Option<Block>,
     },

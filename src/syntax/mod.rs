@@ -211,7 +211,8 @@ fn rule_words(r: Rule) -> &'static str {
         | Rule::end_when_decl
         | Rule::score_decl
         | Rule::tiebreak_decl
-        | Rule::ties_decl => "a declaration",
+        | Rule::ties_decl
+        | Rule::set_decl => "a declaration",
         Rule::stmt
         | Rule::let_stmt
         | Rule::assign_stmt
@@ -508,6 +509,29 @@ fn decl(p: Pair<Rule>) -> Decl {
             }
         }
         Rule::ties_decl => DeclKind::Ties(ident(it.next().expect("ties kind"))),
+        Rule::set_decl => {
+            let name = ident(it.next().expect("set name"));
+            let mut params = Vec::new();
+            let mut exprs = Vec::new();
+            for q in it {
+                match q.as_rule() {
+                    Rule::param => {
+                        let mut q = q.into_inner();
+                        let n = ident(q.next().expect("param"));
+                        params.push((n, type_expr(q.next().expect("param type"))));
+                    }
+                    Rule::expr => exprs.push(expr(q)),
+                    _ => {}
+                }
+            }
+            let points = exprs.pop().expect("set value");
+            DeclKind::Set {
+                name,
+                params,
+                cond: exprs.pop(),
+                points,
+            }
+        }
         r => unreachable!("grammar: unexpected declaration {r:?}"),
     };
     Decl { kind, span: sp }
@@ -683,11 +707,13 @@ fn stmt(p: Pair<Rule>) -> Stmt {
         Rule::choose_stmt => {
             it.next();
             let mut by = None;
+            let mut each = None;
             let mut arms = None;
             let mut otherwise = None;
             for q in it {
                 match q.as_rule() {
                     Rule::chooser => by = Some(expr(q.into_inner().nth(1).expect("chooser"))),
+                    Rule::each_chooser => each = q.into_inner().nth(1).map(binding),
                     Rule::choose_arms => {
                         let mut list = Vec::new();
                         for a in q.into_inner() {
@@ -729,6 +755,7 @@ fn stmt(p: Pair<Rule>) -> Stmt {
                 }
             }
             StmtKind::Choose {
+                each,
                 by,
                 arms: arms.expect("choose arms"),
                 otherwise,
