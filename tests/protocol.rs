@@ -288,33 +288,43 @@ fn protocol_games_agree_with_the_library() {
 fn views_never_hold_what_a_seat_may_not_see() {
     for rules in seed_games() {
         let g = game(&rules);
+        // Every player count in the base game; the smallest and largest in each variant.
+        let mut configs = vec![];
         for players in g.min_players..=g.max_players {
             for i in 0..5u64 {
-                let cfg = Config {
-                    players,
-                    variant: None,
-                    seed: i,
-                    chance: ChanceMode::Seeded,
-                };
-                let mut m = Match::new(&g, cfg).expect("starts");
-                let mut rng = ChaCha8Rng::seed_from_u64(100 + i);
-                let mut steps = 0;
-                while m.actor() != Actor::Nobody && steps < 400 {
-                    steps += 1;
-                    for seat in 0..players {
-                        let v = g.view(m.state(), Some(seat));
-                        let other = g.determinize(m.state(), Some(seat), &mut rng);
-                        assert_eq!(
-                            v,
-                            g.view(&other, Some(seat)),
-                            "{rules}: seat p{} sees hidden information at step {steps}",
-                            seat + 1
-                        );
-                    }
-                    let legal = m.legal().expect("legal");
-                    let (a, _) = legal[rng.gen_range(0..legal.len())];
-                    m.apply(&a).expect("applies");
+                configs.push((players, None, i));
+            }
+        }
+        for v in &g.variants {
+            for players in [g.min_players, g.max_players] {
+                configs.push((players, Some(v.name.clone()), 0));
+            }
+        }
+        for (players, variant, i) in configs {
+            let cfg = Config {
+                players,
+                variant,
+                seed: i,
+                chance: ChanceMode::Seeded,
+            };
+            let mut m = Match::new(&g, cfg).expect("starts");
+            let mut rng = ChaCha8Rng::seed_from_u64(100 + i);
+            let mut steps = 0;
+            while m.actor() != Actor::Nobody && steps < 400 {
+                steps += 1;
+                for seat in 0..players {
+                    let v = g.view(m.state(), Some(seat));
+                    let other = g.determinize(m.state(), Some(seat), &mut rng);
+                    assert_eq!(
+                        v,
+                        g.view(&other, Some(seat)),
+                        "{rules}: seat p{} sees hidden information at step {steps}",
+                        seat + 1
+                    );
                 }
+                let legal = m.legal().expect("legal");
+                let (a, _) = legal[rng.gen_range(0..legal.len())];
+                m.apply(&a).expect("applies");
             }
         }
     }

@@ -639,7 +639,18 @@ impl Checker {
             "all" => AggKind::All,
             "first" => AggKind::First,
             "line" => AggKind::Line,
-            "best_sets" => return self.best_sets(bindings, args, span),
+            "best_sets" => {
+                if let Some(x) = body.or(otherwise) {
+                    let p = self.error(
+                        "check::arity",
+                        x.span,
+                        "`best_sets` takes no `:` value or `else`",
+                        "not allowed here",
+                    );
+                    p.help = Some("the points come from the `set` declarations".into());
+                }
+                return self.best_sets(bindings, args, filter, span);
+            }
             other => {
                 let p = self.error(
                     "check::unknown_function",
@@ -666,15 +677,23 @@ impl Checker {
         }
         let args2: Vec<Expr> = args
             .iter()
-            .map(|a| {
+            .enumerate()
+            .map(|(i, a)| {
                 let (x, t) = self.expr(a);
-                self.expect_type(t, Type::Int, a.span, "this argument");
+                if kind == AggKind::Line && i == 1 {
+                    if !matches!(t, Type::Space(_) | Type::Any) {
+                        self.error("check::type", a.span, "the third argument of `line` is the space every line must pass through", "not a space");
+                    }
+                } else {
+                    self.expect_type(t, Type::Int, a.span, "this argument");
+                }
                 x
             })
             .collect();
         if kind == AggKind::Line {
-            let ok =
-                binds.len() == 1 && matches!(binds[0].coll, Coll::Board(_)) && args2.len() == 1;
+            let ok = binds.len() == 1
+                && matches!(binds[0].coll, Coll::Board(_))
+                && (args2.len() == 1 || args2.len() == 2);
             if !ok {
                 let p = self.error(
                     "check::arity",
@@ -760,6 +779,7 @@ impl Checker {
         &mut self,
         bindings: &[ast::Binding],
         args: &[ast::Expr],
+        filter: Option<&ast::Expr>,
         span: ast::Span,
     ) -> (Expr, Type) {
         if bindings.len() != 1 || args.is_empty() {
@@ -807,6 +827,11 @@ impl Checker {
                 }
             }
         }
+        let filter2 = filter.map(|f| {
+            let (x, t) = self.expr(f);
+            self.expect_type(t, Type::Bool, f.span, "a `where` condition");
+            x
+        });
         self.scopes.truncate(depth);
         let bind = ir::Bind {
             name: bindings[0].var.name.clone(),
@@ -822,7 +847,7 @@ impl Checker {
                     sets,
                     binds: vec![bind],
                     args: vec![],
-                    filter: None,
+                    filter: filter2,
                     body: None,
                     otherwise: None,
                 }),
@@ -1594,6 +1619,7 @@ impl Checker {
                                 binds: vec![],
                                 guard: None,
                                 guard_span: None,
+                                guard_parts: vec![],
                                 body_pc: pc,
                             });
                         }
@@ -1631,6 +1657,8 @@ impl Checker {
                     self.expect_type(t, Type::Bool, g.span, "a `where` condition");
                     x
                 });
+                let slots: Vec<u16> = binds.iter().map(|b| b.slot).collect();
+                let parts = self.guard_parts(guard.as_ref(), &slots);
                 let pc = Self::here(code);
                 self.block(body, code, loops);
                 self.scopes.truncate(depth);
@@ -1639,6 +1667,7 @@ impl Checker {
                 out_arms.push(ir::Arm::Inline {
                     label: None,
                     binds,
+                    guard_parts: parts,
                     guard: g,
                     guard_span: guard.as_ref().map(|g| g.span),
                     body_pc: pc,

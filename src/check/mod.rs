@@ -127,6 +127,8 @@ pub(crate) struct Checker {
     pub(crate) def_types: Vec<Type>,
     /// Parameter counts of actions, known from their signatures.
     pub(crate) action_arity: HashMap<u32, usize>,
+    /// Locals used by variable initial values and end conditions.
+    pub(crate) aux_locals: u16,
 }
 
 impl Checker {
@@ -179,6 +181,7 @@ impl Checker {
             in_def: false,
             def_types: vec![],
             action_arity: HashMap::new(),
+            aux_locals: 0,
         }
     }
 
@@ -534,6 +537,7 @@ impl Checker {
                         params: vec![],
                         guard: None,
                         guard_span: None,
+                        guard_parts: vec![],
                         offered: false,
                         proc: 0,
                         span: name.span,
@@ -615,7 +619,8 @@ impl Checker {
                     self.begin_locals();
                     let (x, t) = self.expr(e);
                     self.expect_type(t, Type::Bool, e.span, "an end condition");
-                    self.end_locals();
+                    let n = self.end_locals();
+                    self.aux_locals = self.aux_locals.max(n);
                     self.ends = true;
                     self.game.end_when.push((x, e.span));
                 }
@@ -656,6 +661,59 @@ impl Checker {
                 },
                 _ => {}
             }
+        }
+        // Limits that keep listing options free of allocation.
+        let limit = crate::engine::LOCALS_LIMIT;
+        if self.aux_locals as usize > limit || self.game.score_locals as usize > limit {
+            self.error(
+                "check::too_many_locals",
+                ast::Span::new(0, 0),
+                format!(
+                    "an initial value, end condition or score uses more than {limit} local names"
+                ),
+                "too many local names",
+            );
+        }
+        let big: Vec<(String, u16)> = self
+            .game
+            .procs
+            .iter()
+            .filter(|p| p.locals as usize > limit)
+            .map(|p| (p.name.clone(), p.locals))
+            .collect();
+        for (name, n) in big {
+            let p = self.error(
+                "check::too_many_locals",
+                ast::Span::new(0, 0),
+                format!("`{name}` uses {n} local names; at most {limit} are allowed"),
+                "too many local names",
+            );
+            p.help = Some("move parts of it into actions run with `do`".into());
+        }
+        let def_limit = crate::engine::DEF_LOCALS;
+        let too_big: Vec<String> = self
+            .game
+            .defs
+            .iter()
+            .filter(|d| d.locals as usize > def_limit)
+            .map(|d| d.name.clone())
+            .chain(
+                self.game
+                    .sets
+                    .iter()
+                    .filter(|d| d.locals as usize > def_limit)
+                    .map(|d| d.name.clone()),
+            )
+            .collect();
+        for n in too_big {
+            let sp = self.globals.get(&n).map_or(ast::Span::new(0, 0), |g| g.1);
+            let p = self.error(
+                "check::too_many_locals",
+                sp,
+                format!("`{n}` uses more than {def_limit} local names"),
+                "too many local names",
+            );
+            p.help = Some("split it into smaller functions".into());
         }
         if flow_seen.is_none() {
             let p = self.error(
@@ -1093,7 +1151,8 @@ impl Checker {
                 let (x, t) = self.expr(e);
                 let want = self.game.vars[v as usize].ty;
                 self.expect_type(t, want, e.span, "this variable's initial value");
-                self.end_locals();
+                let n = self.end_locals();
+                self.aux_locals = self.aux_locals.max(n);
                 self.game.vars[v as usize].init = Some(x);
             }
         }
@@ -1626,6 +1685,33 @@ impl Checker {
         def.locals = n;
     }
 
+    /// Splits a guard at `and` and tags each part with how many of the bindings it needs.
+    pub(crate) fn guard_parts(
+        &mut self,
+        guard: Option<&ast::Expr>,
+        slots: &[u16],
+    ) -> Vec<(u16, ir::Expr)> {
+        let Some(g) = guard else { return vec![] };
+        let mut conj = vec![];
+        split_and(g, &mut conj);
+        let quiet = self.problems.len();
+        let mut out = vec![];
+        for c in conj {
+            let (x, _) = self.expr(c);
+            let mut need = 0u16;
+            x.reads(&mut |l| {
+                if let Some(pos) = slots.iter().position(|s| *s == l) {
+                    need = need.max(pos as u16 + 1);
+                }
+            });
+            out.push((need, x));
+        }
+        // The whole guard was checked already; its parts report nothing new.
+        self.problems.truncate(quiet);
+        out.sort_by_key(|p| p.0);
+        out
+    }
+
     fn set_body(
         &mut self,
         name: &ast::Ident,
@@ -1708,6 +1794,8 @@ impl Checker {
             self.expect_type(t, Type::Bool, g.span, "a guard");
             x
         });
+        let slots: Vec<u16> = binds.iter().map(|b| b.slot).collect();
+        let parts = self.guard_parts(guard, &slots);
         let mut code = vec![];
         self.block(body, &mut code, &mut vec![]);
         let locals = self.end_locals();
@@ -1721,6 +1809,7 @@ impl Checker {
         act.params = binds;
         act.guard = g;
         act.guard_span = guard.map(|g| g.span);
+        act.guard_parts = parts;
         act.proc = proc;
     }
 

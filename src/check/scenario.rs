@@ -27,6 +27,7 @@ pub enum Step {
     ExpectNotLegal(String),
     ExpectIllegal(String),
     ExpectFinished,
+    ExpectNotFinished,
     ExpectWinners(Coll, u16),
     ExpectActor(Expr, u16),
     Expect(Expr, u16),
@@ -94,6 +95,7 @@ pub fn load_with_scenarios(
                 StepKind::ExpectNotLegal(t) => Step::ExpectNotLegal(t.clone()),
                 StepKind::ExpectIllegal(t) => Step::ExpectIllegal(t.clone()),
                 StepKind::ExpectFinished => Step::ExpectFinished,
+                StepKind::ExpectNotFinished => Step::ExpectNotFinished,
                 StepKind::ExpectWinners(e) => {
                     c.begin_locals();
                     let (coll, _) = c.coll(e);

@@ -5,7 +5,7 @@ use crate::ir::{AggKind, Builtin, Coll, Expr, Game, Value};
 use crate::syntax::ast::{BinOp, Span};
 
 /// The most locals one evaluation of a function (`def`) may use.
-pub const DEF_LOCALS: usize = 32;
+pub const DEF_LOCALS: usize = 16;
 const MAX_DEPTH: u16 = 64;
 
 /// Where an expression is evaluated: the locals of its procedure and the acting player.
@@ -22,15 +22,36 @@ pub struct Ctx<'a> {
     pub s: &'a State,
 }
 
-fn err(msg: impl Into<String>, span: Option<Span>) -> RunError {
-    RunError {
+/// The result of evaluating: the error is boxed so that the success path stays small.
+pub type Eval<T> = Result<T, Box<RunError>>;
+
+fn err(msg: impl Into<String>, span: Option<Span>) -> Box<RunError> {
+    Box::new(RunError {
         message: msg.into(),
         span,
-    }
+    })
 }
 
 impl<'a> Ctx<'a> {
-    pub fn eval(&self, e: &Expr, env: &mut Env) -> Result<Value, RunError> {
+    /// Evaluates an expression. The common shapes are handled here in a small frame; the
+    /// rest (functions, aggregates, built-ins) in [`Ctx::eval_rest`].
+    #[inline]
+    pub fn eval(&self, e: &Expr, env: &mut Env) -> Eval<Value> {
+        match e {
+            Expr::Lit(v) => Ok(*v),
+            Expr::Local(l) => Ok(env.locals[*l as usize]),
+            Expr::Me => Ok(Value::Player(env.me)),
+            Expr::Var(v, ix) => {
+                let slot = self.var_slot(*v, ix, env)?;
+                Ok(self.s.vars[slot])
+            }
+            Expr::Bin(op, a, b, span) => self.binary(*op, a, b, *span, env),
+            _ => self.eval_rest(e, env),
+        }
+    }
+
+    #[inline(never)]
+    fn eval_rest(&self, e: &Expr, env: &mut Env) -> Eval<Value> {
         Ok(match e {
             Expr::Lit(v) => *v,
             Expr::Const(c) => self.s.consts[*c as usize],
@@ -86,7 +107,7 @@ impl<'a> Ctx<'a> {
         })
     }
 
-    pub fn bool(&self, e: &Expr, env: &mut Env) -> Result<bool, RunError> {
+    pub fn bool(&self, e: &Expr, env: &mut Env) -> Eval<bool> {
         match self.eval(e, env)? {
             Value::Bool(b) => Ok(b),
             other => Err(err(
@@ -99,7 +120,7 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    pub fn int(&self, e: &Expr, env: &mut Env) -> Result<i64, RunError> {
+    pub fn int(&self, e: &Expr, env: &mut Env) -> Eval<i64> {
         match self.eval(e, env)? {
             Value::Int(n) => Ok(n),
             other => Err(err(
@@ -112,14 +133,8 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    fn binary(
-        &self,
-        op: BinOp,
-        a: &Expr,
-        b: &Expr,
-        span: Span,
-        env: &mut Env,
-    ) -> Result<Value, RunError> {
+    #[inline(never)]
+    fn binary(&self, op: BinOp, a: &Expr, b: &Expr, span: Span, env: &mut Env) -> Eval<Value> {
         match op {
             BinOp::And => return Ok(Value::Bool(self.bool(a, env)? && self.bool(b, env)?)),
             BinOp::Or => return Ok(Value::Bool(self.bool(a, env)? || self.bool(b, env)?)),
@@ -169,7 +184,8 @@ impl<'a> Ctx<'a> {
         })
     }
 
-    fn index_of(&self, v: Value) -> Result<u32, RunError> {
+    #[inline(always)]
+    fn index_of(&self, v: Value) -> Eval<u32> {
         match v {
             Value::Player(p) => Ok(p as u32),
             Value::Enum(_, i) => Ok(i as u32),
@@ -184,8 +200,12 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    pub fn var_slot(&self, v: u32, ix: &[Expr], env: &mut Env) -> Result<usize, RunError> {
+    pub fn var_slot(&self, v: u32, ix: &[Expr], env: &mut Env) -> Eval<usize> {
         let var = &self.g.vars[v as usize];
+        if let [x] = ix {
+            let n = self.index_of(self.eval(x, env)?)?;
+            return Ok((var.base + n) as usize);
+        }
         let mut k = 0u32;
         for (i, x) in ix.iter().enumerate() {
             let n = self.index_of(self.eval(x, env)?)?;
@@ -194,7 +214,7 @@ impl<'a> Ctx<'a> {
         Ok((var.base + k) as usize)
     }
 
-    pub fn zone_inst(&self, z: u32, ix: &[Expr], env: &mut Env) -> Result<u32, RunError> {
+    pub fn zone_inst(&self, z: u32, ix: &[Expr], env: &mut Env) -> Eval<u32> {
         let zone = &self.g.zones[z as usize];
         let mut k = 0u32;
         for (i, x) in ix.iter().enumerate() {
@@ -204,7 +224,7 @@ impl<'a> Ctx<'a> {
         Ok(zone.base + k)
     }
 
-    pub fn zone(&self, e: &Expr, env: &mut Env) -> Result<u32, RunError> {
+    pub fn zone(&self, e: &Expr, env: &mut Env) -> Eval<u32> {
         match self.eval(e, env)? {
             Value::Zone(z) => Ok(z),
             other => Err(err(
@@ -217,7 +237,7 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    pub fn comp(&self, e: &Expr, env: &mut Env) -> Result<u32, RunError> {
+    pub fn comp(&self, e: &Expr, env: &mut Env) -> Eval<u32> {
         match self.eval(e, env)? {
             Value::Comp(c) => Ok(c),
             other => Err(err(
@@ -230,13 +250,7 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    fn builtin(
-        &self,
-        b: Builtin,
-        args: &[Expr],
-        span: Span,
-        env: &mut Env,
-    ) -> Result<Value, RunError> {
+    fn builtin(&self, b: Builtin, args: &[Expr], span: Span, env: &mut Env) -> Eval<Value> {
         let s = self.s;
         Ok(match b {
             Builtin::Count => Value::Int(s.zones[self.zone(&args[0], env)? as usize].len() as i64),
@@ -306,14 +320,14 @@ impl<'a> Ctx<'a> {
         c: &Coll,
         env: &mut Env,
         dedup: bool,
-        f: &mut dyn FnMut(Value, &mut Env) -> Result<bool, RunError>,
-    ) -> Result<(), RunError> {
+        f: &mut dyn FnMut(Value, &mut Env) -> Eval<bool>,
+    ) -> Eval<()> {
         match c {
             Coll::Zone(z) => {
                 let z = self.zone(z, env)?;
                 let items = &self.s.zones[z as usize];
                 for (i, &comp) in items.iter().enumerate() {
-                    if dedup && items[..i].iter().any(|&o| self.same_fields(o, comp)) {
+                    if dedup && items[..i].iter().any(|&o| self.same_for(o, comp, env.me)) {
                         continue;
                     }
                     if !f(Value::Comp(comp), env)? {
@@ -461,7 +475,7 @@ impl<'a> Ctx<'a> {
         cond: Option<&Expr>,
         sp: u32,
         env: &mut Env,
-    ) -> Result<bool, RunError> {
+    ) -> Eval<bool> {
         let Some(c) = cond else { return Ok(true) };
         let saved = env.locals[slot as usize];
         env.locals[slot as usize] = Value::Space(board, sp);
@@ -483,7 +497,7 @@ impl<'a> Ctx<'a> {
         reached: &mut [bool],
         ok: &mut [Option<bool>],
         env: &mut Env,
-    ) -> Result<(), RunError> {
+    ) -> Eval<()> {
         if left == 0 {
             reached[at as usize] = true;
             return Ok(());
@@ -509,6 +523,26 @@ impl<'a> Ctx<'a> {
         Ok(())
     }
 
+    /// Two components look the same to `seat`: same type, and equal in every field the seat
+    /// may see (so that a choice never reveals a secret by offering two options).
+    pub fn same_for(&self, a: u32, b: u32, seat: u8) -> bool {
+        let (ca, cb) = (&self.g.comps[a as usize], &self.g.comps[b as usize]);
+        if ca.ty != cb.ty {
+            return false;
+        }
+        let fields = &self.g.types[ca.ty as usize].fields;
+        fields.iter().enumerate().all(|(f, fd)| {
+            let (x, y) = (
+                self.s.fields[(ca.field_base + f as u32) as usize],
+                self.s.fields[(cb.field_base + f as u32) as usize],
+            );
+            x == y
+                || (fd.seen_by.is_some()
+                    && !super::field_visible(self.g, self.s, a, f as u16, Some(seat))
+                    && !super::field_visible(self.g, self.s, b, f as u16, Some(seat)))
+        })
+    }
+
     /// Two components are interchangeable when they have the same type and field values.
     pub fn same_fields(&self, a: u32, b: u32) -> bool {
         let (ca, cb) = (&self.g.comps[a as usize], &self.g.comps[b as usize]);
@@ -521,7 +555,7 @@ impl<'a> Ctx<'a> {
         fa == fb
     }
 
-    fn aggregate(&self, a: &crate::ir::Agg, span: Span, env: &mut Env) -> Result<Value, RunError> {
+    fn aggregate(&self, a: &crate::ir::Agg, span: Span, env: &mut Env) -> Eval<Value> {
         if a.kind == AggKind::BestSets {
             return self.best_sets(a, span, env);
         }
@@ -614,8 +648,8 @@ impl<'a> Ctx<'a> {
         a: &crate::ir::Agg,
         k: usize,
         env: &mut Env,
-        f: &mut dyn FnMut(&Self, &mut Env) -> Result<bool, RunError>,
-    ) -> Result<bool, RunError> {
+        f: &mut dyn FnMut(&Self, &mut Env) -> Eval<bool>,
+    ) -> Eval<bool> {
         if k == a.binds.len() {
             return f(self, env);
         }
@@ -631,10 +665,14 @@ impl<'a> Ctx<'a> {
 
     /// `best_sets(c in C, kinds...)`: the most points a player gets by forming disjoint sets
     /// of the kinds from C, every member serving one set at most.
-    fn best_sets(&self, a: &crate::ir::Agg, span: Span, env: &mut Env) -> Result<Value, RunError> {
+    fn best_sets(&self, a: &crate::ir::Agg, span: Span, env: &mut Env) -> Eval<Value> {
         let mut pool = Vec::new();
-        self.each(&a.binds[0].coll, env, false, &mut |v, _| {
-            pool.push(v);
+        let slot = a.binds[0].slot as usize;
+        self.each(&a.binds[0].coll, env, false, &mut |v, env| {
+            env.locals[slot] = v;
+            if a.filter.as_ref().map_or(Ok(true), |f| self.bool(f, env))? {
+                pool.push(v);
+            }
             Ok(true)
         })?;
         if pool.len() > 64 {
@@ -679,7 +717,7 @@ impl<'a> Ctx<'a> {
         used: u64,
         env: &mut Env,
         out: &mut Vec<(u64, i64)>,
-    ) -> Result<(), RunError> {
+    ) -> Eval<()> {
         if k == set.params {
             let pts = self.int(&set.points, env)?;
             if pts > 0 {
@@ -703,7 +741,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// `line(s in board, n where cond)`: n consecutive spaces in a straight line all meet cond.
-    fn line(&self, a: &crate::ir::Agg, env: &mut Env) -> Result<Value, RunError> {
+    fn line(&self, a: &crate::ir::Agg, env: &mut Env) -> Eval<Value> {
         let (Some(bind), Some(n)) = (a.binds.first(), a.args.first()) else {
             return Ok(Value::Bool(false));
         };
@@ -711,9 +749,17 @@ impl<'a> Ctx<'a> {
             return Ok(Value::Bool(false));
         };
         let n = self.int(n, env)?.max(1);
+        // With a third argument, only the lines through that space are looked at.
+        let through = match a.args.get(1) {
+            Some(x) => match self.eval(x, env)? {
+                Value::Space(_, s) => Some(s as i64),
+                _ => return Ok(Value::Bool(false)),
+            },
+            None => None,
+        };
         let board = &self.g.boards[bi as usize];
         let slot = bind.slot as usize;
-        let test = |sp: u32, env: &mut Env| -> Result<bool, RunError> {
+        let test = |sp: u32, env: &mut Env| -> Eval<bool> {
             env.locals[slot] = Value::Space(bi, sp);
             match &a.filter {
                 Some(f) => self.bool(f, env),
@@ -723,6 +769,34 @@ impl<'a> Ctx<'a> {
         match board.shape {
             crate::ir::BoardShape::Grid { width, height, .. } => {
                 let (w, h) = (width as i64, height as i64);
+                if let Some(t) = through {
+                    let (tx, ty) = (t % w, t / w);
+                    for (dx, dy) in [(1i64, 0i64), (0, 1), (1, 1), (-1, 1)] {
+                        // Count matching spaces on both sides of `t` along this direction.
+                        let mut run = 1;
+                        for sign in [1i64, -1] {
+                            let mut k = 1;
+                            loop {
+                                let (x, y) = (tx + sign * dx * k, ty + sign * dy * k);
+                                if x < 0
+                                    || y < 0
+                                    || x >= w
+                                    || y >= h
+                                    || run >= n
+                                    || !test((y * w + x) as u32, env)?
+                                {
+                                    break;
+                                }
+                                run += 1;
+                                k += 1;
+                            }
+                        }
+                        if run >= n && test(t as u32, env)? {
+                            return Ok(Value::Bool(true));
+                        }
+                    }
+                    return Ok(Value::Bool(false));
+                }
                 for y in 0..h {
                     for x in 0..w {
                         'dir: for (dx, dy) in [(1i64, 0i64), (0, 1), (1, 1), (-1, 1)] {
@@ -742,7 +816,11 @@ impl<'a> Ctx<'a> {
             }
             crate::ir::BoardShape::Ring { size } => {
                 let size = size as i64;
-                'start: for s0 in 0..size {
+                let starts: Vec<i64> = match through {
+                    Some(t) => (0..n.min(size)).map(|k| (t - k).rem_euclid(size)).collect(),
+                    None => (0..size).collect(),
+                };
+                'start: for s0 in starts {
                     for k in 0..n.min(size) {
                         if !test(((s0 + k) % size) as u32, env)? {
                             continue 'start;

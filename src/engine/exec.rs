@@ -13,7 +13,7 @@ use rand_chacha::ChaCha8Rng;
 /// Instructions the rules may run between two decisions before they are stopped.
 pub const STEP_LIMIT: u64 = 2_000_000;
 /// The most locals one procedure may use while its options are listed.
-const MAX_LOCALS: usize = 128;
+pub(crate) const MAX_LOCALS: usize = 64;
 
 fn err(msg: impl Into<String>, span: Option<Span>) -> RunError {
     RunError {
@@ -92,13 +92,14 @@ impl Game {
             chance: cfg.chance,
             chance_step: 0,
             commits: vec![],
+            cache: vec![],
             decisions: 0,
             outcome: None,
         };
         for v in &self.vars {
             let init = match &v.init {
                 Some(e) => {
-                    let mut locals = [Value::None; 4];
+                    let mut locals = [Value::None; MAX_LOCALS];
                     let ctx = Ctx { g: self, s: &st };
                     ctx.eval(
                         e,
@@ -110,7 +111,7 @@ impl Game {
                     )
                     .map_err(|e| RunError {
                         span: e.span.or(Some(v.span)),
-                        ..e
+                        ..*e
                     })?
                 }
                 None => match v.ty {
@@ -167,6 +168,10 @@ impl Game {
     pub fn legal(&self, st: &State, out: &mut Vec<Action>) -> Result<(), RunError> {
         out.clear();
         match st.wait {
+            Wait::Decision { choice, .. } if self.choices[choice as usize].each.is_none() => {
+                out.extend_from_slice(&st.cache);
+                Ok(())
+            }
             Wait::Decision { choice, actor } => self.options(st, choice, actor, &mut |a| {
                 out.push(a);
                 true
@@ -279,7 +284,7 @@ impl Game {
                     self.bind_rec(
                         &ctx,
                         &act.params,
-                        act.guard.as_ref(),
+                        &act.guard_parts,
                         0,
                         &mut env,
                         &mut |env| {
@@ -296,13 +301,15 @@ impl Game {
                     )
                     .map_err(|e| with_span(e, act.guard_span.or(Some(ch.span))))?;
                 }
-                Arm::Inline { binds, guard, .. } => {
+                Arm::Inline {
+                    binds, guard_parts, ..
+                } => {
                     let mut env = Env {
                         locals: &mut locals[..],
                         me: inline_me,
                         depth: 0,
                     };
-                    self.bind_rec(&ctx, binds, guard.as_ref(), 0, &mut env, &mut |env| {
+                    self.bind_rec(&ctx, binds, guard_parts, 0, &mut env, &mut |env| {
                         let mut args = [Value::None; MAX_ARGS];
                         for (i, b) in binds.iter().enumerate() {
                             args[i] = env.locals[b.slot as usize];
@@ -329,17 +336,18 @@ impl Game {
         &self,
         ctx: &Ctx,
         binds: &[Bind],
-        guard: Option<&crate::ir::Expr>,
+        parts: &[(u16, crate::ir::Expr)],
         k: usize,
         env: &mut Env,
         f: &mut dyn FnMut(&mut Env) -> bool,
     ) -> Result<bool, RunError> {
-        if k == binds.len() {
-            if let Some(g) = guard {
-                if !ctx.bool(g, env)? {
-                    return Ok(true);
-                }
+        // The parts of the guard that need exactly the first k bindings: check them now.
+        for (need, g) in parts {
+            if *need as usize == k && !ctx.bool(g, env)? {
+                return Ok(true);
             }
+        }
+        if k == binds.len() {
             return Ok(f(env));
         }
         let b = &binds[k];
@@ -347,7 +355,7 @@ impl Game {
         let dedup = matches!(b.coll, Coll::Zone(_));
         ctx.each(&b.coll, env, dedup, &mut |v, env| {
             env.locals[b.slot as usize] = v;
-            go_on = self.bind_rec(ctx, binds, guard, k + 1, env, f)?;
+            go_on = self.bind_rec(ctx, binds, parts, k + 1, env, f)?;
             Ok(go_on)
         })?;
         Ok(go_on)
@@ -811,9 +819,19 @@ impl Game {
                     st.locals = std::mem::take(locals);
                     let ended = self.check_end(st);
                     let has = match &ended {
-                        Ok(false) => self
-                            .has_option(st, *cid, actor)
-                            .map_err(|e| with_span(e, Some(ch.span))),
+                        Ok(false) => {
+                            let mut cache = std::mem::take(&mut st.cache);
+                            cache.clear();
+                            let r = self
+                                .options(st, *cid, actor, &mut |a| {
+                                    cache.push(a);
+                                    true
+                                })
+                                .map(|_| !cache.is_empty())
+                                .map_err(|e| with_span(e, Some(ch.span)));
+                            st.cache = cache;
+                            r
+                        }
                         _ => Ok(false),
                     };
                     *locals = std::mem::take(&mut st.locals);
@@ -935,13 +953,13 @@ impl Game {
         span: Span,
     ) -> Result<(), RunError> {
         let base = frame.base as usize;
-        let (slot_ref, range, name): (&mut Value, Option<(i64, i64)>, String);
         let ctx = Ctx { g: self, s: st };
         let mut env = Env {
             locals: &mut locals[base..],
             me: frame.me,
             depth: 0,
         };
+        #[derive(Clone, Copy)]
         enum Where {
             Local(usize),
             Var(usize, u32),
@@ -962,24 +980,24 @@ impl Game {
                 Where::Field((cd.field_base + *field as u32) as usize, c, *field)
             }
         };
-        match at {
-            Where::Local(i) => {
-                slot_ref = &mut locals[i];
-                range = None;
-                name = "a local".into();
+        let name = |at: &Where| -> String {
+            match at {
+                Where::Local(_) => "a local".into(),
+                Where::Var(_, var) => format!("`{}`", self.vars[*var as usize].name),
+                Where::Field(_, c, f) => format!(
+                    "field `{}`",
+                    self.types[self.comps[*c as usize].ty as usize].fields[*f as usize].name
+                ),
             }
-            Where::Var(i, var) => {
-                slot_ref = &mut st.vars[i];
-                range = self.vars[var as usize].range;
-                name = format!("`{}`", self.vars[var as usize].name);
-            }
-            Where::Field(i, c, f) => {
-                let fd = &self.types[self.comps[c as usize].ty as usize].fields[f as usize];
-                range = fd.range;
-                name = format!("field `{}`", fd.name);
-                slot_ref = &mut st.fields[i];
-            }
-        }
+        };
+        let (slot_ref, range): (&mut Value, Option<(i64, i64)>) = match at {
+            Where::Local(i) => (&mut locals[i], None),
+            Where::Var(i, var) => (&mut st.vars[i], self.vars[var as usize].range),
+            Where::Field(i, c, f) => (
+                &mut st.fields[i],
+                self.types[self.comps[c as usize].ty as usize].fields[f as usize].range,
+            ),
+        };
         let new = match op {
             AssignOp::Set => v,
             AssignOp::Add | AssignOp::Sub => match (*slot_ref, v) {
@@ -991,13 +1009,16 @@ impl Game {
                     };
                     Value::Int(r.ok_or_else(|| err("arithmetic overflow", Some(span)))?)
                 }
-                _ => return Err(err(format!("{name} is not a number"), Some(span))),
+                _ => return Err(err(format!("{} is not a number", name(&at)), Some(span))),
             },
         };
         if let (Some((lo, hi)), Value::Int(n)) = (range, new) {
             if n < lo || n > hi {
                 return Err(err(
-                    format!("{name} would become {n}, outside its range {lo}..{hi}"),
+                    format!(
+                        "{} would become {n}, outside its range {lo}..{hi}",
+                        name(&at)
+                    ),
                     Some(span),
                 ));
             }
@@ -1044,7 +1065,7 @@ impl Game {
     fn check_end(&self, st: &mut State) -> Result<bool, RunError> {
         for (cond, span) in &self.end_when {
             let ctx = Ctx { g: self, s: st };
-            let mut locals = [Value::None; 16];
+            let mut locals = [Value::None; MAX_LOCALS];
             let mut env = Env {
                 locals: &mut locals,
                 me: st.current.unwrap_or(0),
@@ -1083,6 +1104,7 @@ impl Game {
                 depth: 0,
             },
         )
+        .map_err(RunError::from)
     }
 
     fn finish(&self, st: &mut State, kind: EndKind, winner: Option<Value>) -> Result<(), RunError> {
@@ -1198,7 +1220,8 @@ fn normalize(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-fn with_span(mut e: RunError, span: Option<Span>) -> RunError {
+fn with_span(e: impl Into<RunError>, span: Option<Span>) -> RunError {
+    let mut e = e.into();
     if e.span.is_none() {
         e.span = span;
     }

@@ -10,7 +10,9 @@ pub mod scenario;
 mod session;
 mod view;
 
-pub use eval::{Ctx, Env};
+pub use eval::{Ctx, Env, DEF_LOCALS};
+/// The most local names one procedure (the flow, the setup, an action) may use.
+pub const LOCALS_LIMIT: usize = exec::MAX_LOCALS;
 pub use exec::WhyNot;
 pub use session::{Match, Save, SAVE_VERSION};
 pub use view::{View, ZoneView};
@@ -107,6 +109,12 @@ impl fmt::Display for RunError {
 
 impl std::error::Error for RunError {}
 
+impl From<Box<RunError>> for RunError {
+    fn from(b: Box<RunError>) -> Self {
+        *b
+    }
+}
+
 impl RunError {
     /// A diagnostic pointing into the rules file, when the error has a span.
     pub fn report(&self, g: &Game) -> miette::Report {
@@ -172,6 +180,8 @@ pub struct State {
     pub(crate) rng: ChaCha8Rng,
     pub chance: ChanceMode,
     pub(crate) chance_step: u32,
+    /// The options of the waiting choice, listed once when the game paused there.
+    pub(crate) cache: Vec<Action>,
     /// Hidden commitments of a simultaneous choice, per seat (`None`: still to choose).
     pub(crate) commits: Vec<Option<Action>>,
     /// Decisions applied so far (players' and chance's).

@@ -47,6 +47,7 @@ impl Game {
                 depth: 0,
             },
         )
+        .map_err(RunError::from)
     }
 
     /// Runs one scenario.
@@ -145,6 +146,13 @@ impl Game {
                     return Err("a refused action changed the game".into());
                 }
                 Ok(())
+            }
+            Step::ExpectNotFinished => {
+                if st.is_over() {
+                    Err("expected the game to go on, but it is over".into())
+                } else {
+                    Ok(())
+                }
             }
             Step::ExpectFinished => {
                 if st.is_over() {

@@ -97,6 +97,38 @@ impl<'g> Match<'g> {
         Ok(())
     }
 
+    /// The players who must still choose (several during a `choose each`).
+    pub fn pending(&self) -> Vec<u8> {
+        self.game.pending(&self.state)
+    }
+
+    /// The legal actions of one pending player, with their canonical texts.
+    pub fn legal_for(&self, seat: u8) -> Result<Vec<(Action, String)>, RunError> {
+        let mut buf = Vec::new();
+        self.game.legal_for(&self.state, seat, &mut buf)?;
+        Ok(buf
+            .into_iter()
+            .map(|a| (a, self.game.action_text(&self.state, &a)))
+            .collect())
+    }
+
+    /// Applies the action of one pending player (in any order during a `choose each`).
+    pub fn apply_for(&mut self, seat: u8, text: &str) -> Result<(), RunError> {
+        let legal = self.legal_for(seat)?;
+        let want = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        let Some((a, t)) = legal.into_iter().find(|(_, t)| *t == want) else {
+            return Err(RunError {
+                message: format!("`{text}` is not a legal action of p{} now", seat + 1),
+                span: None,
+            });
+        };
+        let mut next = self.state.clone();
+        self.game.apply_for(&mut next, seat, &a)?;
+        self.history.push(std::mem::replace(&mut self.state, next));
+        self.log.push(format!("p{}: {t}", seat + 1));
+        Ok(())
+    }
+
     /// Steps back one decision.
     pub fn undo(&mut self) -> Result<(), RunError> {
         let prev = self.history.pop().ok_or_else(|| RunError {
@@ -152,7 +184,17 @@ impl<'g> Match<'g> {
         }
         let mut m = Match::new(game, save.config.clone())?;
         for (i, text) in save.log.iter().enumerate() {
-            m.apply_text(text).map_err(|e| RunError {
+            // `pN: text` is a commitment made out of seat order in a simultaneous choice.
+            let seat_text = text.split_once(": ").and_then(|(p, t)| {
+                p.strip_prefix('p')
+                    .and_then(|n| n.parse::<u8>().ok())
+                    .map(|n| (n, t))
+            });
+            let r = match seat_text {
+                Some((n, t)) if n >= 1 => m.apply_for(n - 1, t),
+                _ => m.apply_text(text),
+            };
+            r.map_err(|e| RunError {
                 message: format!("decision {} of the save, `{text}`: {}", i + 1, e.message),
                 span: e.span,
             })?;

@@ -256,6 +256,9 @@ pub struct ActionDef {
     pub params: Vec<Bind>,
     pub guard: Option<Expr>,
     pub guard_span: Option<Span>,
+    /// The guard split at `and`, each part with the number of parameters it needs bound:
+    /// listing options checks each part as soon as it can, pruning early.
+    pub guard_parts: Vec<(u16, Expr)>,
     /// Listed in some `choose` (not only run by `do`).
     pub offered: bool,
     pub proc: u32,
@@ -301,6 +304,7 @@ pub enum Arm {
         binds: Vec<Bind>,
         guard: Option<Expr>,
         guard_span: Option<Span>,
+        guard_parts: Vec<(u16, Expr)>,
         body_pc: u32,
     },
 }
@@ -508,6 +512,74 @@ pub enum Coll {
         start: Expr,
         cond: Option<Expr>,
     },
+}
+
+impl Expr {
+    /// Calls `f` with every local slot the expression reads.
+    pub fn reads(&self, f: &mut dyn FnMut(u16)) {
+        match self {
+            Expr::Local(l) => f(*l),
+            Expr::Lit(_) | Expr::Const(_) | Expr::Me | Expr::Current | Expr::PlayerCount => {}
+            Expr::Var(_, ix)
+            | Expr::Zone(_, ix)
+            | Expr::Builtin(_, ix, _)
+            | Expr::CallDef(_, ix) => ix.iter().for_each(|x| x.reads(f)),
+            Expr::Field(x, _) | Expr::Not(x) | Expr::Neg(x) => x.reads(f),
+            Expr::Bin(_, a, b, _) => {
+                a.reads(f);
+                b.reads(f);
+            }
+            Expr::If(a, b, c) => {
+                a.reads(f);
+                b.reads(f);
+                c.reads(f);
+            }
+            Expr::Agg(a, _) => {
+                for b in &a.binds {
+                    b.coll.reads(f);
+                }
+                for x in a
+                    .args
+                    .iter()
+                    .chain(&a.filter)
+                    .chain(&a.body)
+                    .chain(&a.otherwise)
+                {
+                    x.reads(f);
+                }
+            }
+        }
+    }
+}
+
+impl Coll {
+    /// Calls `f` with every local slot the collection reads.
+    pub fn reads(&self, f: &mut dyn FnMut(u16)) {
+        match self {
+            Coll::Zone(e) | Coll::Adjacent(e) => e.reads(f),
+            Coll::Range(a, b) => {
+                a.reads(f);
+                b.reads(f);
+            }
+            Coll::List(xs) => xs.iter().for_each(|x| x.reads(f)),
+            Coll::Paths {
+                from, steps, cond, ..
+            } => {
+                from.reads(f);
+                steps.reads(f);
+                if let Some(c) = cond {
+                    c.reads(f);
+                }
+            }
+            Coll::Group { start, cond, .. } => {
+                start.reads(f);
+                if let Some(c) = cond {
+                    c.reads(f);
+                }
+            }
+            Coll::Board(_) | Coll::Enum(_) | Coll::Type(_) | Coll::Players => {}
+        }
+    }
 }
 
 impl Game {

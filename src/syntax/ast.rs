@@ -381,6 +381,7 @@ pub enum StepKind {
     ExpectNotLegal(String),
     ExpectIllegal(String),
     ExpectFinished,
+    ExpectNotFinished,
     ExpectWinners(Expr),
     ExpectActor(Expr),
     Expect(Expr),

@@ -282,6 +282,7 @@ fn rule_words(r: Rule) -> &'static str {
         | Rule::sc_expect_not_legal
         | Rule::sc_expect_illegal_apply
         | Rule::sc_expect_finished
+        | Rule::sc_expect_not_finished
         | Rule::sc_expect_winners
         | Rule::sc_expect_actor => "a scenario step",
         Rule::scenario => "`scenario`",
@@ -872,6 +873,7 @@ fn step(p: Pair<Rule>) -> Step {
             StepKind::ExpectIllegal(string(it.nth(1).expect("action")))
         }
         Rule::sc_expect_finished => StepKind::ExpectFinished,
+        Rule::sc_expect_not_finished => StepKind::ExpectNotFinished,
         Rule::sc_expect_winners => StepKind::ExpectWinners(expr(it.nth(1).expect("winners"))),
         Rule::sc_expect_actor => StepKind::ExpectActor(expr(it.nth(1).expect("actor"))),
         Rule::sc_expect => StepKind::Expect(expr(it.next().expect("expr"))),

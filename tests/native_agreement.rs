@@ -1,0 +1,175 @@
+//! The interpreter against hand-written native engines (tests/native/): random games played
+//! by the interpreter are replayed decision by decision into the native engine, which must
+//! offer exactly the same legal actions, as canonical texts **in the same order**, at every
+//! decision (chance outcomes included), and end with the same scores and winners.
+//!
+//! `native_speed_report` only prints native playout speeds for the README's "Speed" table:
+//!
+//!     cargo test --release --test native_agreement native_speed_report -- --nocapture
+
+mod native;
+
+use native::connect_four::ConnectFour;
+use native::omega_shift::OmegaShift;
+use native::{Native, Rng, Turn};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use rulebook::agents::{pick_chance, RandomAgent};
+use rulebook::cli::game_seed;
+use rulebook::engine::{Actor, ChanceMode, Config};
+use rulebook::Game;
+use std::time::{Duration, Instant};
+
+/// Random games per game. All 1,000 run in debug builds too: with the dev profile
+/// (opt-level 1) the whole file takes about 5 s on the 2-core development machine.
+const GAMES: u64 = 1_000;
+
+fn game(path: &str) -> Game {
+    let text = std::fs::read_to_string(path).expect("readable");
+    rulebook::load(path, &text).game.expect("valid rules")
+}
+
+/// Plays `games` interpreted games with external chance, a random agent choosing for both
+/// players and chance outcomes drawn by their weights, and replays each into a fresh native
+/// engine. Returns the decisions compared (players' and chance's).
+fn agree<N: Native>(path: &str, games: u64, new: impl Fn() -> N) -> u64 {
+    let g = game(path);
+    let mut buf = Vec::new();
+    let mut nbuf = Vec::new();
+    let mut compared = 0;
+    for i in 0..games {
+        let seed = game_seed(0xA9EE, i);
+        let cfg = Config {
+            players: 2,
+            variant: None,
+            seed,
+            chance: ChanceMode::External,
+        };
+        let mut st = g.start(&cfg).expect("starts");
+        let mut native = new();
+        let mut agent = RandomAgent::new(seed);
+        let mut chance = ChaCha8Rng::seed_from_u64(seed ^ 0xC4A2CE);
+        let mut step = 0;
+        loop {
+            let actor = g.actor(&st);
+            let at = format!("{path}: game {i} (seed {seed}), decision {step}");
+            match (actor, native.turn()) {
+                (Actor::Nobody, Turn::Over) => break,
+                (Actor::Chance, Turn::Chance) => {}
+                (Actor::Player(a), Turn::Player(b)) if a == b => {}
+                (a, b) => panic!("{at}: the interpreter waits on {a:?}, the native on {b:?}"),
+            }
+            g.legal(&st, &mut buf).expect("legal");
+            let texts: Vec<String> = buf.iter().map(|a| g.action_text(&st, a)).collect();
+            native.legal(&mut nbuf);
+            let ntexts: Vec<String> = nbuf.iter().map(|m| native.text(*m)).collect();
+            assert_eq!(texts, ntexts, "{at}: interpreter (left) and native (right)");
+            let a = match actor {
+                Actor::Chance => pick_chance(&g, &st, &mut chance)
+                    .expect("chance outcomes")
+                    .expect("an outcome"),
+                _ => agent.pick(&buf).expect("a legal action"),
+            };
+            let k = buf.iter().position(|x| *x == a).expect("listed");
+            native.apply(nbuf[k]);
+            g.apply_unchecked(&mut st, &a).expect("applies");
+            step += 1;
+            compared += 1;
+        }
+        let o = st.outcome().expect("over");
+        let (scores, winners) = native.outcome().expect("native over");
+        assert_eq!(o.scores, scores, "{path}: game {i} (seed {seed}): scores");
+        assert_eq!(
+            o.winners, winners,
+            "{path}: game {i} (seed {seed}): winners"
+        );
+    }
+    compared
+}
+
+#[test]
+fn omega_shift_native_agrees_with_the_interpreter() {
+    // 1,000 games of ~340 decisions each (64 of them chance: 4 + 59 shuffle steps, 1 roll)
+    let n = agree("rules/omega_shift.rules", GAMES, OmegaShift::new_external);
+    assert!(n > GAMES * 300, "{n} decisions compared");
+}
+
+#[test]
+fn connect_four_native_agrees_with_the_interpreter() {
+    let n = agree("rules/classic/connect_four.rules", GAMES, ConnectFour::new);
+    assert!(n > GAMES * 7, "{n} decisions compared");
+}
+
+/// Time this thread has spent on a CPU (/proc/thread-self/schedstat), where the system tells it.
+fn on_cpu() -> Option<Duration> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    Some(Duration::from_nanos(
+        s.split_whitespace().next()?.parse().ok()?,
+    ))
+}
+
+/// Native random playouts for `time` after a tenth of it as warm-up: (playouts, decisions,
+/// elapsed, time on the CPU).
+fn measure(
+    time: Duration,
+    mut playout: impl FnMut(&mut Rng) -> u32,
+) -> (u64, u64, Duration, Option<Duration>) {
+    let mut rng = Rng::new(0x5EED);
+    let warm = Instant::now();
+    while warm.elapsed() < time / 10 {
+        std::hint::black_box(playout(&mut rng));
+    }
+    let (mut games, mut decisions) = (0u64, 0u64);
+    let cpu = on_cpu();
+    let start = Instant::now();
+    while start.elapsed() < time {
+        decisions += std::hint::black_box(playout(&mut rng)) as u64;
+        games += 1;
+    }
+    let elapsed = start.elapsed();
+    let cpu = match (cpu, on_cpu()) {
+        (Some(a), Some(b)) => b.checked_sub(a),
+        _ => None,
+    };
+    (games, decisions, elapsed, cpu)
+}
+
+/// Prints native playouts per second (never asserts: timing is not a test).
+#[test]
+fn native_speed_report() {
+    let time = if cfg!(debug_assertions) {
+        Duration::from_millis(200)
+    } else {
+        Duration::from_secs(1)
+    };
+    type Playout = fn(&mut Rng) -> u32;
+    let games: [(&str, Playout); 2] = [
+        ("Omega Shift", |r| {
+            let (d, s) = OmegaShift::playout(r);
+            std::hint::black_box(s);
+            d
+        }),
+        ("Connect Four", |r| {
+            let (d, w) = ConnectFour::playout(r);
+            std::hint::black_box(w);
+            d
+        }),
+    ];
+    for (name, playout) in games {
+        let (n, d, t, cpu) = measure(time, playout);
+        let s = t.as_secs_f64();
+        println!(
+            "native {name}: {:.0} playouts/s, {:.0} decisions/s, {:.2} decisions/game \
+             ({n} playouts in {s:.2} s, cpu share {}{})",
+            n as f64 / s,
+            d as f64 / s,
+            d as f64 / n.max(1) as f64,
+            cpu.map_or("n/a".into(), |c| format!("{:.3}", c.as_secs_f64() / s)),
+            if cfg!(debug_assertions) {
+                ", debug build"
+            } else {
+                ""
+            }
+        );
+    }
+}
