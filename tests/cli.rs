@@ -176,3 +176,47 @@ fn bench_prints_speed_figures_as_json() {
     assert_ne!(code, 0);
     assert!(err.contains("--seconds must be a positive number"), "{err}");
 }
+
+#[test]
+fn threads_give_the_same_results_as_one_thread() {
+    let one = rulebook(&[
+        "simulate",
+        "rules/omega_shift.rules",
+        "--games",
+        "40",
+        "--seed",
+        "4",
+        "--json",
+    ]);
+    let two = rulebook(&[
+        "simulate",
+        "rules/omega_shift.rules",
+        "--games",
+        "40",
+        "--seed",
+        "4",
+        "--json",
+        "--threads",
+        "2",
+    ]);
+    assert_eq!(one.0, 0);
+    assert_eq!(one.1, two.1);
+    let one = rulebook(&[
+        "count",
+        "rules/classic/tic_tac_toe.rules",
+        "--depth",
+        "4",
+        "--json",
+    ]);
+    let two = rulebook(&[
+        "count",
+        "rules/classic/tic_tac_toe.rules",
+        "--depth",
+        "4",
+        "--json",
+        "--threads",
+        "2",
+    ]);
+    assert_eq!(one.0, 0);
+    assert_eq!(one.1, two.1);
+}

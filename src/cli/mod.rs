@@ -47,6 +47,9 @@ enum Cmd {
         /// Print the summary as one JSON object.
         #[arg(long)]
         json: bool,
+        /// Threads to use; the summary is the same for any number.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
     },
     /// Play in the terminal against random players.
     Play {
@@ -79,6 +82,9 @@ enum Cmd {
         depth: u32,
         #[arg(long)]
         json: bool,
+        /// Threads to use; the counts are the same for any number.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
     },
     /// Random playouts on one core for a while: playouts, decisions per second, peak memory.
     Bench(bench::BenchArgs),
@@ -100,10 +106,12 @@ pub fn run() -> miette::Result<()> {
             games,
             seed,
             json,
+            threads,
         } => {
             let g = load_game(&file)?;
             let cfg = config(&g, players, variant, seed)?;
-            let summary = simulate(&g, &cfg, games, std::io::stderr().is_terminal());
+            let summary =
+                simulate_threads(&g, &cfg, games, std::io::stderr().is_terminal(), threads);
             if json {
                 println!("{}", summary.json(&g));
             } else {
@@ -178,11 +186,12 @@ pub fn run() -> miette::Result<()> {
             variant,
             depth,
             json,
+            threads,
         } => {
             let g = load_game(&file)?;
             let mut cfg = config(&g, players, variant, 0)?;
             cfg.chance = ChanceMode::External;
-            let c = count(&g, &cfg, depth).map_err(|e| e.report(&g))?;
+            let c = count_threads(&g, &cfg, depth, threads).map_err(|e| e.report(&g))?;
             if json {
                 println!(
                     "{}",
@@ -421,9 +430,106 @@ pub(crate) fn action_decl(g: &Game, st: &State, a: &Action) -> Option<u32> {
     }
 }
 
-/// Plays `games` random games and summarises them. The same seed gives the same summary.
+/// One simulated game: its player decisions, or its error; scores and winners; the actions
+/// that were legal at some point.
+struct GameRun {
+    result: Result<(u64, crate::engine::Outcome), String>,
+    ever_legal: Vec<bool>,
+}
+
+fn run_one(g: &Game, cfg: &Config, i: u64, buf: &mut Vec<Action>) -> GameRun {
+    let seed = game_seed(cfg.seed, i);
+    let mut c = cfg.clone();
+    c.seed = seed;
+    let mut agent = RandomAgent::new(seed ^ 0x5EED);
+    let mut ever_legal = vec![false; g.actions.len()];
+    let result = (|| -> Result<(u64, crate::engine::Outcome), crate::engine::RunError> {
+        let mut st = g.start(&c)?;
+        let mut turns = 0;
+        loop {
+            match g.actor(&st) {
+                Actor::Nobody => break,
+                actor => {
+                    if st.decisions > 1_000_000 {
+                        return Err(crate::engine::RunError {
+                            message: "the game did not end within 1,000,000 decisions".into(),
+                            span: None,
+                        });
+                    }
+                    g.legal(&st, buf)?;
+                    for a in buf.iter() {
+                        if let Some(ai) = action_decl(g, &st, a) {
+                            ever_legal[ai as usize] = true;
+                        }
+                    }
+                    let a = agent.pick(buf).ok_or_else(|| crate::engine::RunError {
+                        message: "no legal action".into(),
+                        span: None,
+                    })?;
+                    g.apply_unchecked(&mut st, &a)?;
+                    if matches!(actor, Actor::Player(_)) {
+                        turns += 1;
+                    }
+                }
+            }
+        }
+        Ok((turns, st.outcome().expect("over").clone()))
+    })()
+    .map_err(|e| format!("game {i} (seed {seed}): {e}"));
+    GameRun { result, ever_legal }
+}
+
+/// Plays `games` random games and summarises them. The same seed gives the same summary,
+/// whatever the number of threads: game `i` always gets the same seed, and results are
+/// gathered in game order.
 pub fn simulate(g: &Game, cfg: &Config, games: u64, progress: bool) -> Summary {
+    simulate_threads(g, cfg, games, progress, 1)
+}
+
+/// [`simulate`] on `threads` threads.
+pub fn simulate_threads(
+    g: &Game,
+    cfg: &Config,
+    games: u64,
+    progress: bool,
+    threads: usize,
+) -> Summary {
     let n = cfg.players as usize;
+    let threads = threads.max(1);
+    let done = std::sync::atomic::AtomicU64::new(0);
+    let start = std::time::Instant::now();
+    let mut runs: Vec<(u64, GameRun)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads as u64)
+            .map(|t| {
+                let done = &done;
+                scope.spawn(move || {
+                    let mut buf = Vec::new();
+                    let mut out = Vec::new();
+                    let mut i = t;
+                    while i < games {
+                        out.push((i, run_one(g, cfg, i, &mut buf)));
+                        let k = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+                        if progress && t == 0 && k % 500 == 0 {
+                            eprint!("\r{k}/{games} games, {:.1}s", start.elapsed().as_secs_f64());
+                        }
+                        i += threads as u64;
+                    }
+                    out
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_default())
+            .collect()
+    });
+    runs.sort_by_key(|r| r.0);
+    if progress && games >= 500 {
+        eprintln!(
+            "\r{games}/{games} games, {:.1}s",
+            start.elapsed().as_secs_f64()
+        );
+    }
     let mut s = Summary {
         games,
         wins: vec![0; n],
@@ -431,76 +537,31 @@ pub fn simulate(g: &Game, cfg: &Config, games: u64, progress: bool) -> Summary {
         ever_legal: vec![false; g.actions.len()],
         ..Default::default()
     };
-    let mut buf = Vec::new();
-    let start = std::time::Instant::now();
-    for i in 0..games {
-        if progress && i % 500 == 0 && i > 0 {
-            eprint!("\r{i}/{games} games, {:.1}s", start.elapsed().as_secs_f64());
+    for (_, r) in runs {
+        for (k, e) in r.ever_legal.iter().enumerate() {
+            s.ever_legal[k] |= *e;
         }
-        let seed = game_seed(cfg.seed, i);
-        let mut c = cfg.clone();
-        c.seed = seed;
-        let mut agent = RandomAgent::new(seed ^ 0x5EED);
-        let r = (|| -> Result<u64, crate::engine::RunError> {
-            let mut st = g.start(&c)?;
-            let mut turns = 0;
-            loop {
-                match g.actor(&st) {
-                    Actor::Nobody => break,
-                    actor => {
-                        if st.decisions > 1_000_000 {
-                            return Err(crate::engine::RunError {
-                                message: "the game did not end within 1,000,000 decisions".into(),
-                                span: None,
-                            });
-                        }
-                        g.legal(&st, &mut buf)?;
-                        for a in &buf {
-                            if let Some(ai) = action_decl(g, &st, a) {
-                                s.ever_legal[ai as usize] = true;
-                            }
-                        }
-                        let a = agent.pick(&buf).ok_or_else(|| crate::engine::RunError {
-                            message: "no legal action".into(),
-                            span: None,
-                        })?;
-                        g.apply_unchecked(&mut st, &a)?;
-                        if matches!(actor, Actor::Player(_)) {
-                            turns += 1;
-                        }
-                    }
-                }
-            }
-            let o = st.outcome().expect("over");
-            for (p, sc) in o.scores.iter().enumerate() {
-                s.score_sums[p] += sc;
-            }
-            for w in &o.winners {
-                s.wins[*w as usize] += 1;
-            }
-            if o.winners.is_empty() {
-                s.draws += 1;
-            }
-            Ok(turns)
-        })();
-        match r {
-            Ok(t) => {
+        match r.result {
+            Ok((turns, o)) => {
                 s.completed += 1;
-                s.turns.push(t);
+                s.turns.push(turns);
+                for (p, sc) in o.scores.iter().enumerate() {
+                    s.score_sums[p] += sc;
+                }
+                for w in &o.winners {
+                    s.wins[*w as usize] += 1;
+                }
+                if o.winners.is_empty() {
+                    s.draws += 1;
+                }
             }
             Err(e) => {
                 s.errors += 1;
                 if s.first_error.is_none() {
-                    s.first_error = Some(format!("game {i} (seed {seed}): {e}"));
+                    s.first_error = Some(e);
                 }
             }
         }
-    }
-    if progress && games >= 500 {
-        eprintln!(
-            "\r{games}/{games} games, {:.1}s",
-            start.elapsed().as_secs_f64()
-        );
     }
     s
 }
@@ -514,48 +575,104 @@ pub struct Counts {
 
 /// Walks every legal action (and every chance outcome) to `depth`.
 pub fn count(g: &Game, cfg: &Config, depth: u32) -> Result<Counts, crate::engine::RunError> {
+    count_threads(g, cfg, depth, 1)
+}
+
+fn walk(
+    g: &Game,
+    st: &State,
+    d: u32,
+    max: u32,
+    c: &mut Counts,
+) -> Result<(), crate::engine::RunError> {
+    c.nodes[d as usize] += 1;
+    if let Some(o) = st.outcome() {
+        c.finished += 1;
+        let key = if o.winners.is_empty() {
+            "none".to_string()
+        } else {
+            o.winners
+                .iter()
+                .map(|w| format!("p{}", w + 1))
+                .collect::<Vec<_>>()
+                .join("+")
+        };
+        *c.outcomes.entry(key).or_insert(0) += 1;
+        return Ok(());
+    }
+    if d == max {
+        return Ok(());
+    }
+    let mut buf = Vec::new();
+    g.legal(st, &mut buf)?;
+    for a in &buf {
+        let mut next = st.clone();
+        g.apply_unchecked(&mut next, a)?;
+        walk(g, &next, d + 1, max, c)?;
+    }
+    Ok(())
+}
+
+/// [`count`] on `threads` threads: the root's children are shared out; the sums are the same.
+pub fn count_threads(
+    g: &Game,
+    cfg: &Config,
+    depth: u32,
+    threads: usize,
+) -> Result<Counts, crate::engine::RunError> {
     let root = g.start(cfg)?;
-    let mut c = Counts {
+    let empty = || Counts {
         nodes: vec![0; depth as usize + 1],
         finished: 0,
         outcomes: BTreeMap::new(),
     };
-    fn walk(
-        g: &Game,
-        st: &State,
-        d: u32,
-        max: u32,
-        c: &mut Counts,
-    ) -> Result<(), crate::engine::RunError> {
-        c.nodes[d as usize] += 1;
-        if let Some(o) = st.outcome() {
-            c.finished += 1;
-            let key = if o.winners.is_empty() {
-                "none".to_string()
-            } else {
-                o.winners
-                    .iter()
-                    .map(|w| format!("p{}", w + 1))
-                    .collect::<Vec<_>>()
-                    .join("+")
-            };
-            *c.outcomes.entry(key).or_insert(0) += 1;
-            return Ok(());
-        }
-        if d == max {
-            return Ok(());
-        }
-        let mut buf = Vec::new();
-        g.legal(st, &mut buf)?;
-        for a in &buf {
-            let mut next = st.clone();
-            g.apply_unchecked(&mut next, a)?;
-            walk(g, &next, d + 1, max, c)?;
-        }
-        Ok(())
+    let mut total = empty();
+    let mut buf = Vec::new();
+    g.legal(&root, &mut buf)?;
+    if depth == 0 || root.is_over() || threads <= 1 {
+        walk(g, &root, 0, depth, &mut total)?;
+        return Ok(total);
     }
-    walk(g, &root, 0, depth, &mut c)?;
-    Ok(c)
+    total.nodes[0] = 1;
+    let threads = threads.min(buf.len()).max(1);
+    let parts: Vec<Result<Counts, crate::engine::RunError>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                let (buf, root) = (&buf, &root);
+                scope.spawn(move || {
+                    let mut c = empty();
+                    for a in buf.iter().skip(t).step_by(threads) {
+                        let mut next = root.clone();
+                        g.apply_unchecked(&mut next, a)?;
+                        walk(g, &next, 1, depth, &mut c)?;
+                    }
+                    Ok(c)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    Err(crate::engine::RunError {
+                        message: "a counting thread failed".into(),
+                        span: None,
+                    })
+                })
+            })
+            .collect()
+    });
+    for p in parts {
+        let p = p?;
+        for (k, n) in p.nodes.iter().enumerate() {
+            total.nodes[k] += n;
+        }
+        total.finished += p.finished;
+        for (k, v) in p.outcomes {
+            *total.outcomes.entry(k).or_insert(0) += v;
+        }
+    }
+    Ok(total)
 }
 
 fn scenario_files(p: &Path, out: &mut Vec<PathBuf>) -> miette::Result<()> {

@@ -67,7 +67,17 @@ impl Game {
         for c in &self.comps {
             fields.extend_from_slice(&c.fields);
         }
-        let mut zones = vec![Vec::new(); self.zone_instances as usize];
+        // Each zone gets room for the components that could ever be in it (up to 64), so that
+        // moving components during play does not allocate.
+        let mut per_type = vec![0usize; self.types.len()];
+        for c in &self.comps {
+            per_type[c.ty as usize] += 1;
+        }
+        let mut zones: Vec<Vec<u32>> = self
+            .instances
+            .iter()
+            .map(|i| Vec::with_capacity(per_type[self.zones[i.zone as usize].ty as usize].min(64)))
+            .collect();
         let mut loc = Vec::with_capacity(self.comps.len());
         for (i, c) in self.comps.iter().enumerate() {
             zones[c.zone as usize].push(i as u32);

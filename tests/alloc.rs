@@ -1,0 +1,75 @@
+//! No allocation per decision in the steady state of a playout: a counting allocator watches
+//! random games, leaving out each game's start, its first two decisions (while the stacks of
+//! frames and locals reach their working size) and the decision that ends it (the outcome is
+//! built then). Zones may still grow past an earlier size now and then, so the count per
+//! decision must be close to zero, not exactly zero.
+
+use rulebook::agents::RandomAgent;
+use rulebook::engine::{Actor, ChanceMode, Config};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+struct Counting;
+static ALLOCS: AtomicU64 = AtomicU64::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        System.alloc(layout)
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        System.dealloc(ptr, layout)
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        System.realloc(ptr, layout, new_size)
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Allocations per decision over `games` random games, counting from each game's start.
+fn allocations_per_decision(path: &str, games: u64) -> f64 {
+    let text = std::fs::read_to_string(path).expect("readable");
+    let g = rulebook::load(path, &text).game.expect("valid");
+    let mut buf = Vec::with_capacity(256);
+    let (mut allocs, mut decisions) = (0u64, 0u64);
+    for seed in 0..games {
+        let mut st = g
+            .start(&Config {
+                players: g.min_players,
+                variant: None,
+                seed,
+                chance: ChanceMode::Seeded,
+            })
+            .expect("starts");
+        let mut agent = RandomAgent::new(seed);
+        let mut k = 0;
+        while g.actor(&st) != Actor::Nobody {
+            let before = ALLOCS.load(Ordering::Relaxed);
+            g.legal(&st, &mut buf).expect("legal");
+            let a = agent.pick(&buf).expect("an action");
+            g.apply_unchecked(&mut st, &a).expect("applies");
+            k += 1;
+            if k > 2 && !st.is_over() {
+                allocs += ALLOCS.load(Ordering::Relaxed) - before;
+                decisions += 1;
+            }
+        }
+    }
+    allocs as f64 / decisions as f64
+}
+
+#[test]
+fn playouts_do_not_allocate_per_decision() {
+    for path in [
+        "rules/classic/tic_tac_toe.rules",
+        "rules/classic/connect_four.rules",
+        "rules/omega_shift.rules",
+    ] {
+        let per = allocations_per_decision(path, 50);
+        println!("{path}: {per:.3} allocations per decision");
+        assert!(per < 0.1, "{path}: {per:.3} allocations per decision");
+    }
+}
