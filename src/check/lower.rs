@@ -205,23 +205,29 @@ impl Checker {
                 let (x, ta) = self.expr(a);
                 let (y, tb) = self.expr(b);
                 use ast::BinOp::*;
-                let t = match op {
-                    Or | And => {
+                // What both sides must be (none for `==`/`!=`), and what the result is.
+                let (want, t) = match op {
+                    Or | And => (Some(Type::Bool), Type::Bool),
+                    Eq | Ne => (None, Type::Bool),
+                    Lt | Le | Gt | Ge => (Some(Type::Int), Type::Bool),
+                    Add | Sub | Mul | Div | Mod => (Some(Type::Int), Type::Int),
+                };
+                match want {
+                    Some(w) => {
                         self.expect_type(
                             ta,
-                            Type::Bool,
+                            w,
                             a.span,
                             &format!("the left side of `{}`", op.symbol()),
                         );
                         self.expect_type(
                             tb,
-                            Type::Bool,
+                            w,
                             b.span,
                             &format!("the right side of `{}`", op.symbol()),
                         );
-                        Type::Bool
                     }
-                    Eq | Ne => {
+                    None => {
                         if ta != tb && ta != Type::Any && tb != Type::Any {
                             let p = self.error(
                                 "check::type",
@@ -235,39 +241,8 @@ impl Checker {
                             );
                             p.help = Some("compare values of the same type".into());
                         }
-                        Type::Bool
                     }
-                    Lt | Le | Gt | Ge => {
-                        self.expect_type(
-                            ta,
-                            Type::Int,
-                            a.span,
-                            &format!("the left side of `{}`", op.symbol()),
-                        );
-                        self.expect_type(
-                            tb,
-                            Type::Int,
-                            b.span,
-                            &format!("the right side of `{}`", op.symbol()),
-                        );
-                        Type::Bool
-                    }
-                    Add | Sub | Mul | Div | Mod => {
-                        self.expect_type(
-                            ta,
-                            Type::Int,
-                            a.span,
-                            &format!("the left side of `{}`", op.symbol()),
-                        );
-                        self.expect_type(
-                            tb,
-                            Type::Int,
-                            b.span,
-                            &format!("the right side of `{}`", op.symbol()),
-                        );
-                        Type::Int
-                    }
-                };
+                }
                 (Expr::Bin(*op, Box::new(x), Box::new(y), e.span), t)
             }
             K::If(c, a, b) => {
@@ -663,18 +638,7 @@ impl Checker {
             }
         };
         let depth = self.scopes.len();
-        let mut binds = vec![];
-        for b in bindings {
-            let (coll, ty) = self.coll(&b.coll);
-            let slot = self.bind_local(&b.var.name, ty);
-            binds.push(ir::Bind {
-                name: b.var.name.clone(),
-                slot,
-                coll,
-                ty,
-                span: b.coll.span,
-            });
-        }
+        let binds = self.bind_all(bindings);
         let args2: Vec<Expr> = args
             .iter()
             .enumerate()
@@ -855,6 +819,24 @@ impl Checker {
             ),
             Type::Int,
         )
+    }
+
+    /// Lowers `x in C, y in D, ...`, bringing each name into scope in turn.
+    pub(crate) fn bind_all(&mut self, bindings: &[ast::Binding]) -> Vec<ir::Bind> {
+        bindings
+            .iter()
+            .map(|b| {
+                let (coll, ty) = self.coll(&b.coll);
+                let slot = self.bind_local(&b.var.name, ty);
+                ir::Bind {
+                    name: b.var.name.clone(),
+                    slot,
+                    coll,
+                    ty,
+                    span: b.coll.span,
+                }
+            })
+            .collect()
     }
 
     /// Lowers a collection and returns the type of its elements.
@@ -1640,18 +1622,7 @@ impl Checker {
                     );
                 }
                 let depth = self.scopes.len();
-                let mut binds = vec![];
-                for b in bindings {
-                    let (coll, ty) = self.coll(&b.coll);
-                    let slot = self.bind_local(&b.var.name, ty);
-                    binds.push(ir::Bind {
-                        name: b.var.name.clone(),
-                        slot,
-                        coll,
-                        ty,
-                        span: b.coll.span,
-                    });
-                }
+                let binds = self.bind_all(bindings);
                 let g = guard.as_ref().map(|g| {
                     let (x, t) = self.expr(g);
                     self.expect_type(t, Type::Bool, g.span, "a `where` condition");

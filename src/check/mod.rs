@@ -587,33 +587,29 @@ impl Checker {
         }
         for d in &file.decls {
             match &d.kind {
-                ast::DeclKind::Setup(b) => {
-                    if let Some(prev) = setup_seen {
+                ast::DeclKind::Setup(b) | ast::DeclKind::Flow(b) => {
+                    let is_setup = matches!(d.kind, ast::DeclKind::Setup(_));
+                    let (word, seen) = if is_setup {
+                        ("setup", &mut setup_seen)
+                    } else {
+                        ("flow", &mut flow_seen)
+                    };
+                    if let Some(prev) = *seen {
                         let p = self.error(
                             "check::duplicate",
                             d.span,
-                            "`setup` is declared twice",
-                            "second setup",
+                            format!("`{word}` is declared twice"),
+                            format!("second {word}"),
                         );
-                        p.related = Some((prev, "first setup".into()));
+                        p.related = Some((prev, format!("first {word}")));
                     }
-                    setup_seen = Some(d.span);
-                    let id = self.proc_body("setup", b, &[]);
-                    self.game.setup = Some(id);
-                }
-                ast::DeclKind::Flow(b) => {
-                    if let Some(prev) = flow_seen {
-                        let p = self.error(
-                            "check::duplicate",
-                            d.span,
-                            "`flow` is declared twice",
-                            "second flow",
-                        );
-                        p.related = Some((prev, "first flow".into()));
+                    *seen = Some(d.span);
+                    let id = self.proc_body(word, b, &[]);
+                    if is_setup {
+                        self.game.setup = Some(id);
+                    } else {
+                        self.game.flow = id;
                     }
-                    flow_seen = Some(d.span);
-                    let id = self.proc_body("flow", b, &[]);
-                    self.game.flow = id;
                 }
                 ast::DeclKind::EndWhen(e) => {
                     self.begin_locals();
@@ -1777,18 +1773,7 @@ impl Checker {
             );
         }
         self.begin_locals();
-        let mut binds = vec![];
-        for p in params {
-            let (coll, ty) = self.coll(&p.coll);
-            let slot = self.bind_local(&p.var.name, ty);
-            binds.push(ir::Bind {
-                name: p.var.name.clone(),
-                slot,
-                coll,
-                ty,
-                span: p.coll.span,
-            });
-        }
+        let binds = self.bind_all(params);
         let g = guard.map(|g| {
             let (x, t) = self.expr(g);
             self.expect_type(t, Type::Bool, g.span, "a guard");

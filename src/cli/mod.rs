@@ -153,29 +153,7 @@ pub fn run() -> miette::Result<()> {
             print!("{}", show::draw(&g, m.state(), &view));
             println!("decisions: {}", m.log().len());
             match m.state().outcome() {
-                Some(o) => {
-                    println!(
-                        "scores: {}",
-                        o.scores
-                            .iter()
-                            .enumerate()
-                            .map(|(i, s)| format!("p{} {s}", i + 1))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    );
-                    if o.winners.is_empty() {
-                        println!("no winner");
-                    } else {
-                        println!(
-                            "winner(s): {}",
-                            o.winners
-                                .iter()
-                                .map(|w| format!("p{}", w + 1))
-                                .collect::<Vec<_>>()
-                                .join(", ")
-                        );
-                    }
-                }
+                Some(o) => print!("{}", show::outcome(o)),
                 None => println!("not finished: {} to act", view.actor),
             }
             0

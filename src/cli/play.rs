@@ -66,27 +66,6 @@ pub fn play(g: &Game, cfg: &Config, seat: u8) -> miette::Result<()> {
     }
     let view = g.view(&st, Some(seat));
     println!("\n{}", show::draw(g, &st, &view));
-    let o = st.outcome().expect("over");
-    println!(
-        "scores: {}",
-        o.scores
-            .iter()
-            .enumerate()
-            .map(|(i, s)| format!("p{} {s}", i + 1))
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
-    if o.winners.is_empty() {
-        println!("no winner");
-    } else {
-        println!(
-            "winner(s): {}",
-            o.winners
-                .iter()
-                .map(|w| format!("p{}", w + 1))
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-    }
+    print!("{}", show::outcome(st.outcome().expect("over")));
     Ok(())
 }

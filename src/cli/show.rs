@@ -334,3 +334,26 @@ pub fn draw(g: &Game, st: &State, v: &View) -> String {
     }
     s
 }
+
+/// Scores and winners, two lines.
+pub fn outcome(o: &crate::engine::Outcome) -> String {
+    let scores: Vec<String> = o
+        .scores
+        .iter()
+        .enumerate()
+        .map(|(i, s)| format!("p{} {s}", i + 1))
+        .collect();
+    let winners = if o.winners.is_empty() {
+        "no winner".to_string()
+    } else {
+        format!(
+            "winner(s): {}",
+            o.winners
+                .iter()
+                .map(|w| format!("p{}", w + 1))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    format!("scores: {}\n{winners}\n", scores.join(", "))
+}

@@ -107,29 +107,28 @@ impl<'a> Ctx<'a> {
         })
     }
 
+    #[cold]
+    fn expected(&self, what: &str, got: Value) -> Box<RunError> {
+        err(
+            format!(
+                "expected {what}, got {}",
+                super::show_value(self.g, self.s, got)
+            ),
+            None,
+        )
+    }
+
     pub fn bool(&self, e: &Expr, env: &mut Env) -> Eval<bool> {
         match self.eval(e, env)? {
             Value::Bool(b) => Ok(b),
-            other => Err(err(
-                format!(
-                    "expected true or false, got {}",
-                    super::show_value(self.g, self.s, other)
-                ),
-                None,
-            )),
+            other => Err(self.expected("true or false", other)),
         }
     }
 
     pub fn int(&self, e: &Expr, env: &mut Env) -> Eval<i64> {
         match self.eval(e, env)? {
             Value::Int(n) => Ok(n),
-            other => Err(err(
-                format!(
-                    "expected a number, got {}",
-                    super::show_value(self.g, self.s, other)
-                ),
-                None,
-            )),
+            other => Err(self.expected("a number", other)),
         }
     }
 
@@ -227,26 +226,14 @@ impl<'a> Ctx<'a> {
     pub fn zone(&self, e: &Expr, env: &mut Env) -> Eval<u32> {
         match self.eval(e, env)? {
             Value::Zone(z) => Ok(z),
-            other => Err(err(
-                format!(
-                    "expected a zone, got {}",
-                    super::show_value(self.g, self.s, other)
-                ),
-                None,
-            )),
+            other => Err(self.expected("a zone", other)),
         }
     }
 
     pub fn comp(&self, e: &Expr, env: &mut Env) -> Eval<u32> {
         match self.eval(e, env)? {
             Value::Comp(c) => Ok(c),
-            other => Err(err(
-                format!(
-                    "expected a component, got {}",
-                    super::show_value(self.g, self.s, other)
-                ),
-                None,
-            )),
+            other => Err(self.expected("a component", other)),
         }
     }
 
