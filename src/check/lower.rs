@@ -331,9 +331,14 @@ impl Checker {
             }
             Global::Zone(z) => {
                 let t = self.game.zones[z as usize].ty;
+                let ty = if t == super::UNKNOWN_TYPE {
+                    Type::Any
+                } else {
+                    Type::Zone(t)
+                };
                 (
                     self.game.zones[z as usize].dims.clone(),
-                    Box::new(move |ix| (Expr::Zone(z, ix), Type::Zone(t))),
+                    Box::new(move |ix| (Expr::Zone(z, ix), ty)),
                 )
             }
             other => {

@@ -1033,7 +1033,7 @@ impl Checker {
                     "zones hold components of one type",
                 );
                 p.help = Some("declare it with `component Name { field: type }`".into());
-                0
+                UNKNOWN_TYPE
             }
         };
         let visibility = match vis.map(|v| v.name.as_str()) {
@@ -1171,7 +1171,11 @@ impl Checker {
             Some(z) => z,
             None => return,
         };
-        if self.game.zones[self.game.instances[inst as usize].zone as usize].ty != t {
+        let zone_ty = self.game.zones[self.game.instances[inst as usize].zone as usize].ty;
+        if zone_ty == UNKNOWN_TYPE {
+            return;
+        }
+        if zone_ty != t {
             let zt = self.game.zones[self.game.instances[inst as usize].zone as usize].ty;
             let p = self.error(
                 "check::type",
@@ -1860,6 +1864,9 @@ fn max_param(e: &ir::Expr, n: u16) -> Option<u16> {
     }
     best
 }
+
+/// The component type of a zone whose declared type is unknown (an error was reported).
+pub(crate) const UNKNOWN_TYPE: u16 = u16::MAX;
 
 /// Column names of a grid: a..z, then aa, ab, ...
 pub fn col_name(x: u32) -> String {

@@ -343,7 +343,9 @@ pub fn outcome(o: &crate::engine::Outcome) -> String {
         .enumerate()
         .map(|(i, s)| format!("p{} {s}", i + 1))
         .collect();
-    let winners = if o.winners.is_empty() {
+    let winners = if o.kind == crate::engine::OutcomeKind::Lost {
+        "every player lost".to_string()
+    } else if o.winners.is_empty() {
         "no winner".to_string()
     } else {
         format!(
