@@ -11,11 +11,13 @@ pub struct RandomAgent {
 }
 
 impl RandomAgent {
+    /// An agent whose picks are determined by `seed` (ChaCha8).
     pub fn new(seed: u64) -> Self {
         RandomAgent {
             rng: ChaCha8Rng::seed_from_u64(seed),
         }
     }
+    /// One of `legal`, each with the same probability; `None` when `legal` is empty.
     pub fn pick(&mut self, legal: &[Action]) -> Option<Action> {
         if legal.is_empty() {
             None
@@ -25,7 +27,8 @@ impl RandomAgent {
     }
 }
 
-/// Picks a chance outcome with its probability (for games run with external chance).
+/// Picks an outcome of the waiting chance event with its probability (for games run with
+/// external chance); `None` when no chance event waits.
 pub fn pick_chance(g: &Game, st: &State, rng: &mut ChaCha8Rng) -> Result<Option<Action>, RunError> {
     let mut outcomes = Vec::new();
     let total = g.chance_outcomes(st, &mut |v, w| outcomes.push((v, w)))?;
@@ -42,8 +45,10 @@ pub fn pick_chance(g: &Game, st: &State, rng: &mut ChaCha8Rng) -> Result<Option<
     Ok(None)
 }
 
-/// Plays a game to the end with random choices for every player (and for chance, when chance
-/// is external). Returns the number of decisions taken.
+/// Plays a game to the end with `agent` choosing for every player, and for chance when chance
+/// is external (uniformly among the listed outcomes, ignoring their weights); `buf` is scratch
+/// space. Returns the number of decisions taken; an error if the game is not over after
+/// `max_decisions`.
 pub fn random_playout(
     g: &Game,
     st: &mut State,

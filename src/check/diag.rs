@@ -8,13 +8,22 @@ use std::sync::Arc;
 /// One problem found in a rules file.
 #[derive(Debug, Clone)]
 pub struct Problem {
+    /// The problem's code without the `rulebook::` prefix, e.g. `check::unknown_name`.
     pub code: &'static str,
+    /// Error or warning; only errors stop a file from loading.
     pub severity: Severity,
+    /// The one-line description.
     pub message: String,
+    /// Where in the file the problem is.
     pub span: Span,
+    /// The label shown under the span.
     pub label: String,
+    /// A second place that explains the first (e.g. the earlier definition of a duplicate),
+    /// with its label.
     pub related: Option<(Span, String)>,
+    /// A hint on how to fix it.
     pub help: Option<String>,
+    /// The file the spans point into, with its name.
     pub src: Arc<NamedSource<String>>,
 }
 
@@ -56,19 +65,23 @@ impl Diagnostic for Problem {
 /// Every problem the checker found, errors and warnings.
 #[derive(Debug, Default)]
 pub struct Diagnostics {
+    /// The problems, in the order found.
     pub problems: Vec<Problem>,
 }
 
 impl Diagnostics {
+    /// Whether any problem is an error.
     pub fn has_errors(&self) -> bool {
         self.problems.iter().any(|p| p.severity == Severity::Error)
     }
+    /// The number of errors.
     pub fn errors(&self) -> usize {
         self.problems
             .iter()
             .filter(|p| p.severity == Severity::Error)
             .count()
     }
+    /// The number of warnings.
     pub fn warnings(&self) -> usize {
         self.problems
             .iter()

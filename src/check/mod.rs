@@ -18,7 +18,9 @@ use std::sync::Arc;
 /// The result of loading a rules file: a checked game (when there were no errors) and
 /// every problem found.
 pub struct Loaded {
+    /// The checked game; `None` when there was any error (warnings alone keep it).
     pub game: Option<Game>,
+    /// Every error and warning found, in the order found.
     pub diagnostics: Diagnostics,
 }
 
@@ -1868,7 +1870,8 @@ fn max_param(e: &ir::Expr, n: u16) -> Option<u16> {
 /// The component type of a zone whose declared type is unknown (an error was reported).
 pub(crate) const UNKNOWN_TYPE: u16 = u16::MAX;
 
-/// Column names of a grid: a..z, then aa, ab, ...
+/// The name of grid column `x` (from 0): `a`..`z`, then `aa`, `ab`, ... (space `b3` is column
+/// 1, row 3).
 pub fn col_name(x: u32) -> String {
     let mut s = String::new();
     let mut n = x + 1;

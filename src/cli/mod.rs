@@ -290,14 +290,26 @@ pub fn game_seed(seed: u64, i: u64) -> u64 {
 /// The figures of a simulation run.
 #[derive(Default)]
 pub struct Summary {
+    /// Games played.
     pub games: u64,
+    /// Games that reached an outcome.
     pub completed: u64,
+    /// Games stopped by a run error (a rule failed, no legal action, or no end within
+    /// 1,000,000 decisions).
     pub errors: u64,
+    /// The error of the first failed game in game order, with its game number and seed.
     pub first_error: Option<String>,
+    /// Per completed game, in game order: the number of player decisions (chance's not
+    /// counted).
     pub turns: Vec<u64>,
+    /// Per seat: the completed games that seat won (a shared win counts for each winner).
     pub wins: Vec<u64>,
+    /// Completed games with no winner (draws, and games everybody lost).
     pub draws: u64,
+    /// Per seat: the sum of its final scores over the completed games.
     pub score_sums: Vec<i64>,
+    /// Per action declaration ([`Game::actions`]): whether it was ever among the legal
+    /// actions.
     pub ever_legal: Vec<bool>,
 }
 
@@ -336,6 +348,8 @@ impl Summary {
             .collect()
     }
 
+    /// The summary as one line of JSON: games, completed, errors, turns (mean, min, max),
+    /// wins, mean scores and the offered actions that were never legal.
     pub fn json(&self, g: &Game) -> String {
         let (mean, min, max) = self.turn_stats();
         serde_json::json!({
@@ -350,6 +364,7 @@ impl Summary {
         .to_string()
     }
 
+    /// The summary as aligned text lines, as `rulebook simulate` prints it.
     pub fn text(&self, g: &Game) -> String {
         let (mean, min, max) = self.turn_stats();
         let seats = |v: Vec<String>| {
@@ -546,8 +561,13 @@ pub fn simulate_threads(
 
 /// Node counts of a game tree walk.
 pub struct Counts {
+    /// `nodes[d]`: the nodes of the game tree at depth `d`, i.e. the sequences of `d` legal
+    /// decisions (players' and, with external chance, chance's), from the start at depth 0
+    /// to the requested depth; a finished game has no children.
     pub nodes: Vec<u64>,
+    /// Finished games among the nodes.
     pub finished: u64,
+    /// Finished games by winners: `p1`, `p1+p2`, ... or `none`.
     pub outcomes: BTreeMap<String, u64>,
 }
 

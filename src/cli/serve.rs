@@ -35,7 +35,8 @@ fn rules_error(g: &Game, e: &RunError) -> Json {
     v
 }
 
-/// Serves one game until end of input.
+/// Serves one game until end of input: every non-blank line of `input` is a request, answered
+/// by one line of JSON on `out`.
 pub fn serve(g: &Game, input: impl BufRead, mut out: impl Write) -> std::io::Result<()> {
     let mut m: Option<Match> = None;
     for line in input.lines() {
@@ -50,7 +51,23 @@ pub fn serve(g: &Game, input: impl BufRead, mut out: impl Write) -> std::io::Res
     Ok(())
 }
 
-/// Answers one request.
+/// Answers one request (one line of JSON) on the match in `m`, which `new` and `load` replace.
+///
+/// ```
+/// use rulebook::cli::serve::handle;
+/// let text = std::fs::read_to_string("rules/classic/tic_tac_toe.rules").unwrap();
+/// let game = rulebook::load("tic_tac_toe.rules", &text).game.expect("valid rules");
+/// let mut m = None;
+///
+/// let reply = handle(&game, &mut m, r#"{"cmd": "new", "players": 2, "seed": 1}"#);
+/// assert_eq!(reply, serde_json::json!({"ok": true, "actor": "p1"}));
+///
+/// let reply = handle(&game, &mut m, r#"{"cmd": "legal"}"#);
+/// assert_eq!(reply["actor"], "p1");
+/// let actions = reply["actions"].as_array().unwrap();
+/// assert_eq!(actions.len(), 9);
+/// assert_eq!(actions[0]["text"], "place cell=a1");
+/// ```
 pub fn handle<'g>(g: &'g Game, m: &mut Option<Match<'g>>, line: &str) -> Json {
     let req: Json = match serde_json::from_str(line) {
         Ok(v) => v,

@@ -10,15 +10,20 @@ const MAX_DEPTH: u16 = 64;
 
 /// Where an expression is evaluated: the locals of its procedure and the acting player.
 pub struct Env<'l> {
+    /// The local slots, indexed by the slot numbers in [`Expr::Local`] and bindings.
     pub locals: &'l mut [Value],
+    /// The seat that `me` denotes.
     pub me: u8,
+    /// Nesting depth of function (`def`) calls, stopped at 64 to catch runaway recursion.
     pub depth: u16,
 }
 
 /// Read-only access to a game and one of its states.
 #[derive(Clone, Copy)]
 pub struct Ctx<'a> {
+    /// The checked game.
     pub g: &'a Game,
+    /// The state expressions read.
     pub s: &'a State,
 }
 
@@ -34,7 +39,7 @@ fn err(msg: impl Into<String>, span: Option<Span>) -> Box<RunError> {
 
 impl<'a> Ctx<'a> {
     /// Evaluates an expression. The common shapes are handled here in a small frame; the
-    /// rest (functions, aggregates, built-ins) in [`Ctx::eval_rest`].
+    /// rest (functions, aggregates, built-ins) in `Ctx::eval_rest`.
     #[inline]
     pub fn eval(&self, e: &Expr, env: &mut Env) -> Eval<Value> {
         match e {
@@ -118,6 +123,7 @@ impl<'a> Ctx<'a> {
         )
     }
 
+    /// Evaluates an expression that must give a boolean; any other value is an error.
     pub fn bool(&self, e: &Expr, env: &mut Env) -> Eval<bool> {
         match self.eval(e, env)? {
             Value::Bool(b) => Ok(b),
@@ -125,6 +131,7 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// Evaluates an expression that must give a number; any other value is an error.
     pub fn int(&self, e: &Expr, env: &mut Env) -> Eval<i64> {
         match self.eval(e, env)? {
             Value::Int(n) => Ok(n),
@@ -199,6 +206,8 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// The slot in [`State::var`] of variable `v` at the indexes `ix` (row-major over its
+    /// dimensions; players, enum values and spaces index by their number).
     pub fn var_slot(&self, v: u32, ix: &[Expr], env: &mut Env) -> Eval<usize> {
         let var = &self.g.vars[v as usize];
         if let [x] = ix {
@@ -213,6 +222,8 @@ impl<'a> Ctx<'a> {
         Ok((var.base + k) as usize)
     }
 
+    /// The zone instance of zone declaration `z` at the indexes `ix` (row-major, from the
+    /// zone's [`base`](crate::ir::ZoneDef::base)).
     pub fn zone_inst(&self, z: u32, ix: &[Expr], env: &mut Env) -> Eval<u32> {
         let zone = &self.g.zones[z as usize];
         let mut k = 0u32;
@@ -223,6 +234,7 @@ impl<'a> Ctx<'a> {
         Ok(zone.base + k)
     }
 
+    /// Evaluates an expression that must give a zone instance; any other value is an error.
     pub fn zone(&self, e: &Expr, env: &mut Env) -> Eval<u32> {
         match self.eval(e, env)? {
             Value::Zone(z) => Ok(z),
@@ -230,6 +242,8 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// Evaluates an expression that must give a component; any other value (`none` too) is an
+    /// error.
     pub fn comp(&self, e: &Expr, env: &mut Env) -> Eval<u32> {
         match self.eval(e, env)? {
             Value::Comp(c) => Ok(c),

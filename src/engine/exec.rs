@@ -157,7 +157,7 @@ impl Game {
         });
     }
 
-    /// The choice a player must make now, if any.
+    /// The index in [`Game::choices`] of the choice a player must make now, if any.
     pub fn waiting_choice(&self, st: &State) -> Option<u32> {
         match st.wait {
             Wait::Decision { choice, .. } => Some(choice),
@@ -174,7 +174,9 @@ impl Game {
         }
     }
 
-    /// Lists the legal actions of the actor into `out` (cleared first), in a stable order.
+    /// Lists the legal actions of the actor into `out` (cleared first), in a stable order:
+    /// a player's options, or the outcomes of a waiting chance event; nothing once the game
+    /// is over.
     pub fn legal(&self, st: &State, out: &mut Vec<Action>) -> Result<(), RunError> {
         out.clear();
         match st.wait {
@@ -196,7 +198,9 @@ impl Game {
         }
     }
 
-    /// Chance outcomes with their weights (probability = weight / total), in a stable order.
+    /// Calls `f` with each outcome of the waiting chance event and its weight, in a stable
+    /// order, and returns the total weight (probability = weight / total; 0 when no chance
+    /// event waits). Interchangeable components are merged into one weighted outcome.
     pub fn chance_outcomes(
         &self,
         st: &State,
@@ -380,7 +384,7 @@ impl Game {
         Ok(any)
     }
 
-    /// Is this action legal now?
+    /// Whether this action is among the legal actions of the actor now.
     pub fn is_legal(&self, st: &State, a: &Action) -> Result<bool, RunError> {
         let mut found = false;
         match st.wait {
@@ -1092,7 +1096,8 @@ impl Game {
         Ok(false)
     }
 
-    /// The final scores of every player.
+    /// Every seat's `score` evaluated on this state, in seat order (all 0 when the game
+    /// declares no `score`).
     pub fn scores(&self, st: &State) -> Result<Vec<i64>, RunError> {
         let Some(score) = &self.score else {
             return Ok(vec![0; st.players as usize]);
@@ -1214,7 +1219,8 @@ impl Game {
             })
     }
 
-    /// The probability weight of a chance outcome (weight, total).
+    /// The probability of chance outcome `v` as (weight, total weight); the weight is 0 when
+    /// `v` cannot happen now.
     pub fn chance_weight(&self, st: &State, v: Value) -> Result<(u32, u32), RunError> {
         let mut w = 0;
         let total = self.chance_outcomes(st, &mut |x, k| {
@@ -1241,7 +1247,9 @@ fn with_span(e: impl Into<RunError>, span: Option<Span>) -> RunError {
 /// Why an action is or is not legal now.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WhyNot {
+    /// Whether the action is legal now.
     pub legal: bool,
+    /// The explanation, in words (`it is legal now` when it is).
     pub reason: String,
     /// The guard, collection or choice in the rules file that decides it.
     pub span: Option<Span>,
@@ -1250,6 +1258,27 @@ pub struct WhyNot {
 impl Game {
     /// Explains whether the action with this canonical text is legal now, naming the choice,
     /// parameter collection or guard that rules it out, with its span in the rules file.
+    ///
+    /// ```
+    /// use rulebook::Config;
+    /// let text = std::fs::read_to_string("rules/classic/tic_tac_toe.rules").unwrap();
+    /// let game = rulebook::load("tic_tac_toe.rules", &text).game.expect("valid rules");
+    /// let mut st = game.start(&Config { players: 2, ..Default::default() }).unwrap();
+    /// let a = game.parse_action(&st, "place cell=b2").unwrap();
+    /// game.apply(&mut st, &a).unwrap();
+    ///
+    /// // b2 is marked now: the guard of `place` rules it out, and the span points at it.
+    /// let why = game.why_not(&st, "place cell=b2").unwrap();
+    /// assert!(!why.legal);
+    /// assert_eq!(why.reason, "its condition does not hold now");
+    /// let span = why.span.unwrap();
+    /// assert_eq!(&game.source[span.start..span.end], "mark[cell] == none");
+    ///
+    /// // A value the parameter cannot take is blamed on the parameter's collection.
+    /// let why = game.why_not(&st, "place cell=z9").unwrap();
+    /// assert_eq!(why.reason, "`cell=z9` is not one of the values `cell` can take now");
+    /// assert!(game.why_not(&st, "place cell=a1").unwrap().legal);
+    /// ```
     pub fn why_not(&self, st: &State, text: &str) -> Result<WhyNot, RunError> {
         let no = |reason: String, span: Option<Span>| {
             Ok(WhyNot {

@@ -36,16 +36,23 @@ pub enum ChanceMode {
 /// How to start a match.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Config {
+    /// Number of seats, which [`Game::start`] requires to lie within the game's declared
+    /// `players` range.
     pub players: u8,
+    /// Name of the variant whose constant overrides apply, or `None` for the base rules.
     pub variant: Option<String>,
+    /// Seed of the state's random generator (shuffles and rolls in [`ChanceMode::Seeded`]).
     pub seed: u64,
+    /// How chance events are resolved.
     pub chance: ChanceMode,
 }
 
 /// Who must act now.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Actor {
+    /// The seat (from 0) that must choose an action.
     Player(u8),
+    /// A chance event waits for its outcome (only with [`ChanceMode::External`]).
     Chance,
     /// The game is over.
     Nobody,
@@ -55,17 +62,24 @@ pub enum Actor {
 /// `arm == CHANCE` for a chance outcome, whose value is `args[0]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Action {
+    /// Index of the option in the waiting choice's [`arms`](crate::ir::Choice::arms), or
+    /// [`Action::CHANCE`] for a chance outcome.
     pub arm: u16,
+    /// The values bound to the option's parameters, in order; unused entries are
+    /// [`Value::None`].
     pub args: [Value; MAX_ARGS],
 }
 
 impl Action {
+    /// The `arm` of a chance outcome.
     pub const CHANCE: u16 = u16::MAX;
     /// Marks a seat that takes no part in a simultaneous choice.
     pub const SKIP: Action = Action {
         arm: u16::MAX - 1,
         args: [Value::None; MAX_ARGS],
     };
+    /// The chance outcome `v`: a rolled value, or the component a shuffle places next (its
+    /// positions are filled from the top down).
     pub fn chance(v: Value) -> Self {
         Action {
             arm: Self::CHANCE,
@@ -77,18 +91,23 @@ impl Action {
 /// Why a game ended, and who won.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Outcome {
+    /// Final score of each seat, in seat order (all 0 when the game declares no `score`).
     pub scores: Vec<i64>,
+    /// The winning seats in increasing order; empty for a draw or when everybody lost.
     pub winners: Vec<u8>,
+    /// How the game ended.
     pub kind: OutcomeKind,
 }
 
+/// How a game ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum OutcomeKind {
-    /// Ended normally; winners by score and tie-breakers.
+    /// Ended normally (the flow finished, an `end when` held, or `end`); winners by score
+    /// and tie-breakers. A tie for first under `ties draw` is reported as [`OutcomeKind::Draw`].
     Scored,
     /// `win p` (or `win all`).
     Won,
-    /// `end draw`.
+    /// `end draw`, or a tie for first under `ties draw`.
     Draw,
     /// `end lose`: everybody lost.
     Lost,
@@ -97,7 +116,10 @@ pub enum OutcomeKind {
 /// An error while running the rules: a rule did something impossible, or looped.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RunError {
+    /// What went wrong, in words.
     pub message: String,
+    /// Where in the rules file, when the error comes from a rule (`None` e.g. for a refused
+    /// action or a bad configuration).
     pub span: Option<Span>,
 }
 
@@ -162,7 +184,9 @@ pub(crate) struct Frame {
 /// A running game. Cloning copies flat vectors; nothing in it points into the rules.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct State {
+    /// Number of seats in this match.
     pub players: u8,
+    /// Index of the variant in play ([`Game::variants`]), if any.
     pub variant: Option<u16>,
     pub(crate) consts: Vec<Value>,
     pub(crate) vars: Vec<Value>,
@@ -178,6 +202,7 @@ pub struct State {
     pub(crate) wait: Wait,
     pub(crate) phase: Phase,
     pub(crate) rng: ChaCha8Rng,
+    /// How chance events are resolved in this match.
     pub chance: ChanceMode,
     pub(crate) chance_step: u32,
     /// The options of the waiting choice, listed once when the game paused there.
@@ -194,22 +219,23 @@ impl State {
     pub fn outcome(&self) -> Option<&Outcome> {
         self.outcome.as_ref()
     }
+    /// Whether the game has ended (an [`Outcome`] is set).
     pub fn is_over(&self) -> bool {
         self.outcome.is_some()
     }
-    /// The player whose turn it is, if any.
+    /// The player whose turn it is: the `p` of the innermost `turn p { }` now running, if any.
     pub fn current(&self) -> Option<u8> {
         self.current
     }
-    /// Components in a zone instance, bottom to top.
+    /// Components (indices into [`Game::comps`]) in a zone instance, bottom to top.
     pub fn zone(&self, inst: u32) -> &[u32] {
         &self.zones[inst as usize]
     }
-    /// The current value of a component's field.
+    /// The current value of field `field` (index into its type's fields) of component `c`.
     pub fn field(&self, c: u32, field: u16, g: &Game) -> Value {
         self.fields[(g.comps[c as usize].field_base + field as u32) as usize]
     }
-    /// The value of a variable slot.
+    /// The value in a variable slot (a [`crate::ir::VarDef::base`] plus a flat index).
     pub fn var(&self, slot: usize) -> Value {
         self.vars[slot]
     }

@@ -8,6 +8,7 @@ use crate::syntax::ast::Span;
 /// The result of one scenario.
 #[derive(Clone, Debug)]
 pub struct ScenarioResult {
+    /// The scenario's name, as written after `scenario`.
     pub name: String,
     /// `None` when it passed; otherwise the failing step's span and what went wrong.
     pub failure: Option<(Span, String)>,
@@ -31,7 +32,8 @@ impl Game {
         self.run(st)
     }
 
-    /// Evaluates an expression on a state, with `me` the actor (or seat 0).
+    /// Evaluates an expression on a state with `locals` fresh local slots, `me` being the
+    /// acting player (else the current player, else seat 0).
     pub fn eval_on(&self, st: &State, e: &crate::ir::Expr, locals: u16) -> Result<Value, RunError> {
         let ctx = super::Ctx { g: self, s: st };
         let mut l = vec![Value::None; locals.max(1) as usize];
@@ -50,7 +52,8 @@ impl Game {
         .map_err(RunError::from)
     }
 
-    /// Runs one scenario.
+    /// Runs one scenario: configuration steps apply until the first other step starts the
+    /// match, then each step runs in order; the first failing step ends it.
     pub fn run_scenario(&self, sc: &Scenario) -> ScenarioResult {
         let fail = |span: Span, msg: String| ScenarioResult {
             name: sc.name.clone(),

@@ -11,9 +11,11 @@ pub const SAVE_VERSION: u32 = 1;
 /// A saved match: enough to replay it exactly, and a hash that ties it to its rules file.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Save {
+    /// The save format version, [`SAVE_VERSION`] when written by this rulebook.
     pub version: u32,
     /// FNV-1a hash of the rules text, as a hex string.
     pub rules_hash: String,
+    /// The configuration the match started with.
     pub config: Config,
     /// Every decision in order, as canonical text (chance outcomes too, when chance is external).
     pub log: Vec<String>,
@@ -53,15 +55,20 @@ impl<'g> Match<'g> {
         })
     }
 
+    /// The game this match plays.
     pub fn game(&self) -> &'g Game {
         self.game
     }
+    /// The current state.
     pub fn state(&self) -> &State {
         &self.state
     }
+    /// The configuration the match started with.
     pub fn config(&self) -> &Config {
         &self.config
     }
+    /// The canonical texts of the decisions applied so far, oldest first (`pN: text` for a
+    /// commitment made with [`Match::apply_for`]); undone decisions are removed.
     pub fn log(&self) -> &[String] {
         &self.log
     }
@@ -129,7 +136,8 @@ impl<'g> Match<'g> {
         Ok(())
     }
 
-    /// Steps back one decision.
+    /// Steps back one applied decision (restoring the state before it); an error when there is
+    /// none.
     pub fn undo(&mut self) -> Result<(), RunError> {
         let prev = self.history.pop().ok_or_else(|| RunError {
             message: "nothing to undo".into(),

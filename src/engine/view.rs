@@ -7,12 +7,13 @@ use serde::Serialize;
 /// One zone instance as a seat sees it.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub struct ZoneView {
+    /// The zone instance's name with its index labels, e.g. `hand[p2]` or `pile[red]`.
     pub zone: String,
     /// Number of components, always visible.
     pub count: usize,
     /// Names of the components the seat may see, bottom to top; hidden ones are absent.
     pub visible: Vec<String>,
-    /// True when every component is visible.
+    /// True when every component is visible to the seat (an empty zone is open).
     pub open: bool,
     /// For each visible component, its fields that its name does not show, as the seat sees
     /// them (`?` for a secret field it may not see).
@@ -22,20 +23,44 @@ pub struct ZoneView {
 /// Everything one seat may know about a state.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub struct View {
+    /// The seat this view is for (`None`: a spectator).
     pub seat: Option<u8>,
+    /// The player whose turn it is, if any (see [`State::current`]).
     pub current: Option<u8>,
     /// `pN`, `chance` or `nobody`.
     pub actor: String,
+    /// Every zone instance in instance order, except those owned by seats not in play.
     pub zones: Vec<ZoneView>,
     /// Variables, as `name[index] = value`.
     pub vars: Vec<(String, String)>,
+    /// Whether the game is over.
     pub over: bool,
+    /// The final scores in seat order, once the game is over.
     pub scores: Option<Vec<i64>>,
+    /// The winning seats, once the game is over.
     pub winners: Option<Vec<u8>>,
 }
 
 impl Game {
     /// The state as `seat` may see it (`None`: a spectator, who sees only public things).
+    ///
+    /// In Omega Shift each hand is an `owner` zone: a player sees the cards in their own hand,
+    /// and only the number of cards in the other's.
+    ///
+    /// ```
+    /// let text = std::fs::read_to_string("rules/omega_shift.rules").unwrap();
+    /// let game = rulebook::load("omega_shift.rules", &text).game.expect("valid rules");
+    /// let config = rulebook::Config { players: 2, seed: 7, ..Default::default() };
+    /// let st = game.start(&config).unwrap();
+    ///
+    /// let view = game.view(&st, Some(0)); // what p1 may see
+    /// let zone = |name: &str| view.zones.iter().find(|z| z.zone == name).unwrap();
+    /// let mine = zone("hand[p1]");
+    /// assert_eq!((mine.count, mine.visible.len(), mine.open), (8, 8, true));
+    /// let theirs = zone("hand[p2]");
+    /// assert!(theirs.visible.is_empty() && !theirs.open);
+    /// assert_eq!(theirs.count, 8);
+    /// ```
     pub fn view(&self, st: &State, seat: Option<u8>) -> View {
         let mut zones = Vec::new();
         for inst in 0..self.zone_instances {
@@ -183,6 +208,25 @@ impl Game {
     /// among the hidden places (same type for same type), and secret fields it cannot see are
     /// exchanged between components of the same type. Used by bots to sample what they do not
     /// know, and by tests to prove that views leak nothing.
+    ///
+    /// ```
+    /// use rand::SeedableRng;
+    /// let text = std::fs::read_to_string("rules/omega_shift.rules").unwrap();
+    /// let game = rulebook::load("omega_shift.rules", &text).game.expect("valid rules");
+    /// let config = rulebook::Config { players: 2, seed: 7, ..Default::default() };
+    /// let st = game.start(&config).unwrap();
+    ///
+    /// let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+    /// let guess = game.determinize(&st, Some(0), &mut rng);
+    /// // p1 sees exactly the same game in the sampled state ...
+    /// assert_eq!(game.view(&guess, Some(0)), game.view(&st, Some(0)));
+    /// // ... though the hidden cards (p2's hand, the deck) were dealt anew.
+    /// let hand_p2 = (0..game.zone_instances)
+    ///     .find(|&i| game.zone_instance_name(i) == "hand[p2]")
+    ///     .unwrap();
+    /// assert_eq!(guess.zone(hand_p2).len(), 8);
+    /// assert_ne!(guess.zone(hand_p2), st.zone(hand_p2));
+    /// ```
     pub fn determinize(&self, st: &State, seat: Option<u8>, rng: &mut impl rand::Rng) -> State {
         let mut out = st.clone();
         for t in 0..self.types.len() as u16 {

@@ -3,17 +3,22 @@
 /// A byte range in the source text.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Span {
+    /// Offset of the first byte.
     pub start: usize,
+    /// Offset just past the last byte (`end >= start`).
     pub end: usize,
 }
 
 impl Span {
+    /// The bytes `start..end`.
     pub fn new(start: usize, end: usize) -> Self {
         Span { start, end }
     }
+    /// Its length in bytes.
     pub fn len(&self) -> usize {
         self.end - self.start
     }
+    /// Whether it covers no byte.
     pub fn is_empty(&self) -> bool {
         self.end == self.start
     }
@@ -28,126 +33,211 @@ impl From<Span> for miette::SourceSpan {
 /// A name as written, with where it was written.
 #[derive(Clone, Debug)]
 pub struct Ident {
+    /// The name.
     pub name: String,
+    /// Where it was written.
     pub span: Span,
 }
 
 /// A whole rules file.
 #[derive(Clone, Debug, Default)]
 pub struct File {
+    /// Its declarations, in the order written.
     pub decls: Vec<Decl>,
 }
 
+/// One top-level declaration.
 #[derive(Clone, Debug)]
 pub struct Decl {
+    /// What it declares.
     pub kind: DeclKind,
+    /// The whole declaration.
     pub span: Span,
 }
 
+/// The kinds of top-level declaration.
 #[derive(Clone, Debug)]
 pub enum DeclKind {
+    /// `game "Name"`: the display name.
     Game(String),
+    /// `players N` or `players A..B`: the seat counts the game takes (`min == max` for `N`).
     Players {
+        /// The fewest seats.
         min: i64,
+        /// The most seats.
         max: i64,
     },
+    /// `const NAME = expr`.
     Const {
+        /// The constant's name.
         name: Ident,
+        /// Its value (must be known when the file is checked).
         value: Expr,
     },
+    /// `variant name "description" { CONST = expr ... }`.
     Variant {
+        /// The variant's name.
         name: Ident,
+        /// The optional description.
         description: Option<String>,
+        /// The constants it overrides, with their new values.
         sets: Vec<(Ident, Expr)>,
     },
+    /// `enum Name { a, b, c }`.
     Enum {
+        /// The enum's name.
         name: Ident,
+        /// Its values, in order.
         values: Vec<Ident>,
     },
+    /// `component Name { field: type ... }`.
     Component {
+        /// The type's name.
         name: Ident,
+        /// Its fields, in order.
         fields: Vec<FieldDecl>,
     },
+    /// `components Type in zone { entries }`: the components of a type and where they start.
     Components {
+        /// The component type.
         ty: Ident,
+        /// The zone they start in (a zone name, indexed by constants if need be).
         zone: Expr,
+        /// The table's lines.
         entries: Vec<Entry>,
     },
+    /// `board name = shape(args) flags`.
     Board {
+        /// The board's name.
         name: Ident,
+        /// The shape: `grid` or `ring`.
         shape: Ident,
+        /// The sizes: `grid(width, height)`, `ring(size)`.
         args: Vec<Expr>,
+        /// Options after the shape (`diagonal`).
         flags: Vec<Ident>,
     },
+    /// `zone name[Index, ...]: Type visibility`.
     Zone {
+        /// The zone's name.
         name: Ident,
+        /// What it is indexed by (Player, an enum or a board); empty when not indexed.
         index: Vec<Ident>,
+        /// The component type it holds.
         ty: Ident,
+        /// `public`, `owner`, `hidden` or `top`, if written.
         visibility: Option<Ident>,
     },
+    /// `var name[Index, ...]: type = init`.
     Var {
+        /// The variable's name.
         name: Ident,
+        /// What it is indexed by; empty when not indexed.
         index: Vec<Ident>,
+        /// The type of its values.
         ty: TypeExpr,
+        /// The initial value, if written.
         init: Option<Expr>,
     },
+    /// `def name(p: T, ...) = expr`.
     Def {
+        /// The function's name.
         name: Ident,
+        /// Its parameters with their types.
         params: Vec<(Ident, TypeExpr)>,
+        /// The expression it computes.
         body: Expr,
     },
+    /// `action name(x in C, ...) where guard { effect }`.
     Action {
+        /// The action's name.
         name: Ident,
+        /// Its parameters, each bound to a collection.
         params: Vec<Binding>,
+        /// The `where` condition, if any.
         guard: Option<Expr>,
+        /// The effect.
         body: Block,
     },
+    /// `setup { ... }`.
     Setup(Block),
+    /// `flow { ... }`.
     Flow(Block),
+    /// `end when cond`.
     EndWhen(Expr),
+    /// `score(p) = expr`.
     Score {
+        /// The name bound to each player.
         player: Ident,
+        /// The player's score.
         value: Expr,
     },
     /// `set name(a: T, b: T) where cond = points`.
     Set {
+        /// The set kind's name.
         name: Ident,
+        /// Its members with their types.
         params: Vec<(Ident, TypeExpr)>,
+        /// The condition the members must meet, if any.
         cond: Option<Expr>,
+        /// What one set is worth.
         points: Expr,
     },
+    /// `tiebreak(p) = expr`.
     Tiebreak {
+        /// The name bound to each player.
         player: Ident,
+        /// The player's tie-breaker value.
         value: Expr,
     },
+    /// `ties draw` or `ties shared`.
     Ties(Ident),
 }
 
+/// One field of a `component` declaration: `name: type [seen by f] [= default]`.
 #[derive(Clone, Debug)]
 pub struct FieldDecl {
+    /// The field's name.
     pub name: Ident,
+    /// Its type.
     pub ty: TypeExpr,
     /// `seen by owner`: the field holding the only player who sees this one.
     pub seen_by: Option<Ident>,
+    /// The default value, if written.
     pub default: Option<Expr>,
 }
 
 /// One line of a component table: a name template, optional generators, field values.
 #[derive(Clone, Debug)]
 pub struct Entry {
+    /// The name template, without quotes: text with `{field}` or `{generator}` holes.
     pub name: String,
+    /// Where the template is written (quotes included).
     pub name_span: Span,
+    /// `for x in C, ...`: one component per combination of values (none: one component).
     pub generators: Vec<Binding>,
+    /// `{ field = expr, ... }`: the field values given.
     pub fields: Vec<(Ident, Expr)>,
 }
 
+/// A type as written.
 #[derive(Clone, Debug)]
 pub enum TypeExpr {
+    /// `int`, `bool`, `Player`, or the name of an enum, a component type or a board.
     Named(Ident),
-    Range { lo: i64, hi: i64, span: Span },
+    /// `lo..hi`: a number between the bounds, both included.
+    Range {
+        /// The low bound.
+        lo: i64,
+        /// The high bound.
+        hi: i64,
+        /// Where it is written.
+        span: Span,
+    },
 }
 
 impl TypeExpr {
+    /// Where the type is written.
     pub fn span(&self) -> Span {
         match self {
             TypeExpr::Named(i) => i.span,
@@ -159,151 +249,242 @@ impl TypeExpr {
 /// `x in collection`.
 #[derive(Clone, Debug)]
 pub struct Binding {
+    /// The name bound.
     pub var: Ident,
+    /// The collection its values come from (a range `a..b` is allowed here).
     pub coll: Expr,
 }
 
+/// `{ statements }`.
 #[derive(Clone, Debug, Default)]
 pub struct Block {
+    /// The statements, in order.
     pub stmts: Vec<Stmt>,
+    /// The block, braces included.
     pub span: Span,
 }
 
+/// One statement.
 #[derive(Clone, Debug)]
 pub struct Stmt {
+    /// What it does.
     pub kind: StmtKind,
+    /// The whole statement.
     pub span: Span,
 }
 
+/// An assignment operator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AssignOp {
+    /// `=`.
     Set,
+    /// `+=`.
     Add,
+    /// `-=`.
     Sub,
 }
 
+/// How an `end` statement ends the game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EndKind {
+    /// `end`: the game is scored (winners by score and tie-breakers).
     Score,
+    /// `end draw`: nobody wins.
     Draw,
+    /// `end lose`: everybody loses.
     Lose,
 }
 
+/// The kinds of statement.
 #[derive(Clone, Debug)]
 pub enum StmtKind {
+    /// `let name = value`: a new local name.
     Let {
+        /// The name.
         name: Ident,
+        /// Its value.
         value: Expr,
     },
+    /// `target = value`, `target += value`, `target -= value`.
     Assign {
+        /// A variable, a component field or a `let` name.
         target: Expr,
+        /// The operator.
         op: AssignOp,
+        /// The right-hand side.
         value: Expr,
     },
+    /// `if cond { } else { }`; `else if` is an `else` block holding one `if`.
     If {
+        /// The condition.
         cond: Expr,
+        /// Run when it holds.
         then: Block,
+        /// Run when it does not, if written.
         otherwise: Option<Block>,
     },
+    /// `for x in C { }`.
     For {
+        /// The name and its collection.
         binding: Binding,
+        /// The loop body.
         body: Block,
     },
+    /// `repeat { }` (until `break` or the end of the game) or `repeat n { }`.
     Repeat {
+        /// The number of rounds, if written.
         count: Option<Expr>,
+        /// The loop body.
         body: Block,
     },
+    /// `while cond { }`.
     While {
+        /// Checked before each round.
         cond: Expr,
+        /// The loop body.
         body: Block,
     },
+    /// `break`: leaves the innermost loop.
     Break,
+    /// `turn p { }`: `p` is the current player (and `me`) inside.
     Turn {
+        /// The player.
         player: Expr,
+        /// The turn's statements.
         body: Block,
     },
+    /// `choose [by p | each p in C] { arms } [else { }]` or `choose x in C where cond { }`.
     Choose {
+        /// `by p`: who chooses, if written (default: `me`, the acting player).
         by: Option<Expr>,
         /// `choose each p in C`: simultaneous choices of every player in C.
         each: Option<Binding>,
+        /// The options.
         arms: ChooseArms,
+        /// The `else` block, run when no option is legal.
         otherwise: Option<Block>,
     },
+    /// `move c to [bottom of] z`.
     Move {
+        /// The component.
         what: Expr,
+        /// The destination zone.
         to: Expr,
+        /// `bottom of` was written.
         bottom: bool,
     },
+    /// `deal n from a to [bottom of] b` (or `deal all`).
     Deal {
+        /// How many; `None` for `all`.
         count: Option<Expr>,
+        /// The zone dealt from.
         from: Expr,
+        /// The zone dealt to.
         to: Expr,
+        /// `bottom of` was written.
         bottom: bool,
     },
+    /// `shuffle z`.
     Shuffle(Expr),
+    /// `roll x [in C]`.
     Roll {
+        /// What receives the value.
         target: Expr,
+        /// The possible values, if written (else taken from the target's type).
         domain: Option<Expr>,
     },
+    /// `do name(args)`: runs an action's effect.
     Do {
+        /// The action.
         action: Ident,
+        /// Its arguments.
         args: Vec<Expr>,
     },
+    /// `end`, `end draw` or `end lose`.
     End(EndKind),
+    /// `win p` (or `win all`).
     Win(Expr),
     /// `reveal x.f` (true) or `hide x.f` (false).
     Reveal(Expr, bool),
 }
 
+/// The options of a `choose`.
 #[derive(Clone, Debug)]
 pub enum ChooseArms {
     /// `choose { play discard pass { ... } }`
     Arms(Vec<Arm>),
     /// `choose x in C where cond { body }`
     Value {
+        /// The names bound, each to a collection.
         bindings: Vec<Binding>,
+        /// The `where` condition, if any.
         guard: Option<Expr>,
+        /// Run with the chosen values.
         body: Block,
     },
 }
 
+/// One named option of a `choose { ... }`.
 #[derive(Clone, Debug)]
 pub struct Arm {
+    /// The action's name, or the inline option's label.
     pub name: Ident,
     /// `Some` for an inline option, `None` for an action.
     pub body: Option<Block>,
 }
 
+/// An expression.
 #[derive(Clone, Debug)]
 pub struct Expr {
+    /// What it is.
     pub kind: ExprKind,
+    /// The whole expression.
     pub span: Span,
 }
 
+/// A prefix operator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum UnOp {
+    /// `not`.
     Not,
+    /// `-`.
     Neg,
 }
 
+/// A binary operator (all left-associative; from loosest: `or`, `and`, comparisons, `+ -`,
+/// `* / %`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BinOp {
+    /// `or`.
     Or,
+    /// `and`.
     And,
+    /// `==`.
     Eq,
+    /// `!=`.
     Ne,
+    /// `<`.
     Lt,
+    /// `<=`.
     Le,
+    /// `>`.
     Gt,
+    /// `>=`.
     Ge,
+    /// `+`.
     Add,
+    /// `-`.
     Sub,
+    /// `*`.
     Mul,
+    /// `/`.
     Div,
+    /// `%` (Euclidean: never negative).
     Mod,
 }
 
 impl BinOp {
+    /// The operator as written.
     pub fn symbol(self) -> &'static str {
         match self {
             BinOp::Or => "or",
@@ -323,66 +504,113 @@ impl BinOp {
     }
 }
 
+/// The kinds of expression.
 #[derive(Clone, Debug)]
 pub enum ExprKind {
+    /// A number (too large for `i64`: saturated, and the checker's range checks report it).
     Int(i64),
+    /// `true` or `false`.
     Bool(bool),
+    /// `none`.
     None,
+    /// A string, without quotes (only `named("...")` takes one).
     Str(String),
+    /// A name, resolved by the checker (a local, a global, `me`, `current`, ...).
     Name(String),
+    /// `base[i, j]`: a zone or variable at indexes.
     Index(Box<Expr>, Vec<Expr>),
+    /// `base.field` (also `Enum.value`).
     Field(Box<Expr>, Ident),
+    /// `f(args)`: a built-in function or a `def`.
     Call(Ident, Vec<Expr>),
+    /// `func(x in C, ..., args where filter: body else otherwise)`: an aggregate (also
+    /// `paths(...)` and `group(...)`, which the checker reads as collections).
     Aggregate {
+        /// The aggregate's name (`count`, `sum`, `line`, `best_sets`, ...).
         func: Ident,
+        /// The names bound, each to a collection.
         bindings: Vec<Binding>,
+        /// Extra arguments after the bindings (`, expr`).
         args: Vec<Expr>,
+        /// The `where` condition.
         filter: Option<Box<Expr>>,
+        /// The `: value` per element.
         body: Option<Box<Expr>>,
+        /// The `else` value.
         otherwise: Option<Box<Expr>>,
     },
+    /// A prefix operator and its operand.
     Unary(UnOp, Box<Expr>),
+    /// A binary operator and its operands.
     Binary(BinOp, Box<Expr>, Box<Expr>),
+    /// `if c then a else b`.
     If(Box<Expr>, Box<Expr>, Box<Expr>),
+    /// `[a, b, c]`: a collection.
     List(Vec<Expr>),
+    /// `a..b`: a collection of numbers, both ends included (after `in` only).
     Range(Box<Expr>, Box<Expr>),
 }
 
 /// A scenario file: a rules file path and its scenarios.
 #[derive(Clone, Debug)]
 pub struct ScenarioFile {
+    /// The `rules "path"`, relative to the scenario file's folder.
     pub rules: String,
+    /// Where that path is written.
     pub rules_span: Span,
+    /// Its scenarios, in order.
     pub scenarios: Vec<Scenario>,
 }
 
+/// `scenario "name" steps...`.
 #[derive(Clone, Debug)]
 pub struct Scenario {
+    /// The scenario's name.
     pub name: String,
+    /// The whole scenario.
     pub span: Span,
+    /// Its steps, in order.
     pub steps: Vec<Step>,
 }
 
+/// One step of a scenario.
 #[derive(Clone, Debug)]
 pub struct Step {
+    /// What it does.
     pub kind: StepKind,
+    /// The whole step.
     pub span: Span,
 }
 
+/// The kinds of scenario step.
 #[derive(Clone, Debug)]
 pub enum StepKind {
+    /// `players N`.
     Players(i64),
+    /// `seed N`.
     Seed(u64),
+    /// `variant name`.
     Variant(Ident),
+    /// `chance external` or `chance seeded`.
     Chance(Ident),
+    /// `setup { ... }`: statements run on the current position.
     Setup(Block),
+    /// `apply "action text"`.
     Apply(String),
+    /// `expect legal "action text"`.
     ExpectLegal(String),
+    /// `expect not legal "action text"`.
     ExpectNotLegal(String),
+    /// `expect illegal "action text"`: applying it must be refused.
     ExpectIllegal(String),
+    /// `expect finished`.
     ExpectFinished,
+    /// `expect not finished`.
     ExpectNotFinished,
+    /// `expect winners C`: the collection of the players who must have won.
     ExpectWinners(Expr),
+    /// `expect actor p`.
     ExpectActor(Expr),
+    /// `expect cond`.
     Expect(Expr),
 }

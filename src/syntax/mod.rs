@@ -10,26 +10,36 @@ use pest::Parser as _;
 use std::sync::OnceLock;
 use thiserror::Error;
 
-#[derive(pest_derive::Parser)]
-#[grammar = "../grammar/rules.pest"]
-struct RulesParser;
+/// The generated parser, in a private module so that its `Rule` enum stays out of the public
+/// API.
+mod grammar {
+    #[derive(pest_derive::Parser)]
+    #[grammar = "../grammar/rules.pest"]
+    pub(super) struct RulesParser;
+}
+use grammar::{Rule, RulesParser};
 
 /// A syntax error: the first place where the text stops making sense.
 #[derive(Debug, Error, Diagnostic)]
 #[error("syntax error: {message}")]
 #[diagnostic(code(rulebook::syntax))]
 pub struct SyntaxError {
+    /// What was found, e.g. ``unexpected `}` ``.
     pub message: String,
+    /// The file, with its name, that the span points into.
     #[source_code]
     pub src: NamedSource<String>,
+    /// Where the text stops making sense (its last character, for an unexpected end of file).
     #[label("{label}")]
     pub span: miette::SourceSpan,
+    /// What was expected there, e.g. ``expected a name or `{` ``.
     pub label: String,
+    /// A hint for common mistakes (an unclosed brace, a reserved word used as a name, ...).
     #[help]
     pub help: Option<String>,
 }
 
-/// Parses a rules file.
+/// Parses a rules file (`name` is used in diagnostics only); the first syntax error stops it.
 pub fn parse_file(name: &str, text: &str) -> Result<File, Box<SyntaxError>> {
     let mut pairs =
         RulesParser::parse(Rule::file, text).map_err(|e| syntax_error(name, text, e))?;
@@ -44,7 +54,8 @@ pub fn parse_file(name: &str, text: &str) -> Result<File, Box<SyntaxError>> {
     Ok(File { decls })
 }
 
-/// Parses a scenario file.
+/// Parses a scenario file (`name` is used in diagnostics only); the first syntax error stops
+/// it.
 pub fn parse_scenarios(name: &str, text: &str) -> Result<ScenarioFile, Box<SyntaxError>> {
     let mut pairs =
         RulesParser::parse(Rule::scenario_file, text).map_err(|e| syntax_error(name, text, e))?;
