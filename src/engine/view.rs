@@ -44,12 +44,22 @@ pub struct View {
 impl Game {
     /// The state as `seat` may see it (`None`: a spectator, who sees only public things).
     ///
-    /// In Omega Shift each hand is an `owner` zone: a player sees the cards in their own hand,
-    /// and only the number of cards in the other's.
+    /// With hands declared as `owner` zones, a player sees the cards in their own hand and
+    /// only the number of cards in the other's.
     ///
     /// ```
-    /// let text = std::fs::read_to_string("rules/omega_shift.rules").unwrap();
-    /// let game = rulebook::load("omega_shift.rules", &text).game.expect("valid rules");
+    /// let text = r#"
+    ///     game "Hands"
+    ///     players 2
+    ///     component Card { rank: int }
+    ///     zone deck: Card hidden
+    ///     zone hand[Player]: Card owner
+    ///     components Card in deck { "c{rank}" for r in 1..30 { rank = r } }
+    ///     setup { shuffle deck  for p in players { deal 8 from deck to hand[p] } }
+    ///     action pass() { end }
+    ///     flow { turn seat(0) { choose { pass } } }
+    /// "#;
+    /// let game = rulebook::load("hands.rules", text).game.expect("valid rules");
     /// let config = rulebook::Config { players: 2, seed: 7, ..Default::default() };
     /// let st = game.start(&config).unwrap();
     ///
@@ -211,8 +221,18 @@ impl Game {
     ///
     /// ```
     /// use rand::SeedableRng;
-    /// let text = std::fs::read_to_string("rules/omega_shift.rules").unwrap();
-    /// let game = rulebook::load("omega_shift.rules", &text).game.expect("valid rules");
+    /// let text = r#"
+    ///     game "Hands"
+    ///     players 2
+    ///     component Card { rank: int }
+    ///     zone deck: Card hidden
+    ///     zone hand[Player]: Card owner
+    ///     components Card in deck { "c{rank}" for r in 1..30 { rank = r } }
+    ///     setup { shuffle deck  for p in players { deal 8 from deck to hand[p] } }
+    ///     action pass() { end }
+    ///     flow { turn seat(0) { choose { pass } } }
+    /// "#;
+    /// let game = rulebook::load("hands.rules", text).game.expect("valid rules");
     /// let config = rulebook::Config { players: 2, seed: 7, ..Default::default() };
     /// let st = game.start(&config).unwrap();
     ///

@@ -470,11 +470,7 @@ fn decl(p: Pair<Rule>) -> Decl {
             let mut body = None;
             for q in it {
                 match q.as_rule() {
-                    Rule::param => {
-                        let mut q = q.into_inner();
-                        let n = ident(q.next().expect("param"));
-                        params.push((n, type_expr(q.next().expect("param type"))));
-                    }
+                    Rule::param => params.push(param(q)),
                     Rule::expr => body = Some(expr(q)),
                     _ => {}
                 }
@@ -527,11 +523,7 @@ fn decl(p: Pair<Rule>) -> Decl {
             let mut exprs = Vec::new();
             for q in it {
                 match q.as_rule() {
-                    Rule::param => {
-                        let mut q = q.into_inner();
-                        let n = ident(q.next().expect("param"));
-                        params.push((n, type_expr(q.next().expect("param type"))));
-                    }
+                    Rule::param => params.push(param(q)),
                     Rule::expr => exprs.push(expr(q)),
                     _ => {}
                 }
@@ -589,6 +581,13 @@ fn type_expr(p: Pair<Rule>) -> TypeExpr {
         }
         _ => TypeExpr::Named(ident(inner)),
     }
+}
+
+/// `name: type`.
+fn param(p: Pair<Rule>) -> (Ident, TypeExpr) {
+    let mut q = p.into_inner();
+    let n = ident(q.next().expect("param"));
+    (n, type_expr(q.next().expect("param type")))
 }
 
 fn binding(p: Pair<Rule>) -> Binding {
