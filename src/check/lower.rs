@@ -1037,9 +1037,6 @@ impl Checker {
     }
 
     fn stmt(&mut self, s: &ast::Stmt, code: &mut Vec<Instr>, loops: &mut Loops) {
-        if self.in_def {
-            return;
-        }
         match &s.kind {
             S::Let { name, value } => {
                 let (x, t) = self.expr(value);
@@ -1133,7 +1130,6 @@ impl Checker {
                     at
                 });
                 loops.push(vec![]);
-                let breaks_before = self.count_exits();
                 self.block(body, code, loops);
                 code.push(Instr::LoopGuard { span: s.span });
                 code.push(Instr::Jump(top));
@@ -1142,7 +1138,9 @@ impl Checker {
                     Self::patch(code, at, done);
                 }
                 let breaks = loops.pop().unwrap_or_default();
-                if count.is_none() && breaks.is_empty() && self.count_exits() == breaks_before {
+                // A `repeat` with no count and no `break` runs until something ends the game;
+                // the checker reports it unless an `end`, `win` or `end when` exists.
+                if count.is_none() && breaks.is_empty() {
                     self.unbounded_loop.get_or_insert(s.span);
                 }
                 for b in breaks {
@@ -1402,11 +1400,6 @@ impl Checker {
                 });
             }
         }
-    }
-
-    /// Statements that end a game or leave a loop, counted to tell whether a `repeat` ever stops.
-    fn count_exits(&self) -> usize {
-        usize::from(self.ends)
     }
 
     fn roll_domain(&self, lv: &LValue, t: Type) -> Option<Coll> {

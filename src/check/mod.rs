@@ -124,7 +124,6 @@ pub(crate) struct Checker {
     pub(crate) action_refs: std::collections::HashSet<u32>,
     pub(crate) ends: bool,
     pub(crate) unbounded_loop: Option<ast::Span>,
-    pub(crate) in_def: bool,
     /// Result types of functions, known once their bodies are lowered.
     pub(crate) def_types: Vec<Type>,
     /// Parameter counts of actions, known from their signatures.
@@ -180,7 +179,6 @@ impl Checker {
             action_refs: Default::default(),
             ends: false,
             unbounded_loop: None,
-            in_def: false,
             def_types: vec![],
             action_arity: HashMap::new(),
             aux_locals: 0,
@@ -606,7 +604,7 @@ impl Checker {
                         p.related = Some((prev, format!("first {word}")));
                     }
                     *seen = Some(d.span);
-                    let id = self.proc_body(word, b, &[]);
+                    let id = self.proc_body(word, b);
                     if is_setup {
                         self.game.setup = Some(id);
                     } else {
@@ -811,7 +809,6 @@ impl Checker {
             Type::Comp(c) => self.game.types[c as usize].name.clone(),
             Type::Space(b) => format!("a space of `{}`", self.game.boards[b as usize].name),
             Type::Zone(c) => format!("a zone of {}", self.game.types[c as usize].name),
-            Type::Str => "string".into(),
             Type::Any => "any".into(),
         }
     }
@@ -1675,9 +1672,7 @@ impl Checker {
             let (ty, _) = self.type_expr(t);
             self.bind_local(&p.name, ty);
         }
-        self.in_def = true;
         let (x, t) = self.expr(body);
-        self.in_def = false;
         let n = self.end_locals();
         if let Some(slot) = self.def_types.get_mut(d as usize) {
             *slot = t;
@@ -1804,7 +1799,7 @@ impl Checker {
         act.proc = proc;
     }
 
-    fn proc_body(&mut self, name: &str, b: &ast::Block, _params: &[Local]) -> u32 {
+    fn proc_body(&mut self, name: &str, b: &ast::Block) -> u32 {
         self.begin_locals();
         let mut code = vec![];
         self.block(b, &mut code, &mut vec![]);

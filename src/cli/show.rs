@@ -12,7 +12,6 @@ fn type_name(g: &Game, t: Type) -> String {
         Type::Comp(c) => g.types[c as usize].name.clone(),
         Type::Space(b) => g.boards[b as usize].name.clone(),
         Type::Zone(c) => format!("zone of {}", g.types[c as usize].name),
-        Type::Str => "string".into(),
         Type::Any => "any".into(),
     }
 }

@@ -310,7 +310,6 @@ impl<'a> Ctx<'a> {
             Builtin::Abs => Value::Int(self.int(&args[0], env)?.abs()),
             Builtin::Max2 => Value::Int(self.int(&args[0], env)?.max(self.int(&args[1], env)?)),
             Builtin::Min2 => Value::Int(self.int(&args[0], env)?.min(self.int(&args[1], env)?)),
-            Builtin::Named | Builtin::Contains => Value::None,
         })
     }
 

@@ -388,6 +388,10 @@ impl Game {
     pub fn is_legal(&self, st: &State, a: &Action) -> Result<bool, RunError> {
         let mut found = false;
         match st.wait {
+            // Listed when the game paused at this choice.
+            Wait::Decision { choice, .. } if self.choices[choice as usize].each.is_none() => {
+                found = st.cache.contains(a)
+            }
             Wait::Decision { choice, actor } => self.options(st, choice, actor, &mut |x| {
                 found = x == *a;
                 !found
@@ -1217,18 +1221,6 @@ impl Game {
                     None,
                 )
             })
-    }
-
-    /// The probability of chance outcome `v` as (weight, total weight); the weight is 0 when
-    /// `v` cannot happen now.
-    pub fn chance_weight(&self, st: &State, v: Value) -> Result<(u32, u32), RunError> {
-        let mut w = 0;
-        let total = self.chance_outcomes(st, &mut |x, k| {
-            if x == v {
-                w = k;
-            }
-        })?;
-        Ok((w, total))
     }
 }
 

@@ -52,8 +52,6 @@ pub enum Type {
     Space(u16),
     /// A zone holding components of a type (index into [`Game::types`]).
     Zone(u16),
-    /// A string; no expression has this type (strings only name components in `named`).
-    Str,
     /// `none`, or a type the checker could not tell (an error was reported already).
     Any,
 }
@@ -649,9 +647,6 @@ pub enum Builtin {
     SpaceOf,
     /// The zone instance holding a component.
     ZoneOf,
-    /// The first component with this name. Not emitted: the checker resolves `named("...")`
-    /// to a literal component.
-    Named,
     /// A seat by number from 0.
     Seat,
     /// `abs(n)`: the absolute value.
@@ -660,9 +655,6 @@ pub enum Builtin {
     Max2,
     /// `min(a, b)`: the smaller number.
     Min2,
-    /// Is a value in a collection? (`contains(C, x)`) Not implemented yet: the checker never
-    /// emits it, and it evaluates to none.
-    Contains,
 }
 
 /// The kind of an aggregate `f(x in C, ... where filter: body else otherwise)`.
