@@ -34,9 +34,14 @@
 
 pub mod agents;
 pub mod check;
+#[cfg(feature = "cli")]
 pub mod cli;
 pub mod engine;
 pub mod ir;
+pub mod ops;
+#[cfg(feature = "cli")]
+pub mod render;
+pub mod source;
 pub mod syntax;
 
 pub use check::{load, Loaded};

@@ -1,7 +1,8 @@
 //! Every broken rules file in tests/fail/ gets its diagnostics, rendered without colour
 //! at a fixed width, snapshotted; and none of them crashes the checker.
 
-use rulebook::check::{load, render_plain};
+use rulebook::check::load;
+use rulebook::render::plain as render_plain;
 
 #[test]
 fn broken_files_get_diagnostics() {

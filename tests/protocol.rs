@@ -195,15 +195,15 @@ fn saves_round_trip_and_changed_rules_are_refused() {
     assert_eq!(back.log(), m.log());
     let changed = rulebook::load(
         "changed.rules",
-        &(g.source.clone() + "\n// a changed file\n"),
+        &(g.sources[0].text.clone() + "\n// a changed file\n"),
     )
     .game
     .expect("valid");
     let err = Match::load_text(&changed, &text).err().expect("refused");
     assert!(
-        err.message.contains("different rules file"),
+        err.message().contains("different rules file"),
         "{}",
-        err.message
+        err.message()
     );
 }
 

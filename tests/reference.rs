@@ -20,7 +20,7 @@ fn complete_examples_in_the_reference_check() {
                 .diagnostics
                 .problems
                 .iter()
-                .map(|p| rulebook::check::render_plain(p))
+                .map(|p| rulebook::render::plain(p))
                 .collect();
             failures.push(msgs.join("\n"));
         }

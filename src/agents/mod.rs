@@ -62,17 +62,14 @@ pub fn random_playout(
             Actor::Nobody => return Ok(n),
             Actor::Player(_) | Actor::Chance => {
                 if n >= max_decisions {
-                    return Err(RunError {
+                    return Err(RunError::Limit {
                         message: format!("the game did not end within {max_decisions} decisions"),
                         span: None,
                     });
                 }
                 g.legal(st, buf)?;
                 let Some(a) = agent.pick(buf) else {
-                    return Err(RunError {
-                        message: "no legal action".into(),
-                        span: None,
-                    });
+                    return Err(RunError::rule("no legal action", None));
                 };
                 g.apply_unchecked(st, &a)?;
                 n += 1;

@@ -1,6 +1,8 @@
 //! Diagnostics of the checker: every problem with a span, a label and, where it helps, a hint.
 
-use crate::syntax::ast::Span;
+use super::Code;
+use crate::source::Span;
+use crate::syntax::SyntaxError;
 use miette::{Diagnostic, LabeledSpan, NamedSource, Severity, SourceCode};
 use std::fmt;
 use std::sync::Arc;
@@ -8,8 +10,8 @@ use std::sync::Arc;
 /// One problem found in a rules file.
 #[derive(Debug, Clone)]
 pub struct Problem {
-    /// The problem's code without the `rulebook::` prefix, e.g. `check::unknown_name`.
-    pub code: &'static str,
+    /// What kind of problem it is (shown as `rulebook::check::unknown_name`).
+    pub code: Code,
     /// Error or warning; only errors stop a file from loading.
     pub severity: Severity,
     /// The one-line description.
@@ -25,6 +27,22 @@ pub struct Problem {
     pub help: Option<String>,
     /// The file the spans point into, with its name.
     pub src: Arc<NamedSource<String>>,
+}
+
+impl Problem {
+    /// The problem of a syntax error.
+    pub fn from_syntax(e: &SyntaxError, src: Arc<NamedSource<String>>) -> Self {
+        Problem {
+            code: Code::Syntax,
+            severity: Severity::Error,
+            message: e.message.clone(),
+            span: Span::new(e.span.offset(), e.span.offset() + e.span.len()),
+            label: e.label.clone(),
+            related: None,
+            help: e.help.clone(),
+            src,
+        }
+    }
 }
 
 impl fmt::Display for Problem {
@@ -107,15 +125,4 @@ impl Diagnostic for Diagnostics {
     fn related<'a>(&'a self) -> Option<Box<dyn Iterator<Item = &'a dyn Diagnostic> + 'a>> {
         Some(Box::new(self.problems.iter().map(|p| p as &dyn Diagnostic)))
     }
-}
-
-/// Renders a diagnostic as plain text at a fixed width (for tests and for non-terminals).
-pub fn render_plain(d: &dyn Diagnostic) -> String {
-    let handler =
-        miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor())
-            .with_width(100)
-            .with_links(false);
-    let mut out = String::new();
-    let _ = handler.render_report(&mut out, d);
-    out
 }

@@ -1,78 +1,23 @@
 //! Lowering of scenario files against a checked game.
 
-use super::{Checker, Diagnostics, Loaded};
-use crate::ir::{Coll, Expr, Type};
-use crate::syntax::ast::{self, Span, StepKind};
-use miette::{NamedSource, Severity};
-use std::sync::Arc;
+use super::{Checker, Code, Diagnostics, Symbols};
+use crate::ir::scenario::{Scenario, Step};
+use crate::ir::{Game, Type};
+use crate::source::Source;
+use crate::syntax::ast::{self, StepKind};
+use miette::Severity;
 
-/// A scenario ready to run.
-#[derive(Clone, Debug)]
-pub struct Scenario {
-    /// The name written after `scenario`.
-    pub name: String,
-    /// The whole scenario in the scenario file.
-    pub span: Span,
-    /// The steps in order, each with its span in the scenario file.
-    pub steps: Vec<(Step, Span)>,
-}
-
-/// One step of a scenario. The configuration steps (`players`, `seed`, `variant`, `chance`)
-/// apply until the first other step starts the match.
-#[derive(Clone, Debug)]
-pub enum Step {
-    /// `players N`: the number of seats (the game's minimum when not given).
-    Players(u8),
-    /// `seed N`: the seed of the match's random generator (0 when not given).
-    Seed(u64),
-    /// `variant name`: the variant to play.
-    Variant(String),
-    /// `chance external`: chance events wait for `apply "chance ..."` (`chance seeded`, the
-    /// default, adds no step).
-    ExternalChance,
-    /// A procedure (appended to the game) run on the current position.
-    Setup(u32),
-    /// `apply "text"`: applies the legal action with this canonical text; failing if illegal.
-    Apply(String),
-    /// `expect legal "text"`: the action with this canonical text is legal now.
-    ExpectLegal(String),
-    /// `expect not legal "text"`: the action with this canonical text is not legal now.
-    ExpectNotLegal(String),
-    /// `expect illegal "text"`: applying this action is refused and changes nothing.
-    ExpectIllegal(String),
-    /// `expect finished`: the game is over.
-    ExpectFinished,
-    /// `expect not finished`: the game is not over.
-    ExpectNotFinished,
-    /// `expect winners C`: the winners are exactly the players of collection `C`; with the
-    /// number of local slots it needs.
-    ExpectWinners(Coll, u16),
-    /// `expect actor p`: player `p` must act now; with the number of local slots it needs.
-    ExpectActor(Expr, u16),
-    /// `expect cond`: a boolean that must hold now; with the number of local slots it needs.
-    Expect(Expr, u16),
-}
-
-/// Checks a rules file and lowers the scenarios of a scenario file against it.
-/// Problems in the scenarios are reported against the scenario file.
-pub fn load_with_scenarios(
-    rules_name: &str,
-    rules_text: &str,
-    scen_name: &str,
-    scen_text: &str,
+/// Checks the scenarios of a scenario file (parsed from `source`) against a checked game and
+/// its names, and lowers them. The game gets the scenario file as its second source (scenario
+/// setups become procedures of it, their spans point into that file); problems are reported
+/// against the scenario file. With any error, no scenario is returned.
+pub fn lower(
+    game: Game,
+    symbols: Symbols,
+    source: Source,
     file: &ast::ScenarioFile,
-) -> (Loaded, Vec<Scenario>, Diagnostics) {
-    let loaded = super::load(rules_name, rules_text);
-    if loaded.game.is_none() {
-        return (loaded, vec![], Diagnostics::default());
-    }
-    // Re-run the checker to keep its symbol table, then lower the scenarios with it.
-    let parsed = crate::syntax::parse_file(rules_name, rules_text).expect("parsed once already");
-    let src = Arc::new(NamedSource::new(rules_name, rules_text.to_string()));
-    let mut c = Checker::new(rules_name, rules_text, src);
-    c.run(&parsed);
-    c.problems.clear();
-    c.src = Arc::new(NamedSource::new(scen_name, scen_text.to_string()));
+) -> (Game, Vec<Scenario>, Diagnostics) {
+    let mut c = Checker::resume(game, symbols, source);
     let mut out = vec![];
     for s in &file.scenarios {
         let mut steps = vec![];
@@ -84,7 +29,7 @@ pub fn load_with_scenarios(
                 StepKind::Chance(m) => {
                     if m.name != "external" && m.name != "seeded" {
                         let p = c.error(
-                            "scenario::chance",
+                            Code::ScenarioChance,
                             m.span,
                             format!("unknown chance mode `{}`", m.name),
                             "expected `external` or `seeded`",
@@ -102,7 +47,7 @@ pub fn load_with_scenarios(
                     let mut code = vec![];
                     c.block(b, &mut code, &mut vec![]);
                     let locals = c.end_locals();
-                    let id = c.game.procs.len() as u32;
+                    let id = c.game.procs.next_id();
                     c.game.procs.push(crate::ir::Proc {
                         name: format!("scenario `{}`", s.name),
                         code,
@@ -147,13 +92,5 @@ pub fn load_with_scenarios(
         .drain(..)
         .filter(|p| p.severity == Severity::Error)
         .collect();
-    let game = c.game;
-    (
-        Loaded {
-            game: Some(game),
-            diagnostics: loaded.diagnostics,
-        },
-        out,
-        Diagnostics { problems },
-    )
+    (c.game, out, Diagnostics { problems })
 }

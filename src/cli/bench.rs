@@ -77,8 +77,8 @@ pub(crate) fn run(args: &BenchArgs) -> miette::Result<i32> {
     let g = load_game(&args.file)?;
     let cfg = config(&g, args.players, args.variant.clone(), args.seed)?;
     let time = Duration::from_secs_f64(args.seconds);
-    playouts_for(&g, &cfg, time / 10).map_err(|e| e.report(&g))?;
-    let mut b = playouts_for(&g, &cfg, time).map_err(|e| e.report(&g))?;
+    playouts_for(&g, &cfg, time / 10).map_err(|e| super::report(&g, e))?;
+    let mut b = playouts_for(&g, &cfg, time).map_err(|e| super::report(&g, e))?;
     b.peak_memory_kb = peak_memory_kb();
     if args.json {
         println!(

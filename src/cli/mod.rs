@@ -148,7 +148,7 @@ pub fn run() -> miette::Result<()> {
             let g = load_game(&file)?;
             let text = read(&save)?;
             let m = crate::engine::Match::load_text(&g, &text)
-                .map_err(|e| miette::miette!("{}: {}", save.display(), e.message))?;
+                .map_err(|e| miette::miette!("{}: {}", save.display(), e.message()))?;
             let view = m.view(None);
             print!("{}", show::draw(&g, m.state(), &view));
             println!("decisions: {}", m.log().len());
@@ -169,7 +169,7 @@ pub fn run() -> miette::Result<()> {
             let g = load_game(&file)?;
             let mut cfg = config(&g, players, variant, 0)?;
             cfg.chance = ChanceMode::External;
-            let c = count_threads(&g, &cfg, depth, threads).map_err(|e| e.report(&g))?;
+            let c = count_threads(&g, &cfg, depth, threads).map_err(|e| report(&g, e))?;
             if json {
                 println!(
                     "{}",
@@ -193,6 +193,18 @@ pub fn run() -> miette::Result<()> {
     Ok(())
 }
 
+/// A run error as a report, with the rules file's text when it points into it.
+pub(crate) fn report(g: &Game, e: crate::engine::RunError) -> miette::Report {
+    match e.span() {
+        Some(sp) => {
+            let src = g.source(sp);
+            miette::Report::new(e)
+                .with_source_code(miette::NamedSource::new(&src.name, src.text.clone()))
+        }
+        None => miette::Report::new(e),
+    }
+}
+
 fn read(path: &Path) -> miette::Result<String> {
     std::fs::read_to_string(path)
         .map_err(|e| miette::miette!("cannot read {}: {e}", path.display()))
@@ -206,7 +218,7 @@ pub(crate) fn render(d: &dyn Diagnostic) -> String {
         let _ = handler.render_report(&mut out, d);
         out
     } else {
-        check::render_plain(d)
+        crate::render::plain(d)
     }
 }
 
@@ -246,7 +258,7 @@ fn config(
         chance: ChanceMode::Seeded,
     };
     // Starting checks the player count and the variant with the engine's own messages.
-    g.start(&cfg).map_err(|e| e.report(g))?;
+    g.start(&cfg).map_err(|e| report(g, e))?;
     Ok(cfg)
 }
 
@@ -417,8 +429,8 @@ fn round2(x: f64) -> f64 {
 /// The action declaration an action of the current choice comes from.
 pub(crate) fn action_decl(g: &Game, st: &State, a: &Action) -> Option<u32> {
     let choice = g.waiting_choice(st)?;
-    match g.choices[choice as usize].arms.get(a.arm as usize)? {
-        Arm::Action(ai) => Some(*ai),
+    match g.choices[choice].arms.get(a.arm as usize)? {
+        Arm::Action(ai) => Some(ai.0),
         Arm::Inline { .. } => None,
     }
 }
@@ -444,7 +456,7 @@ fn run_one(g: &Game, cfg: &Config, i: u64, buf: &mut Vec<Action>) -> GameRun {
                 Actor::Nobody => break,
                 actor => {
                     if st.decisions > 1_000_000 {
-                        return Err(crate::engine::RunError {
+                        return Err(crate::engine::RunError::Limit {
                             message: "the game did not end within 1,000,000 decisions".into(),
                             span: None,
                         });
@@ -455,10 +467,9 @@ fn run_one(g: &Game, cfg: &Config, i: u64, buf: &mut Vec<Action>) -> GameRun {
                             ever_legal[ai as usize] = true;
                         }
                     }
-                    let a = agent.pick(buf).ok_or_else(|| crate::engine::RunError {
-                        message: "no legal action".into(),
-                        span: None,
-                    })?;
+                    let a = agent
+                        .pick(buf)
+                        .ok_or_else(|| crate::engine::RunError::rule("no legal action", None))?;
                     g.apply_unchecked(&mut st, &a)?;
                     if matches!(actor, Actor::Player(_)) {
                         turns += 1;
@@ -652,10 +663,10 @@ pub fn count_threads(
             .into_iter()
             .map(|h| {
                 h.join().unwrap_or_else(|_| {
-                    Err(crate::engine::RunError {
-                        message: "a counting thread failed".into(),
-                        span: None,
-                    })
+                    Err(crate::engine::RunError::rule(
+                        "a counting thread failed",
+                        None,
+                    ))
                 })
             })
             .collect()
@@ -738,7 +749,7 @@ fn run_tests(paths: &[PathBuf]) -> miette::Result<i32> {
                 }
                 Some((_, msg)) => {
                     failed += 1;
-                    println!("FAILED {name}:{line}: {}\n       {msg}", r.name);
+                    println!("FAILED {line}: {}\n       {msg}", r.name);
                 }
             }
         }
@@ -747,13 +758,13 @@ fn run_tests(paths: &[PathBuf]) -> miette::Result<i32> {
     Ok(i32::from(failed > 0))
 }
 
-/// Loads and runs the scenarios of one file. Each result comes with the line of the
+/// Loads and runs the scenarios of one file. Each result comes with `file:line` of the
 /// failing step (or of the scenario).
 pub fn run_scenario_file(
     name: &str,
     text: &str,
     dir: &Path,
-) -> Result<Vec<(crate::engine::scenario::ScenarioResult, usize)>, String> {
+) -> Result<Vec<(crate::engine::scenario::ScenarioResult, String)>, String> {
     let sf = crate::syntax::parse_scenarios(name, text).map_err(|e| render(e.as_ref()))?;
     let rules_path = dir.join(&sf.rules);
     let rules_text = std::fs::read_to_string(&rules_path).map_err(|e| {
@@ -762,14 +773,8 @@ pub fn run_scenario_file(
             rules_path.display()
         )
     })?;
-    let (loaded, scenarios, diags) = check::scenario::load_with_scenarios(
-        &rules_path.display().to_string(),
-        &rules_text,
-        name,
-        text,
-        &sf,
-    );
-    let Some(g) = loaded.game else {
+    let loaded = check::load(&rules_path.display().to_string(), &rules_text);
+    let (Some(g), Some(symbols)) = (loaded.game, loaded.symbols) else {
         return Err(loaded
             .diagnostics
             .problems
@@ -777,19 +782,23 @@ pub fn run_scenario_file(
             .map(|p| render(p))
             .collect());
     };
+    let source = crate::source::Source {
+        name: name.to_string(),
+        text: text.to_string(),
+    };
+    let (g, scenarios, diags) = check::scenario::lower(g, symbols, source, &sf);
     if diags.has_errors() {
         return Err(diags.problems.iter().map(|p| render(p)).collect());
     }
-    let line_of = |off: usize| text[..off.min(text.len())].matches('\n').count() + 1;
     Ok(scenarios
         .iter()
         .map(|s| {
             let r = g.run_scenario(s);
-            let line = r
-                .failure
-                .as_ref()
-                .map_or(line_of(s.span.start), |(sp, _)| line_of(sp.start));
-            (r, line)
+            // A failure may point into the rules file (a game that cannot start) or into the
+            // scenario file (a step).
+            let at = r.failure.as_ref().map_or(s.span, |(sp, _)| *sp);
+            let src = g.source(at);
+            (r, format!("{}:{}", src.name, src.line_col(at.start).0))
         })
         .collect())
 }

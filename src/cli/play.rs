@@ -14,7 +14,7 @@ pub fn play(g: &Game, cfg: &Config, seat: u8) -> miette::Result<()> {
             cfg.players
         ));
     }
-    let mut st = g.start(cfg).map_err(|e| e.report(g))?;
+    let mut st = g.start(cfg).map_err(|e| super::report(g, e))?;
     let mut agent = RandomAgent::new(cfg.seed ^ 0xB07);
     let mut buf = Vec::new();
     let stdin = std::io::stdin();
@@ -26,7 +26,7 @@ pub fn play(g: &Game, cfg: &Config, seat: u8) -> miette::Result<()> {
             Actor::Player(p) if p == seat => {
                 let view = g.view(&st, Some(seat));
                 println!("\n{}", show::draw(g, &st, &view));
-                g.legal(&st, &mut buf).map_err(|e| e.report(g))?;
+                g.legal(&st, &mut buf).map_err(|e| super::report(g, e))?;
                 for (i, a) in buf.iter().enumerate() {
                     println!("  {:>3}) {}", i + 1, g.action_text(&st, a));
                 }
@@ -45,7 +45,7 @@ pub fn play(g: &Game, cfg: &Config, seat: u8) -> miette::Result<()> {
                     };
                     match chosen {
                         Some(a) => {
-                            g.apply(&mut st, &a).map_err(|e| e.report(g))?;
+                            g.apply(&mut st, &a).map_err(|e| super::report(g, e))?;
                             break;
                         }
                         None => println!("`{line}` is not one of the legal actions; choose again"),
@@ -53,14 +53,15 @@ pub fn play(g: &Game, cfg: &Config, seat: u8) -> miette::Result<()> {
                 }
             }
             actor => {
-                g.legal(&st, &mut buf).map_err(|e| e.report(g))?;
+                g.legal(&st, &mut buf).map_err(|e| super::report(g, e))?;
                 let a = agent
                     .pick(&buf)
                     .ok_or_else(|| miette::miette!("no legal action"))?;
                 if let Actor::Player(p) = actor {
                     println!("p{} plays {}", p + 1, g.action_text(&st, &a));
                 }
-                g.apply_unchecked(&mut st, &a).map_err(|e| e.report(g))?;
+                g.apply_unchecked(&mut st, &a)
+                    .map_err(|e| super::report(g, e))?;
             }
         }
     }

@@ -18,17 +18,14 @@ fn actor_name(a: Actor) -> String {
     }
 }
 
-fn line_col(g: &Game, offset: usize) -> (usize, usize) {
-    let before = &g.source[..offset.min(g.source.len())];
-    let line = before.matches('\n').count() + 1;
-    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    (line, col)
+fn line_col(g: &Game, sp: crate::source::Span) -> (usize, usize) {
+    g.source(sp).line_col(sp.start)
 }
 
 fn rules_error(g: &Game, e: &RunError) -> Json {
-    let mut v = error("rules_error", e.message.clone());
-    if let Some(sp) = e.span {
-        let (line, column) = line_col(g, sp.start);
+    let mut v = error(e.code(), e.message());
+    if let Some(sp) = e.span() {
+        let (line, column) = line_col(g, sp);
         v["error"]["line"] = json!(line);
         v["error"]["column"] = json!(column);
     }
@@ -118,7 +115,7 @@ pub fn handle<'g>(g: &'g Game, m: &mut Option<Match<'g>>, line: &str) -> Json {
                 *m = Some(new);
                 json!({"ok": true, "actor": actor})
             }
-            Err(e) => error("bad_config", e.message),
+            Err(e) => rules_error(g, &e),
         };
     }
     if cmd == "load" {
@@ -131,7 +128,7 @@ pub fn handle<'g>(g: &'g Game, m: &mut Option<Match<'g>>, line: &str) -> Json {
                 *m = Some(new);
                 json!({"ok": true, "actor": actor})
             }
-            Err(e) => error("bad_save", e.message),
+            Err(e) => rules_error(g, &e),
         };
     }
     let known = [
@@ -184,7 +181,6 @@ pub fn handle<'g>(g: &'g Game, m: &mut Option<Match<'g>>, line: &str) -> Json {
                 Ok(()) => {
                     json!({"ok": true, "actor": actor_name(mm.actor()), "finished": mm.state().is_over()})
                 }
-                Err(e) if e.span.is_none() => error("illegal_action", e.message),
                 Err(e) => rules_error(g, &e),
             }
         }
@@ -216,8 +212,8 @@ pub fn handle<'g>(g: &'g Game, m: &mut Option<Match<'g>>, line: &str) -> Json {
             match mm.why(text) {
                 Ok(w) => {
                     let at = w.span.map(|sp| {
-                        let (line, column) = line_col(g, sp.start);
-                        json!({"line": line, "column": column, "text": g.source[sp.start..sp.end].to_string()})
+                        let (line, column) = line_col(g, sp);
+                        json!({"line": line, "column": column, "text": g.source(sp).snippet(sp)})
                     });
                     json!({"legal": w.legal, "reason": w.reason, "at": at})
                 }
@@ -226,7 +222,7 @@ pub fn handle<'g>(g: &'g Game, m: &mut Option<Match<'g>>, line: &str) -> Json {
         }
         "undo" => match mm.undo() {
             Ok(()) => json!({"ok": true, "actor": actor_name(mm.actor())}),
-            Err(e) => error("nothing_to_undo", e.message),
+            Err(e) => rules_error(g, &e),
         },
         "save" => json!({"data": mm.save_text()}),
         _ => error("unknown_command", format!("unknown command `{cmd}`")),

@@ -8,10 +8,10 @@ fn type_name(g: &Game, t: Type) -> String {
         Type::Int => "int".into(),
         Type::Bool => "bool".into(),
         Type::Player => "Player".into(),
-        Type::Enum(e) => g.enums[e as usize].name.clone(),
-        Type::Comp(c) => g.types[c as usize].name.clone(),
-        Type::Space(b) => g.boards[b as usize].name.clone(),
-        Type::Zone(c) => format!("zone of {}", g.types[c as usize].name),
+        Type::Enum(e) => g.enums[e].name.clone(),
+        Type::Comp(c) => g.types[c].name.clone(),
+        Type::Space(b) => g.boards[b].name.clone(),
+        Type::Zone(c) => format!("zone of {}", g.types[c].name),
         Type::Any => "any".into(),
     }
 }
@@ -24,8 +24,8 @@ fn dims(g: &Game, d: &[Dim]) -> String {
         .iter()
         .map(|d| match d {
             Dim::Player => "Player".into(),
-            Dim::Enum(e) => g.enums[*e as usize].name.clone(),
-            Dim::Board(b) => g.boards[*b as usize].name.clone(),
+            Dim::Enum(e) => g.enums[*e].name.clone(),
+            Dim::Board(b) => g.boards[*b].name.clone(),
         })
         .collect();
     format!("[{}]", names.join(", "))
@@ -46,13 +46,7 @@ pub fn explain(g: &Game) -> String {
             let sets: Vec<String> = v
                 .sets
                 .iter()
-                .map(|(c, val)| {
-                    format!(
-                        "{} = {}",
-                        g.consts[*c as usize].name,
-                        crate::engine::show_static(g, *val)
-                    )
-                })
+                .map(|(c, val)| format!("{} = {}", g.consts[*c].name, g.show_static(*val)))
                 .collect();
             s += &format!(
                 "  {:<14} {}{}\n",
@@ -67,8 +61,8 @@ pub fn explain(g: &Game) -> String {
         }
     }
     s += "\ncomponents\n";
-    for (ti, t) in g.types.iter().enumerate() {
-        let n = g.comps.iter().filter(|c| c.ty as usize == ti).count();
+    for (ti, t) in g.types.enumerate() {
+        let n = g.comps.iter().filter(|c| c.ty == ti).count();
         let fields: Vec<String> = t
             .fields
             .iter()
@@ -108,16 +102,12 @@ pub fn explain(g: &Game) -> String {
             Visibility::Hidden => "hidden",
             Visibility::Top => "top card public",
         };
-        let start = g
-            .comps
-            .iter()
-            .filter(|c| c.zone >= z.base && c.zone < z.base + z.count)
-            .count();
+        let start = g.comps.iter().filter(|c| z.has(c.zone)).count();
         s += &format!(
             "  {:<14} {} of {}, {vis}{}\n",
             format!("{}{}", z.name, dims(g, &z.dims)),
             z.count,
-            g.types[z.ty as usize].name,
+            g.types[z.ty].name,
             if start > 0 {
                 format!(", starts with {start}")
             } else {
@@ -155,19 +145,19 @@ pub fn explain(g: &Game) -> String {
         );
     }
     s += "\nflow\n";
-    let mut procs: Vec<u32> = g.setup.into_iter().collect();
+    let mut procs: Vec<crate::ir::ProcId> = g.setup.into_iter().collect();
     procs.push(g.flow);
     for p in procs {
-        let proc = &g.procs[p as usize];
+        let proc = &g.procs[p];
         s += &format!("  {}:", proc.name);
         let mut any = false;
         for i in &proc.code {
             if let Instr::Choose(c) = i {
-                let arms: Vec<String> = g.choices[*c as usize]
+                let arms: Vec<String> = g.choices[*c]
                     .arms
                     .iter()
                     .map(|a| match a {
-                        Arm::Action(ai) => g.actions[*ai as usize].name.clone(),
+                        Arm::Action(ai) => g.actions[*ai].name.clone(),
                         Arm::Inline { label: Some(l), .. } => l.clone(),
                         Arm::Inline { binds, .. } => binds
                             .iter()
@@ -205,10 +195,10 @@ pub fn explain(g: &Game) -> String {
 }
 
 /// A component's name and the fields its name does not show (markers, a level, ...).
-fn with_state(g: &Game, st: &State, c: u32, seat: Option<u8>) -> String {
-    let comp = &g.comps[c as usize];
+fn with_state(g: &Game, st: &State, c: crate::ir::CompId, seat: Option<u8>) -> String {
+    let comp = &g.comps[c];
     let mut s = crate::engine::show_comp_for(g, st, c, seat);
-    for (fi, f) in g.types[comp.ty as usize].fields.iter().enumerate() {
+    for (fi, f) in g.types[comp.ty].fields.iter().enumerate() {
         let in_name = comp
             .name
             .iter()
@@ -229,12 +219,12 @@ fn with_state(g: &Game, st: &State, c: u32, seat: Option<u8>) -> String {
 /// A view drawn legibly: boards as grids, zones as rows, counters by name.
 pub fn draw(g: &Game, st: &State, v: &View) -> String {
     let mut s = String::new();
-    for (bi, b) in g.boards.iter().enumerate() {
+    for (bi, b) in g.boards.enumerate() {
         let cell = |sp: u32| -> String {
             let mut parts = vec![];
             for z in &g.zones {
-                if z.dims == [Dim::Board(bi as u16)] {
-                    let inst = z.base + sp;
+                if z.dims == [Dim::Board(bi)] {
+                    let inst = crate::ir::InstId(z.base.0 + sp);
                     if let Some(zv) = v
                         .zones
                         .iter()
@@ -255,7 +245,7 @@ pub fn draw(g: &Game, st: &State, v: &View) -> String {
                 }
             }
             for var in &g.vars {
-                if var.dims == [Dim::Board(bi as u16)] {
+                if var.dims == [Dim::Board(bi)] {
                     let val = crate::engine::show_value(g, st, st.var((var.base + sp) as usize));
                     if val != "none" {
                         parts.push(val);
@@ -276,7 +266,7 @@ pub fn draw(g: &Game, st: &State, v: &View) -> String {
                 s += &format!(
                     "     {}\n",
                     (0..width)
-                        .map(|x| format!("{:<w$}", crate::check::col_name(x)))
+                        .map(|x| format!("{:<w$}", crate::ir::col_name(x)))
                         .collect::<Vec<_>>()
                         .join(" ")
                 );

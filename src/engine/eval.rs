@@ -1,12 +1,7 @@
 //! Expression evaluation and collection iteration, on resolved indices only.
 
 use super::{RunError, State};
-use crate::ir::{AggKind, Builtin, Coll, Expr, Game, Value};
-use crate::syntax::ast::{BinOp, Span};
-
-/// The most locals one evaluation of a function (`def`) may use.
-pub const DEF_LOCALS: usize = 16;
-const MAX_DEPTH: u16 = 64;
+use crate::ir::*;
 
 /// Where an expression is evaluated: the locals of its procedure and the acting player.
 pub struct Env<'l> {
@@ -31,10 +26,7 @@ pub struct Ctx<'a> {
 pub type Eval<T> = Result<T, Box<RunError>>;
 
 fn err(msg: impl Into<String>, span: Option<Span>) -> Box<RunError> {
-    Box::new(RunError {
-        message: msg.into(),
-        span,
-    })
+    Box::new(RunError::rule(msg, span))
 }
 
 impl<'a> Ctx<'a> {
@@ -59,7 +51,7 @@ impl<'a> Ctx<'a> {
     fn eval_rest(&self, e: &Expr, env: &mut Env) -> Eval<Value> {
         Ok(match e {
             Expr::Lit(v) => *v,
-            Expr::Const(c) => self.s.consts[*c as usize],
+            Expr::Const(c) => self.s.consts[*c],
             Expr::Local(l) => env.locals[*l as usize],
             Expr::Me => Value::Player(env.me),
             Expr::Current => self.s.current.map_or(Value::None, Value::Player),
@@ -70,9 +62,7 @@ impl<'a> Ctx<'a> {
             }
             Expr::Zone(z, ix) => Value::Zone(self.zone_inst(*z, ix, env)?),
             Expr::Field(c, f) => match self.eval(c, env)? {
-                Value::Comp(c) => {
-                    self.s.fields[(self.g.comps[c as usize].field_base + *f as u32) as usize]
-                }
+                Value::Comp(c) => self.s.fields[self.g.field_slot(c, *f)],
                 Value::None => {
                     return Err(err("a field of `none` was read (no component here)", None))
                 }
@@ -90,8 +80,8 @@ impl<'a> Ctx<'a> {
             }
             Expr::Builtin(b, args, span) => self.builtin(*b, args, *span, env)?,
             Expr::CallDef(d, args) => {
-                let def = &self.g.defs[*d as usize];
-                if env.depth >= MAX_DEPTH {
+                let def = &self.g.defs[*d];
+                if env.depth >= MAX_CALL_DEPTH {
                     return Err(err(
                         format!("function `{}` calls itself too deeply", def.name),
                         None,
@@ -208,8 +198,8 @@ impl<'a> Ctx<'a> {
 
     /// The slot in [`State::var`] of variable `v` at the indexes `ix` (row-major over its
     /// dimensions; players, enum values and spaces index by their number).
-    pub fn var_slot(&self, v: u32, ix: &[Expr], env: &mut Env) -> Eval<usize> {
-        let var = &self.g.vars[v as usize];
+    pub fn var_slot(&self, v: VarId, ix: &[Expr], env: &mut Env) -> Eval<usize> {
+        let var = &self.g.vars[v];
         if let [x] = ix {
             let n = self.index_of(self.eval(x, env)?)?;
             return Ok((var.base + n) as usize);
@@ -224,18 +214,18 @@ impl<'a> Ctx<'a> {
 
     /// The zone instance of zone declaration `z` at the indexes `ix` (row-major, from the
     /// zone's [`base`](crate::ir::ZoneDef::base)).
-    pub fn zone_inst(&self, z: u32, ix: &[Expr], env: &mut Env) -> Eval<u32> {
-        let zone = &self.g.zones[z as usize];
+    pub fn zone_inst(&self, z: ZoneId, ix: &[Expr], env: &mut Env) -> Eval<InstId> {
+        let zone = &self.g.zones[z];
         let mut k = 0u32;
         for (i, x) in ix.iter().enumerate() {
             let n = self.index_of(self.eval(x, env)?)?;
             k = k * zone.sizes[i] + n;
         }
-        Ok(zone.base + k)
+        Ok(InstId(zone.base.0 + k))
     }
 
     /// Evaluates an expression that must give a zone instance; any other value is an error.
-    pub fn zone(&self, e: &Expr, env: &mut Env) -> Eval<u32> {
+    pub fn zone(&self, e: &Expr, env: &mut Env) -> Eval<InstId> {
         match self.eval(e, env)? {
             Value::Zone(z) => Ok(z),
             other => Err(self.expected("a zone", other)),
@@ -244,7 +234,7 @@ impl<'a> Ctx<'a> {
 
     /// Evaluates an expression that must give a component; any other value (`none` too) is an
     /// error.
-    pub fn comp(&self, e: &Expr, env: &mut Env) -> Eval<u32> {
+    pub fn comp(&self, e: &Expr, env: &mut Env) -> Eval<CompId> {
         match self.eval(e, env)? {
             Value::Comp(c) => Ok(c),
             other => Err(self.expected("a component", other)),
@@ -254,14 +244,14 @@ impl<'a> Ctx<'a> {
     fn builtin(&self, b: Builtin, args: &[Expr], span: Span, env: &mut Env) -> Eval<Value> {
         let s = self.s;
         Ok(match b {
-            Builtin::Count => Value::Int(s.zones[self.zone(&args[0], env)? as usize].len() as i64),
-            Builtin::Top => s.zones[self.zone(&args[0], env)? as usize]
+            Builtin::Count => Value::Int(s.zones[self.zone(&args[0], env)?].len() as i64),
+            Builtin::Top => s.zones[self.zone(&args[0], env)?]
                 .last()
                 .map_or(Value::None, |c| Value::Comp(*c)),
-            Builtin::Bottom => s.zones[self.zone(&args[0], env)? as usize]
+            Builtin::Bottom => s.zones[self.zone(&args[0], env)?]
                 .first()
                 .map_or(Value::None, |c| Value::Comp(*c)),
-            Builtin::Empty => Value::Bool(s.zones[self.zone(&args[0], env)? as usize].is_empty()),
+            Builtin::Empty => Value::Bool(s.zones[self.zone(&args[0], env)?].is_empty()),
             Builtin::Next | Builtin::Prev => match self.eval(&args[0], env)? {
                 Value::Player(p) => {
                     let n = s.players;
@@ -282,19 +272,19 @@ impl<'a> Ctx<'a> {
                 }
             },
             Builtin::Owner => match self.eval(&args[0], env)? {
-                Value::Comp(c) => self.g.instances[s.loc[c as usize] as usize]
+                Value::Comp(c) => self.g.instances[s.loc[c]]
                     .owner
                     .map_or(Value::None, Value::Player),
                 _ => Value::None,
             },
             Builtin::SpaceOf => match self.eval(&args[0], env)? {
-                Value::Comp(c) => self.g.instances[s.loc[c as usize] as usize]
+                Value::Comp(c) => self.g.instances[s.loc[c]]
                     .space
                     .map_or(Value::None, |(b, i)| Value::Space(b, i)),
                 _ => Value::None,
             },
             Builtin::ZoneOf => match self.eval(&args[0], env)? {
-                Value::Comp(c) => Value::Zone(s.loc[c as usize]),
+                Value::Comp(c) => Value::Zone(s.loc[c]),
                 _ => Value::None,
             },
             Builtin::Seat => {
@@ -325,7 +315,7 @@ impl<'a> Ctx<'a> {
         match c {
             Coll::Zone(z) => {
                 let z = self.zone(z, env)?;
-                let items = &self.s.zones[z as usize];
+                let items = &self.s.zones[z];
                 for (i, &comp) in items.iter().enumerate() {
                     if dedup && items[..i].iter().any(|&o| self.same_for(o, comp, env.me)) {
                         continue;
@@ -336,22 +326,22 @@ impl<'a> Ctx<'a> {
                 }
             }
             Coll::Board(b) => {
-                for sp in 0..self.g.boards[*b as usize].len() {
+                for sp in 0..self.g.boards[*b].len() {
                     if !f(Value::Space(*b, sp), env)? {
                         break;
                     }
                 }
             }
             Coll::Enum(e) => {
-                for v in 0..self.g.enums[*e as usize].values.len() as u16 {
+                for v in 0..self.g.enums[*e].values.len() as u16 {
                     if !f(Value::Enum(*e, v), env)? {
                         break;
                     }
                 }
             }
             Coll::Type(t) => {
-                for (i, comp) in self.g.comps.iter().enumerate() {
-                    if comp.ty == *t && !f(Value::Comp(i as u32), env)? {
+                for (i, comp) in self.g.comps.enumerate() {
+                    if comp.ty == *t && !f(Value::Comp(i), env)? {
                         break;
                     }
                 }
@@ -390,7 +380,7 @@ impl<'a> Ctx<'a> {
                     return Ok(());
                 };
                 let n = self.int(steps, env)?.max(0) as usize;
-                let b = &self.g.boards[*board as usize];
+                let b = &self.g.boards[*board];
                 let mut visited = vec![false; b.len() as usize];
                 let mut reached = vec![false; b.len() as usize];
                 let mut ok = vec![None; b.len() as usize];
@@ -421,7 +411,7 @@ impl<'a> Ctx<'a> {
                 let Value::Space(_, start) = self.eval(start, env)? else {
                     return Ok(());
                 };
-                let b = &self.g.boards[*board as usize];
+                let b = &self.g.boards[*board];
                 let mut member = vec![false; b.len() as usize];
                 let mut seen = vec![false; b.len() as usize];
                 let mut stack = vec![start];
@@ -446,7 +436,7 @@ impl<'a> Ctx<'a> {
             }
             Coll::Adjacent(x) => match self.eval(x, env)? {
                 Value::Space(b, sp) => {
-                    for &n in self.g.boards[b as usize].neighbours(sp) {
+                    for &n in self.g.boards[b].neighbours(sp) {
                         if !f(Value::Space(b, n), env)? {
                             break;
                         }
@@ -470,7 +460,7 @@ impl<'a> Ctx<'a> {
     /// Does a space meet a `where` condition (with the space bound to `slot`)?
     fn space_ok(
         &self,
-        board: u16,
+        board: BoardId,
         slot: u16,
         cond: Option<&Expr>,
         sp: u32,
@@ -488,7 +478,7 @@ impl<'a> Ctx<'a> {
     #[allow(clippy::too_many_arguments)]
     fn walk(
         &self,
-        board: u16,
+        board: BoardId,
         slot: u16,
         cond: Option<&Expr>,
         at: u32,
@@ -502,7 +492,7 @@ impl<'a> Ctx<'a> {
             reached[at as usize] = true;
             return Ok(());
         }
-        for &nb in self.g.boards[board as usize].neighbours(at) {
+        for &nb in self.g.boards[board].neighbours(at) {
             if visited[nb as usize] {
                 continue;
             }
@@ -525,12 +515,12 @@ impl<'a> Ctx<'a> {
 
     /// Two components look the same to `seat`: same type, and equal in every field the seat
     /// may see (so that a choice never reveals a secret by offering two options).
-    pub fn same_for(&self, a: u32, b: u32, seat: u8) -> bool {
-        let (ca, cb) = (&self.g.comps[a as usize], &self.g.comps[b as usize]);
+    pub fn same_for(&self, a: CompId, b: CompId, seat: u8) -> bool {
+        let (ca, cb) = (&self.g.comps[a], &self.g.comps[b]);
         if ca.ty != cb.ty {
             return false;
         }
-        let fields = &self.g.types[ca.ty as usize].fields;
+        let fields = &self.g.types[ca.ty].fields;
         fields.iter().enumerate().all(|(f, fd)| {
             let (x, y) = (
                 self.s.fields[(ca.field_base + f as u32) as usize],
@@ -544,8 +534,8 @@ impl<'a> Ctx<'a> {
     }
 
     /// Two components are interchangeable when they have the same type and field values.
-    pub fn same_fields(&self, a: u32, b: u32) -> bool {
-        let (ca, cb) = (&self.g.comps[a as usize], &self.g.comps[b as usize]);
+    pub fn same_fields(&self, a: CompId, b: CompId) -> bool {
+        let (ca, cb) = (&self.g.comps[a], &self.g.comps[b]);
         if ca.ty != cb.ty {
             return false;
         }
@@ -684,7 +674,7 @@ impl<'a> Ctx<'a> {
         // Every way to form each kind of set, as (members mask, points); the best per mask.
         let mut found: Vec<(u64, i64)> = Vec::new();
         for &s in &a.sets {
-            let set = &self.g.sets[s as usize];
+            let set = &self.g.sets[s];
             let mut locals = [Value::None; DEF_LOCALS];
             let mut inner = Env {
                 locals: &mut locals[..],
@@ -757,7 +747,7 @@ impl<'a> Ctx<'a> {
             },
             None => None,
         };
-        let board = &self.g.boards[bi as usize];
+        let board = &self.g.boards[bi];
         let slot = bind.slot as usize;
         let test = |sp: u32, env: &mut Env| -> Eval<bool> {
             env.locals[slot] = Value::Space(bi, sp);

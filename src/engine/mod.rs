@@ -4,24 +4,30 @@
 //! plain data ([`State`]): a stack of frames (procedure, pc, locals), so it clones, saves and
 //! resumes at any decision, even one in the middle of an effect.
 
+mod error;
 mod eval;
-mod exec;
+mod options;
+mod outcome;
+mod run;
 pub mod scenario;
 mod session;
+mod start;
+mod state;
+mod text;
 mod view;
+mod why;
 
-pub use eval::{Ctx, Env, DEF_LOCALS};
-/// The most local names one procedure (the flow, the setup, an action) may use.
-pub const LOCALS_LIMIT: usize = exec::MAX_LOCALS;
-pub use exec::WhyNot;
+pub use error::RunError;
+pub use eval::{Ctx, Env};
 pub use session::{Match, Save, SAVE_VERSION};
+pub use state::State;
+pub(crate) use state::{Frame, Phase, Wait};
+pub use text::{field_visible, show_comp_for, show_value, ActionText};
 pub use view::{View, ZoneView};
+pub use why::WhyNot;
 
-use crate::ir::{Game, NamePart, Value, MAX_ARGS};
-use crate::syntax::ast::Span;
-use rand_chacha::ChaCha8Rng;
+use crate::ir::{Value, MAX_ARGS};
 use serde::{Deserialize, Serialize};
-use std::fmt;
 
 /// How chance events are resolved.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -113,217 +119,12 @@ pub enum OutcomeKind {
     Lost,
 }
 
-/// An error while running the rules: a rule did something impossible, or looped.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RunError {
-    /// What went wrong, in words.
-    pub message: String,
-    /// Where in the rules file, when the error comes from a rule (`None` e.g. for a refused
-    /// action or a bad configuration).
-    pub span: Option<Span>,
+/// A rule error with its place in the rules.
+pub(crate) fn err(msg: impl Into<String>, span: Option<crate::source::Span>) -> RunError {
+    RunError::rule(msg, span)
 }
 
-impl fmt::Display for RunError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for RunError {}
-
-impl From<Box<RunError>> for RunError {
-    fn from(b: Box<RunError>) -> Self {
-        *b
-    }
-}
-
-impl RunError {
-    /// A diagnostic pointing into the rules file, when the error has a span.
-    pub fn report(&self, g: &Game) -> miette::Report {
-        let mut r = miette::miette!(
-            labels = self
-                .span
-                .map(|s| vec![miette::LabeledSpan::new_primary_with_span(
-                    Some("here".into()),
-                    s
-                )])
-                .unwrap_or_default(),
-            "{}",
-            self.message
-        );
-        if self.span.is_some() {
-            r = r.with_source_code(miette::NamedSource::new(&g.source_name, g.source.clone()));
-        }
-        r
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) enum Phase {
-    Setup,
-    Flow,
-    Over,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) enum Wait {
-    Running,
-    Decision { choice: u32, actor: u8 },
-    Chance,
-    Over,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct Frame {
-    pub proc: u32,
-    pub pc: u32,
-    pub base: u32,
-    pub me: u8,
-}
-
-/// A running game. Cloning copies flat vectors; nothing in it points into the rules.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct State {
-    /// Number of seats in this match.
-    pub players: u8,
-    /// Index of the variant in play ([`Game::variants`]), if any.
-    pub variant: Option<u16>,
-    pub(crate) consts: Vec<Value>,
-    pub(crate) vars: Vec<Value>,
-    pub(crate) fields: Vec<Value>,
-    /// Per field slot: revealed to everyone (for fields declared `seen by`).
-    pub(crate) revealed: Vec<bool>,
-    pub(crate) zones: Vec<Vec<u32>>,
-    pub(crate) loc: Vec<u32>,
-    pub(crate) frames: Vec<Frame>,
-    pub(crate) locals: Vec<Value>,
-    pub(crate) iters: Vec<Value>,
-    pub(crate) current: Option<u8>,
-    pub(crate) wait: Wait,
-    pub(crate) phase: Phase,
-    pub(crate) rng: ChaCha8Rng,
-    /// How chance events are resolved in this match.
-    pub chance: ChanceMode,
-    pub(crate) chance_step: u32,
-    /// The options of the waiting choice, listed once when the game paused there.
-    pub(crate) cache: Vec<Action>,
-    /// Hidden commitments of a simultaneous choice, per seat (`None`: still to choose).
-    pub(crate) commits: Vec<Option<Action>>,
-    /// Decisions applied so far (players' and chance's).
-    pub decisions: u64,
-    pub(crate) outcome: Option<Outcome>,
-}
-
-impl State {
-    /// The outcome, once the game is over.
-    pub fn outcome(&self) -> Option<&Outcome> {
-        self.outcome.as_ref()
-    }
-    /// Whether the game has ended (an [`Outcome`] is set).
-    pub fn is_over(&self) -> bool {
-        self.outcome.is_some()
-    }
-    /// The player whose turn it is: the `p` of the innermost `turn p { }` now running, if any.
-    pub fn current(&self) -> Option<u8> {
-        self.current
-    }
-    /// Components (indices into [`Game::comps`]) in a zone instance, bottom to top.
-    pub fn zone(&self, inst: u32) -> &[u32] {
-        &self.zones[inst as usize]
-    }
-    /// The current value of field `field` (index into its type's fields) of component `c`.
-    pub fn field(&self, c: u32, field: u16, g: &Game) -> Value {
-        self.fields[(g.comps[c as usize].field_base + field as u32) as usize]
-    }
-    /// The value in a variable slot (a [`crate::ir::VarDef::base`] plus a flat index).
-    pub fn var(&self, slot: usize) -> Value {
-        self.vars[slot]
-    }
-}
-
-/// The name of a component from its initial field values (used by the checker for `named`).
-pub fn comp_static_name(g: &Game, c: u32) -> Option<String> {
-    let comp = g.comps.get(c as usize)?;
-    let mut s = String::new();
-    for p in &comp.name {
-        match p {
-            NamePart::Text(t) => s.push_str(t),
-            NamePart::Field(f) => s.push_str(&static_value(g, comp.fields[*f as usize])),
-        }
-    }
-    Some(s)
-}
-
-/// A value as text, without a state (components named from their initial fields).
-pub fn show_static(g: &Game, v: Value) -> String {
-    static_value(g, v)
-}
-
-fn static_value(g: &Game, v: Value) -> String {
-    match v {
-        Value::None => "none".into(),
-        Value::Int(n) => n.to_string(),
-        Value::Bool(b) => b.to_string(),
-        Value::Player(p) => format!("p{}", p + 1),
-        Value::Enum(e, i) => g.enums[e as usize].values[i as usize].clone(),
-        Value::Comp(c) => comp_static_name(g, c).unwrap_or_default(),
-        Value::Space(b, s) => g.boards[b as usize].space_names[s as usize].clone(),
-        Value::Zone(z) => g.zone_instance_name(z),
-    }
-}
-
-/// Whether `seat` (`None`: a spectator) may see field `f` of component `c` now.
-pub fn field_visible(g: &Game, s: &State, c: u32, f: u16, seat: Option<u8>) -> bool {
-    let comp = &g.comps[c as usize];
-    let Some(by) = g.types[comp.ty as usize].fields[f as usize].seen_by else {
-        return true;
-    };
-    let slot = (comp.field_base + f as u32) as usize;
-    if s.is_over() || s.revealed[slot] {
-        return true;
-    }
-    match (seat, s.fields[(comp.field_base + by as u32) as usize]) {
-        (Some(p), Value::Player(o)) => p == o,
-        _ => false,
-    }
-}
-
-/// A component's name as `seat` may see it: secret fields it may not see show as `?`.
-pub fn show_comp_for(g: &Game, s: &State, c: u32, seat: Option<u8>) -> String {
-    let comp = &g.comps[c as usize];
-    let mut out = String::new();
-    for p in &comp.name {
-        match p {
-            NamePart::Text(t) => out.push_str(t),
-            NamePart::Field(f) if !field_visible(g, s, c, *f, seat) => out.push('?'),
-            NamePart::Field(f) => out.push_str(&show_value(
-                g,
-                s,
-                s.fields[(comp.field_base + *f as u32) as usize],
-            )),
-        }
-    }
-    out
-}
-
-/// A value as text, with components named from their current fields.
-pub fn show_value(g: &Game, s: &State, v: Value) -> String {
-    match v {
-        Value::Comp(c) => {
-            let comp = &g.comps[c as usize];
-            let mut out = String::new();
-            for p in &comp.name {
-                match p {
-                    NamePart::Text(t) => out.push_str(t),
-                    NamePart::Field(f) => out.push_str(&show_value(
-                        g,
-                        s,
-                        s.fields[(comp.field_base + *f as u32) as usize],
-                    )),
-                }
-            }
-            out
-        }
-        other => static_value(g, other),
-    }
+/// Blames `span` for an error that has no place yet.
+pub(crate) fn with_span(e: impl Into<RunError>, span: Option<crate::source::Span>) -> RunError {
+    e.into().or_span(span)
 }

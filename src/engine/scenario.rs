@@ -1,9 +1,9 @@
 //! Running checked scenarios: set up a position, apply actions, check what must hold.
 
 use super::{Action, Actor, ChanceMode, Config, Env, RunError, State};
-use crate::check::scenario::{Scenario, Step};
-use crate::ir::{Game, Value};
-use crate::syntax::ast::Span;
+use crate::ir::scenario::{Scenario, Step};
+use crate::ir::{Game, ProcId, Value};
+use crate::source::Span;
 
 /// The result of one scenario.
 #[derive(Clone, Debug)]
@@ -16,12 +16,9 @@ pub struct ScenarioResult {
 
 impl Game {
     /// Runs a procedure now, on top of the paused game, then waits at the same decision again.
-    pub fn exec_proc(&self, st: &mut State, proc: u32) -> Result<(), RunError> {
+    pub fn exec_proc(&self, st: &mut State, proc: ProcId) -> Result<(), RunError> {
         if st.is_over() {
-            return Err(RunError {
-                message: "the game is over".into(),
-                span: None,
-            });
+            return Err(RunError::Finished);
         }
         let me = match self.actor(st) {
             Actor::Player(p) => p,
@@ -79,7 +76,7 @@ impl Game {
                             Ok(s) => st = Some(s),
                             Err(e) => {
                                 return fail(
-                                    e.span.unwrap_or(span),
+                                    e.span().unwrap_or(span),
                                     format!("the game could not start: {e}"),
                                 )
                             }
@@ -101,7 +98,7 @@ impl Game {
     fn scenario_step(&self, st: &mut State, step: &Step) -> Result<(), String> {
         let legal_texts = |st: &State| -> Result<Vec<String>, String> {
             let mut buf = Vec::new();
-            self.legal(st, &mut buf).map_err(|e| e.message)?;
+            self.legal(st, &mut buf).map_err(|e| e.to_string())?;
             Ok(buf.iter().map(|a| self.action_text(st, a)).collect())
         };
         let norm = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -110,7 +107,7 @@ impl Game {
                 .exec_proc(st, *p)
                 .map_err(|e| format!("setup failed: {e}")),
             Step::Apply(t) => {
-                let a = self.parse_action(st, t).map_err(|e| e.message)?;
+                let a = self.parse_action(st, t).map_err(|e| e.to_string())?;
                 self.apply(st, &a)
                     .map_err(|e| format!("applying `{t}` failed: {e}"))
             }
@@ -189,7 +186,7 @@ impl Game {
                         Ok(true)
                     },
                 )
-                .map_err(|e| e.message)?;
+                .map_err(|e| e.to_string())?;
                 want.sort_unstable();
                 let mut got = o.winners.clone();
                 got.sort_unstable();
@@ -205,7 +202,7 @@ impl Game {
                 }
             }
             Step::ExpectActor(e, n) => {
-                let want = self.eval_on(st, e, *n).map_err(|e| e.message)?;
+                let want = self.eval_on(st, e, *n).map_err(|e| e.to_string())?;
                 let got = match self.actor(st) {
                     Actor::Player(p) => Value::Player(p),
                     _ => Value::None,

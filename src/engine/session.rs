@@ -122,27 +122,25 @@ impl<'g> Match<'g> {
     /// Applies the action of one pending player (in any order during a `choose each`).
     pub fn apply_for(&mut self, seat: u8, text: &str) -> Result<(), RunError> {
         let legal = self.legal_for(seat)?;
-        let want = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        let want = super::ActionText::parse(text).canonical();
         let Some((a, t)) = legal.into_iter().find(|(_, t)| *t == want) else {
-            return Err(RunError {
-                message: format!("`{text}` is not a legal action of p{} now", seat + 1),
-                span: None,
-            });
+            return Err(RunError::illegal(format!(
+                "`{}` is not a legal action of {} now",
+                crate::source::quote(text, 80),
+                crate::ir::player_name(seat)
+            )));
         };
         let mut next = self.state.clone();
         self.game.apply_for(&mut next, seat, &a)?;
         self.history.push(std::mem::replace(&mut self.state, next));
-        self.log.push(format!("p{}: {t}", seat + 1));
+        self.log.push(super::text::with_seat(seat, &t));
         Ok(())
     }
 
     /// Steps back one applied decision (restoring the state before it); an error when there is
     /// none.
     pub fn undo(&mut self) -> Result<(), RunError> {
-        let prev = self.history.pop().ok_or_else(|| RunError {
-            message: "nothing to undo".into(),
-            span: None,
-        })?;
+        let prev = self.history.pop().ok_or(RunError::NothingToUndo)?;
         self.state = prev;
         self.log.pop();
         Ok(())
@@ -177,34 +175,33 @@ impl<'g> Match<'g> {
     /// Replays a save into a match. A save of another version or of a changed rules file is
     /// refused, never misread.
     pub fn load(game: &'g Game, save: &Save) -> Result<Self, RunError> {
+        let refuse = |message: String| Err(RunError::Save { message });
         if save.version != SAVE_VERSION {
-            return Err(RunError {
-                message: format!(
-                    "this save has version {}, this rulebook reads version {SAVE_VERSION}",
-                    save.version
-                ),
-                span: None,
-            });
+            return refuse(format!(
+                "this save has version {}, this rulebook reads version {SAVE_VERSION}",
+                save.version
+            ));
         }
         let hash = format!("{:016x}", game.source_hash);
         if save.rules_hash != hash {
-            return Err(RunError { message: format!("this save was made with a different rules file (hash {}, this file has {hash})", save.rules_hash), span: None });
+            return refuse(format!(
+                "this save was made with a different rules file (hash {}, this file has {hash})",
+                crate::source::quote(&save.rules_hash, 20)
+            ));
         }
         let mut m = Match::new(game, save.config.clone())?;
         for (i, text) in save.log.iter().enumerate() {
             // `pN: text` is a commitment made out of seat order in a simultaneous choice.
-            let seat_text = text.split_once(": ").and_then(|(p, t)| {
-                p.strip_prefix('p')
-                    .and_then(|n| n.parse::<u8>().ok())
-                    .map(|n| (n, t))
-            });
-            let r = match seat_text {
-                Some((n, t)) if n >= 1 => m.apply_for(n - 1, t),
-                _ => m.apply_text(text),
+            let parsed = super::ActionText::parse(text);
+            let r = match parsed.seat {
+                Some(seat) => m.apply_for(seat, parsed.body),
+                None => m.apply_text(text),
             };
-            r.map_err(|e| RunError {
-                message: format!("decision {} of the save, `{text}`: {}", i + 1, e.message),
-                span: e.span,
+            r.map_err(|e| match e {
+                RunError::Rule { .. } | RunError::Limit { .. } => e,
+                other => RunError::Save {
+                    message: format!("decision {} of the save: {}", i + 1, other.message()),
+                },
             })?;
         }
         Ok(m)
@@ -212,9 +209,8 @@ impl<'g> Match<'g> {
 
     /// Parses RON text and replays it.
     pub fn load_text(game: &'g Game, text: &str) -> Result<Self, RunError> {
-        let save: Save = ron::from_str(text).map_err(|e| RunError {
+        let save: Save = ron::from_str(text).map_err(|e| RunError::Save {
             message: format!("this is not a readable save: {e}"),
-            span: None,
         })?;
         Match::load(game, &save)
     }

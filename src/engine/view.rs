@@ -1,7 +1,7 @@
 //! Views: the state as one seat may see it, derived from the visibility the rules declare.
 
 use super::{show_value, Actor, State};
-use crate::ir::{Game, Visibility};
+use crate::ir::{CompId, Game, InstId, Visibility};
 use serde::Serialize;
 
 /// One zone instance as a seat sees it.
@@ -73,13 +73,13 @@ impl Game {
     /// ```
     pub fn view(&self, st: &State, seat: Option<u8>) -> View {
         let mut zones = Vec::new();
-        for inst in 0..self.zone_instances {
-            let info = self.instances[inst as usize];
+        for inst in self.instances.ids() {
+            let info = self.instances[inst];
             if info.owner.is_some_and(|o| o >= st.players) {
                 continue;
             }
-            let z = &self.zones[info.zone as usize];
-            let items = &st.zones[inst as usize];
+            let z = &self.zones[info.zone];
+            let items = &st.zones[inst];
             let sees_all = match z.visibility {
                 Visibility::Public => true,
                 Visibility::Owner => seat.is_some() && info.owner == seat,
@@ -99,7 +99,7 @@ impl Game {
             } else {
                 Vec::new()
             };
-            let shown: Vec<u32> = if sees_all {
+            let shown: Vec<CompId> = if sees_all {
                 items.clone()
             } else if z.visibility == Visibility::Top {
                 items.last().copied().into_iter().collect()
@@ -132,12 +132,8 @@ impl Game {
                             skip |= x >= st.players as u32;
                             format!("p{}", x + 1)
                         }
-                        crate::ir::Dim::Enum(e) => {
-                            self.enums[e as usize].values[x as usize].clone()
-                        }
-                        crate::ir::Dim::Board(b) => {
-                            self.boards[b as usize].space_names[x as usize].clone()
-                        }
+                        crate::ir::Dim::Enum(e) => self.enums[e].values[x as usize].clone(),
+                        crate::ir::Dim::Board(b) => self.boards[b].space_names[x as usize].clone(),
                     });
                 }
                 if skip {
@@ -181,12 +177,12 @@ impl Game {
     pub fn hidden_name_fields(
         &self,
         st: &State,
-        c: u32,
+        c: CompId,
         seat: Option<u8>,
     ) -> Vec<(String, String)> {
-        let comp = &self.comps[c as usize];
+        let comp = &self.comps[c];
         let mut out = Vec::new();
-        for (fi, f) in self.types[comp.ty as usize].fields.iter().enumerate() {
+        for (fi, f) in self.types[comp.ty].fields.iter().enumerate() {
             if comp
                 .name
                 .iter()
@@ -205,9 +201,9 @@ impl Game {
     }
 
     /// Whether `seat` sees the components of a zone instance now.
-    pub fn zone_open_to(&self, st: &State, inst: u32, seat: Option<u8>) -> bool {
-        let info = self.instances[inst as usize];
-        match self.zones[info.zone as usize].visibility {
+    pub fn zone_open_to(&self, st: &State, inst: InstId, seat: Option<u8>) -> bool {
+        let info = self.instances[inst];
+        match self.zones[info.zone].visibility {
             Visibility::Public => true,
             Visibility::Owner => seat.is_some() && info.owner == seat,
             Visibility::Hidden | Visibility::Top => st.is_over(),
@@ -241,62 +237,57 @@ impl Game {
     /// // p1 sees exactly the same game in the sampled state ...
     /// assert_eq!(game.view(&guess, Some(0)), game.view(&st, Some(0)));
     /// // ... though the hidden cards (p2's hand, the deck) were dealt anew.
-    /// let hand_p2 = (0..game.zone_instances)
-    ///     .find(|&i| game.zone_instance_name(i) == "hand[p2]")
-    ///     .unwrap();
+    /// let hand_p2 = game.zone_instance("hand[p2]").unwrap();
     /// assert_eq!(guess.zone(hand_p2).len(), 8);
     /// assert_ne!(guess.zone(hand_p2), st.zone(hand_p2));
     /// ```
     pub fn determinize(&self, st: &State, seat: Option<u8>, rng: &mut impl rand::Rng) -> State {
         let mut out = st.clone();
-        for t in 0..self.types.len() as u16 {
+        for t in self.types.ids() {
             // Hidden positions holding components of type t: (zone instance, index).
             let mut places = Vec::new();
-            for inst in 0..self.zone_instances {
-                if self.zones[self.instances[inst as usize].zone as usize].ty != t {
+            for inst in self.instances.ids() {
+                if self.zones[self.instances[inst].zone].ty != t {
                     continue;
                 }
                 let open = self.zone_open_to(st, inst, seat);
-                let items = &st.zones[inst as usize];
-                let top_open = self.zones[self.instances[inst as usize].zone as usize].visibility
-                    == Visibility::Top;
+                let items = &st.zones[inst];
+                let top_open = self.zones[self.instances[inst].zone].visibility == Visibility::Top;
                 for i in 0..items.len() {
                     if !(open || top_open && i + 1 == items.len()) {
                         places.push((inst, i));
                     }
                 }
             }
-            let mut comps: Vec<u32> = places
-                .iter()
-                .map(|&(z, i)| st.zones[z as usize][i])
-                .collect();
+            let mut comps: Vec<CompId> = places.iter().map(|&(z, i)| st.zones[z][i]).collect();
             for i in (1..comps.len()).rev() {
                 comps.swap(i, rng.gen_range(0..=i));
             }
             for (&(z, i), &c) in places.iter().zip(&comps) {
-                out.zones[z as usize][i] = c;
-                out.loc[c as usize] = z;
+                out.zones[z][i] = c;
+                out.loc[c] = z;
             }
             // Secret fields the seat cannot see: exchange values among such components.
-            for (fi, f) in self.types[t as usize].fields.iter().enumerate() {
+            for (fi, f) in self.types[t].fields.iter().enumerate() {
                 if f.seen_by.is_none() {
                     continue;
                 }
-                let holders: Vec<u32> = (0..self.comps.len() as u32)
+                let holders: Vec<CompId> = self
+                    .comps
+                    .ids()
                     .filter(|&c| {
-                        self.comps[c as usize].ty == t
-                            && !super::field_visible(self, st, c, fi as u16, seat)
+                        self.comps[c].ty == t && !super::field_visible(self, st, c, fi as u16, seat)
                     })
                     .collect();
                 let mut vals: Vec<crate::ir::Value> = holders
                     .iter()
-                    .map(|&c| st.fields[(self.comps[c as usize].field_base + fi as u32) as usize])
+                    .map(|&c| st.fields[self.field_slot(c, fi as u16)])
                     .collect();
                 for i in (1..vals.len()).rev() {
                     vals.swap(i, rng.gen_range(0..=i));
                 }
                 for (&c, v) in holders.iter().zip(vals) {
-                    out.fields[(self.comps[c as usize].field_base + fi as u32) as usize] = v;
+                    out.fields[self.field_slot(c, fi as u16)] = v;
                 }
             }
         }

@@ -1,34 +1,7 @@
 //! The syntax tree: what the author wrote, with spans, before any name is resolved.
 
-/// A byte range in the source text.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Span {
-    /// Offset of the first byte.
-    pub start: usize,
-    /// Offset just past the last byte (`end >= start`).
-    pub end: usize,
-}
-
-impl Span {
-    /// The bytes `start..end`.
-    pub fn new(start: usize, end: usize) -> Self {
-        Span { start, end }
-    }
-    /// Its length in bytes.
-    pub fn len(&self) -> usize {
-        self.end - self.start
-    }
-    /// Whether it covers no byte.
-    pub fn is_empty(&self) -> bool {
-        self.end == self.start
-    }
-}
-
-impl From<Span> for miette::SourceSpan {
-    fn from(s: Span) -> Self {
-        (s.start, s.len()).into()
-    }
-}
+pub use crate::ops::{AssignOp, BinOp, EndKind, UnOp};
+pub use crate::source::Span;
 
 /// A name as written, with where it was written.
 #[derive(Clone, Debug)]
@@ -273,28 +246,6 @@ pub struct Stmt {
     pub span: Span,
 }
 
-/// An assignment operator.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AssignOp {
-    /// `=`.
-    Set,
-    /// `+=`.
-    Add,
-    /// `-=`.
-    Sub,
-}
-
-/// How an `end` statement ends the game.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum EndKind {
-    /// `end`: the game is scored (winners by score and tie-breakers).
-    Score,
-    /// `end draw`: nobody wins.
-    Draw,
-    /// `end lose`: everybody loses.
-    Lose,
-}
-
 /// The kinds of statement.
 #[derive(Clone, Debug)]
 pub enum StmtKind {
@@ -440,68 +391,6 @@ pub struct Expr {
     pub kind: ExprKind,
     /// The whole expression.
     pub span: Span,
-}
-
-/// A prefix operator.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum UnOp {
-    /// `not`.
-    Not,
-    /// `-`.
-    Neg,
-}
-
-/// A binary operator (all left-associative; from loosest: `or`, `and`, comparisons, `+ -`,
-/// `* / %`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BinOp {
-    /// `or`.
-    Or,
-    /// `and`.
-    And,
-    /// `==`.
-    Eq,
-    /// `!=`.
-    Ne,
-    /// `<`.
-    Lt,
-    /// `<=`.
-    Le,
-    /// `>`.
-    Gt,
-    /// `>=`.
-    Ge,
-    /// `+`.
-    Add,
-    /// `-`.
-    Sub,
-    /// `*`.
-    Mul,
-    /// `/`.
-    Div,
-    /// `%` (Euclidean: never negative).
-    Mod,
-}
-
-impl BinOp {
-    /// The operator as written.
-    pub fn symbol(self) -> &'static str {
-        match self {
-            BinOp::Or => "or",
-            BinOp::And => "and",
-            BinOp::Eq => "==",
-            BinOp::Ne => "!=",
-            BinOp::Lt => "<",
-            BinOp::Le => "<=",
-            BinOp::Gt => ">",
-            BinOp::Ge => ">=",
-            BinOp::Add => "+",
-            BinOp::Sub => "-",
-            BinOp::Mul => "*",
-            BinOp::Div => "/",
-            BinOp::Mod => "%",
-        }
-    }
 }
 
 /// The kinds of expression.

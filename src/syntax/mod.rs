@@ -2,6 +2,7 @@
 
 pub mod ast;
 
+use crate::source::FileId;
 use ast::*;
 use miette::{Diagnostic, NamedSource};
 use pest::iterators::{Pair, Pairs};
@@ -41,6 +42,7 @@ pub struct SyntaxError {
 
 /// Parses a rules file (`name` is used in diagnostics only); the first syntax error stops it.
 pub fn parse_file(name: &str, text: &str) -> Result<File, Box<SyntaxError>> {
+    FILE.with(|f| f.set(FileId::RULES));
     let mut pairs =
         RulesParser::parse(Rule::file, text).map_err(|e| syntax_error(name, text, e))?;
     let file = pairs.next().expect("grammar: file");
@@ -55,8 +57,9 @@ pub fn parse_file(name: &str, text: &str) -> Result<File, Box<SyntaxError>> {
 }
 
 /// Parses a scenario file (`name` is used in diagnostics only); the first syntax error stops
-/// it.
+/// it. Its spans point into [`FileId::SCENARIO`].
 pub fn parse_scenarios(name: &str, text: &str) -> Result<ScenarioFile, Box<SyntaxError>> {
+    FILE.with(|f| f.set(FileId::SCENARIO));
     let mut pairs =
         RulesParser::parse(Rule::scenario_file, text).map_err(|e| syntax_error(name, text, e))?;
     let file = pairs.next().expect("grammar: scenario_file");
@@ -301,9 +304,15 @@ fn rule_words(r: Rule) -> &'static str {
     }
 }
 
+thread_local! {
+    /// The file whose text is being lowered, for the spans of its tree (set by the `parse_*`
+    /// functions for the duration of one parse).
+    static FILE: std::cell::Cell<FileId> = const { std::cell::Cell::new(FileId::RULES) };
+}
+
 fn span(p: &Pair<Rule>) -> Span {
     let s = p.as_span();
-    Span::new(s.start(), s.end())
+    Span::in_file(s.start(), s.end(), FILE.with(|f| f.get()))
 }
 
 fn ident(p: Pair<Rule>) -> Ident {

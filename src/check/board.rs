@@ -1,0 +1,134 @@
+//! Boards: shapes, space names and adjacency.
+
+use super::*;
+use crate::ir::{self, Value};
+use crate::syntax::ast;
+
+impl Checker {
+    pub(crate) fn board(
+        &mut self,
+        name: &ast::Ident,
+        shape: &ast::Ident,
+        args: &[ast::Expr],
+        flags: &[ast::Ident],
+        span: ast::Span,
+    ) {
+        let nums: Vec<i64> = args
+            .iter()
+            .filter_map(|a| match self.const_eval(a, &[]) {
+                Some(Value::Int(n)) if n > 0 && n <= 10_000 => Some(n),
+                _ => {
+                    self.error(
+                        Code::Board,
+                        a.span,
+                        "a board size must be a positive constant number",
+                        "not a positive number",
+                    );
+                    None
+                }
+            })
+            .collect();
+        let mut diagonal = false;
+        for f in flags {
+            if f.name == "diagonal" && shape.name == "grid" {
+                diagonal = true;
+            } else {
+                let p = self.error(
+                    Code::Board,
+                    f.span,
+                    format!("unknown board option `{}`", f.name),
+                    "not a board option",
+                );
+                p.help = Some("grids take `diagonal` (8 neighbours instead of 4)".into());
+            }
+        }
+        let (shape_ir, names, adj): (ir::BoardShape, Vec<String>, Vec<Vec<u32>>) =
+            match (shape.name.as_str(), nums.as_slice()) {
+                ("grid", [w, h]) => {
+                    let (w, h) = (*w as u32, *h as u32);
+                    let mut names = vec![];
+                    let mut adj = vec![];
+                    for y in 0..h {
+                        for x in 0..w {
+                            names.push(format!("{}{}", ir::col_name(x), y + 1));
+                            let mut n = vec![];
+                            for (dx, dy) in [
+                                (0i64, -1i64),
+                                (-1, 0),
+                                (1, 0),
+                                (0, 1),
+                                (-1, -1),
+                                (1, -1),
+                                (-1, 1),
+                                (1, 1),
+                            ]
+                            .iter()
+                            .take(if diagonal { 8 } else { 4 })
+                            {
+                                let (nx, ny) = (x as i64 + dx, y as i64 + dy);
+                                if nx >= 0 && ny >= 0 && nx < w as i64 && ny < h as i64 {
+                                    n.push((ny as u32) * w + nx as u32);
+                                }
+                            }
+                            n.sort_unstable();
+                            adj.push(n);
+                        }
+                    }
+                    (
+                        ir::BoardShape::Grid {
+                            width: w,
+                            height: h,
+                            diagonal,
+                        },
+                        names,
+                        adj,
+                    )
+                }
+                ("ring", [n]) => {
+                    let n = *n as u32;
+                    let names = (0..n).map(|i| format!("{}{}", name.name, i + 1)).collect();
+                    let adj = (0..n)
+                        .map(|i| {
+                            let mut v = vec![(i + n - 1) % n, (i + 1) % n];
+                            v.sort_unstable();
+                            v.dedup();
+                            v.retain(|&x| x != i);
+                            v
+                        })
+                        .collect();
+                    (ir::BoardShape::Ring { size: n }, names, adj)
+                }
+                _ => {
+                    if nums.len() == args.len() {
+                        let p = self.error(
+                            Code::Board,
+                            span,
+                            format!(
+                                "unknown board shape `{}` with {} size(s)",
+                                shape.name,
+                                args.len()
+                            ),
+                            "not a board shape",
+                        );
+                        p.help = Some("write `grid(width, height)` or `ring(size)`".into());
+                    }
+                    (ir::BoardShape::Ring { size: 0 }, vec![], vec![])
+                }
+            };
+        let mut adj_start = vec![0u32];
+        let mut flat = vec![];
+        for a in &adj {
+            flat.extend_from_slice(a);
+            adj_start.push(flat.len() as u32);
+        }
+        let id = self.game.boards.next_id();
+        self.define(name, Global::Board(id));
+        self.game.boards.push(ir::Board {
+            name: name.name.clone(),
+            shape: shape_ir,
+            space_names: names,
+            adj_start,
+            adj: flat,
+        });
+    }
+}

@@ -1,0 +1,349 @@
+//! Bodies: functions, set kinds, actions, the setup, the flow, end conditions and scoring.
+
+use super::*;
+use crate::ir::{self, Type};
+use crate::syntax::ast;
+
+impl Checker {
+    /// Components tables, initial values, functions, set kinds and actions.
+    pub(super) fn lower_bodies(&mut self, file: &ast::File) {
+        for d in &file.decls {
+            if let ast::DeclKind::Components { ty, zone, entries } = &d.kind {
+                self.components(ty, zone, entries);
+            }
+        }
+        self.var_inits(file);
+        // Function result types first (a silent pass), so that calls in any order are typed.
+        self.def_types = vec![Type::Any; self.game.defs.len()].into();
+        let quiet = self.problems.len();
+        for d in &file.decls {
+            if let ast::DeclKind::Def { name, params, body } = &d.kind {
+                self.def_body(name, params, body);
+            }
+        }
+        self.problems.truncate(quiet);
+        for d in &file.decls {
+            if let ast::DeclKind::Set {
+                name,
+                params,
+                cond,
+                points,
+            } = &d.kind
+            {
+                self.set_body(name, params, cond.as_ref(), points);
+            }
+        }
+        // Bodies.
+        for d in &file.decls {
+            match &d.kind {
+                ast::DeclKind::Def { name, params, body } => self.def_body(name, params, body),
+                ast::DeclKind::Action {
+                    name,
+                    params,
+                    guard,
+                    body,
+                } => self.action_body(name, params, guard.as_ref(), body),
+                _ => {}
+            }
+        }
+    }
+
+    /// Setup, flow, end conditions, score, tie-breakers and ties; returns where the flow is.
+    pub(super) fn lower_flow(&mut self, file: &ast::File) -> Option<ast::Span> {
+        let mut flow_seen: Option<ast::Span> = None;
+        let mut setup_seen: Option<ast::Span> = None;
+        for d in &file.decls {
+            match &d.kind {
+                ast::DeclKind::Setup(b) | ast::DeclKind::Flow(b) => {
+                    let is_setup = matches!(d.kind, ast::DeclKind::Setup(_));
+                    let (word, seen) = if is_setup {
+                        ("setup", &mut setup_seen)
+                    } else {
+                        ("flow", &mut flow_seen)
+                    };
+                    if let Some(prev) = *seen {
+                        let p = self.error(
+                            Code::Duplicate,
+                            d.span,
+                            format!("`{word}` is declared twice"),
+                            format!("second {word}"),
+                        );
+                        p.related = Some((prev, format!("first {word}")));
+                    }
+                    *seen = Some(d.span);
+                    let id = self.proc_body(word, b);
+                    if is_setup {
+                        self.game.setup = Some(id);
+                    } else {
+                        self.game.flow = id;
+                    }
+                }
+                ast::DeclKind::EndWhen(e) => {
+                    self.begin_locals();
+                    let (x, t) = self.expr(e);
+                    self.expect_type(t, Type::Bool, e.span, "an end condition");
+                    let n = self.end_locals();
+                    self.aux_locals = self.aux_locals.max(n);
+                    self.ends = true;
+                    self.game.end_when.push((x, e.span));
+                }
+                ast::DeclKind::Score { player, value }
+                | ast::DeclKind::Tiebreak { player, value } => {
+                    self.begin_locals();
+                    self.bind_local(&player.name, Type::Player);
+                    let (x, t) = self.expr(value);
+                    self.expect_type(t, Type::Int, value.span, "a score");
+                    let n = self.end_locals();
+                    self.game.score_locals = self.game.score_locals.max(n);
+                    if matches!(d.kind, ast::DeclKind::Score { .. }) {
+                        if self.game.score.is_some() {
+                            self.error(
+                                Code::Duplicate,
+                                d.span,
+                                "`score` is declared twice",
+                                "second score",
+                            );
+                        }
+                        self.game.score = Some(x);
+                    } else {
+                        self.game.tiebreaks.push(x);
+                    }
+                }
+                ast::DeclKind::Ties(k) => match k.name.as_str() {
+                    "draw" => self.game.ties_shared = false,
+                    "shared" => self.game.ties_shared = true,
+                    _ => {
+                        let p = self.error(
+                            Code::Ties,
+                            k.span,
+                            format!("unknown tie rule `{}`", k.name),
+                            "expected `draw` or `shared`",
+                        );
+                        p.help = Some("`ties draw`: players tied for first have no winner; `ties shared`: they all win".into());
+                    }
+                },
+                _ => {}
+            }
+        }
+        flow_seen
+    }
+
+    pub(crate) fn var_inits(&mut self, file: &ast::File) {
+        for d in &file.decls {
+            if let ast::DeclKind::Var {
+                name,
+                init: Some(e),
+                ..
+            } = &d.kind
+            {
+                let Some((Global::Var(v), _)) = self.globals.get(&name.name).copied() else {
+                    continue;
+                };
+                self.begin_locals();
+                let (x, t) = self.expr(e);
+                let want = self.game.vars[v].ty;
+                self.expect_type(t, want, e.span, "this variable's initial value");
+                let n = self.end_locals();
+                self.aux_locals = self.aux_locals.max(n);
+                self.game.vars[v].init = Some(x);
+            }
+        }
+    }
+
+    pub(crate) fn def_body(
+        &mut self,
+        name: &ast::Ident,
+        params: &[(ast::Ident, ast::TypeExpr)],
+        body: &ast::Expr,
+    ) {
+        let Some((Global::Def(d), _)) = self.globals.get(&name.name).copied() else {
+            return;
+        };
+        self.begin_locals();
+        for (p, t) in params {
+            let (ty, _) = self.type_expr(t);
+            self.bind_local(&p.name, ty);
+        }
+        let (x, t) = self.expr(body);
+        let n = self.end_locals();
+        if let Some(slot) = self.def_types.get_mut(d) {
+            *slot = t;
+        }
+        let def = &mut self.game.defs[d];
+        def.body = x;
+        def.locals = n;
+    }
+
+    /// Splits a guard at `and` and tags each part with how many of the bindings it needs.
+    pub(crate) fn guard_parts(
+        &mut self,
+        guard: Option<&ast::Expr>,
+        slots: &[u16],
+    ) -> Vec<(u16, ir::Expr)> {
+        let Some(g) = guard else { return vec![] };
+        let mut conj = vec![];
+        split_and(g, &mut conj);
+        let quiet = self.problems.len();
+        let mut out = vec![];
+        for c in conj {
+            let (x, _) = self.expr(c);
+            let mut need = 0u16;
+            x.reads(&mut |l| {
+                if let Some(pos) = slots.iter().position(|s| *s == l) {
+                    need = need.max(pos as u16 + 1);
+                }
+            });
+            out.push((need, x));
+        }
+        // The whole guard was checked already; its parts report nothing new.
+        self.problems.truncate(quiet);
+        out.sort_by_key(|p| p.0);
+        out
+    }
+
+    pub(crate) fn set_body(
+        &mut self,
+        name: &ast::Ident,
+        params: &[(ast::Ident, ast::TypeExpr)],
+        cond: Option<&ast::Expr>,
+        points: &ast::Expr,
+    ) {
+        let Some((Global::Set(id), _)) = self.globals.get(&name.name).copied() else {
+            return;
+        };
+        self.begin_locals();
+        for (p, t) in params {
+            let (ty, _) = self.type_expr(t);
+            if !matches!(ty, Type::Comp(_) | Type::Any) {
+                let p = self.error(
+                    Code::Type,
+                    t.span(),
+                    "the members of a set are components",
+                    "not a component type",
+                );
+                p.help = Some("write `set pair(a: Card, b: Card) ...`".into());
+            }
+            self.bind_local(&p.name, ty);
+        }
+        let mut conjuncts = vec![];
+        if let Some(c) = cond {
+            split_and(c, &mut conjuncts);
+        }
+        let n = params.len() as u16;
+        let mut conds = vec![];
+        for c in conjuncts {
+            let (x, t) = self.expr(c);
+            self.expect_type(t, Type::Bool, c.span, "a set's condition");
+            let need = max_param(&x, n).unwrap_or(0);
+            conds.push((need, x));
+        }
+        conds.sort_by_key(|c| c.0);
+        let (pts, t) = self.expr(points);
+        self.expect_type(t, Type::Int, points.span, "a set's value");
+        let locals = self.end_locals();
+        let s = &mut self.game.sets[id];
+        s.conds = conds;
+        s.points = pts;
+        s.locals = locals;
+    }
+
+    pub(crate) fn action_body(
+        &mut self,
+        name: &ast::Ident,
+        params: &[ast::Binding],
+        guard: Option<&ast::Expr>,
+        body: &ast::Block,
+    ) {
+        let Some((Global::Action(a), _)) = self.globals.get(&name.name).copied() else {
+            return;
+        };
+        if params.len() > ir::MAX_ARGS {
+            self.error(
+                Code::Arity,
+                name.span,
+                format!("an action takes at most {} parameters", ir::MAX_ARGS),
+                "too many parameters",
+            );
+        }
+        self.begin_locals();
+        let binds = self.bind_all(params);
+        let g = guard.map(|g| {
+            let (x, t) = self.expr(g);
+            self.expect_type(t, Type::Bool, g.span, "a guard");
+            x
+        });
+        let slots: Vec<u16> = binds.iter().map(|b| b.slot).collect();
+        let parts = self.guard_parts(guard, &slots);
+        let mut code = vec![];
+        self.block(body, &mut code, &mut vec![]);
+        let locals = self.end_locals();
+        let proc = self.game.procs.next_id();
+        self.game.procs.push(ir::Proc {
+            name: name.name.clone(),
+            code,
+            locals,
+        });
+        let act = &mut self.game.actions[a];
+        act.params = binds;
+        act.guard = g;
+        act.guard_span = guard.map(|g| g.span);
+        act.guard_parts = parts;
+        act.proc = proc;
+    }
+
+    pub(crate) fn proc_body(&mut self, name: &str, b: &ast::Block) -> ir::ProcId {
+        self.begin_locals();
+        let mut code = vec![];
+        self.block(b, &mut code, &mut vec![]);
+        let locals = self.end_locals();
+        let id = self.game.procs.next_id();
+        self.game.procs.push(ir::Proc {
+            name: name.to_string(),
+            code,
+            locals,
+        });
+        id
+    }
+}
+
+/// Splits `a and b and c` into its parts.
+fn split_and<'a>(e: &'a ast::Expr, out: &mut Vec<&'a ast::Expr>) {
+    match &e.kind {
+        ast::ExprKind::Binary(ast::BinOp::And, a, b) => {
+            split_and(a, out);
+            split_and(b, out);
+        }
+        _ => out.push(e),
+    }
+}
+
+/// The highest parameter (local below `n`) an expression reads.
+fn max_param(e: &ir::Expr, n: u16) -> Option<u16> {
+    use ir::Expr as E;
+    let mut best: Option<u16> = None;
+    let mut see = |x: Option<u16>| {
+        if let Some(v) = x {
+            best = Some(best.map_or(v, |b| b.max(v)));
+        }
+    };
+    match e {
+        E::Local(l) if *l < n => see(Some(*l)),
+        E::Lit(_) | E::Const(_) | E::Local(_) | E::Me | E::Current | E::PlayerCount => {}
+        E::Var(_, ix) | E::Zone(_, ix) | E::Builtin(_, ix, _) | E::CallDef(_, ix) => {
+            ix.iter().for_each(|x| see(max_param(x, n)))
+        }
+        E::Field(x, _) | E::Not(x) | E::Neg(x) => see(max_param(x, n)),
+        E::Bin(_, a, b, _) => {
+            see(max_param(a, n));
+            see(max_param(b, n));
+        }
+        E::If(a, b, c) => {
+            see(max_param(a, n));
+            see(max_param(b, n));
+            see(max_param(c, n));
+        }
+        // Aggregates may read any parameter: evaluate them once all are bound.
+        E::Agg(..) => see(Some(n.saturating_sub(1))),
+    }
+    best
+}

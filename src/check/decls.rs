@@ -1,0 +1,514 @@
+//! Declarations: names, enums, constants, component types, zones, variables, variants and
+//! signatures, in the order that lets each refer to the ones it needs.
+
+use super::*;
+use crate::ir::{self, Type, Value};
+use crate::syntax::ast;
+use std::collections::HashMap;
+
+impl Checker {
+    /// The game's name and players, the enums and their values, as global names.
+    pub(super) fn declare_basics(&mut self, file: &ast::File) {
+        let mut players_seen = false;
+        // Pass 1: names that others refer to, in dependency order.
+        for d in &file.decls {
+            match &d.kind {
+                ast::DeclKind::Game(n) => self.game.name = n.clone(),
+                ast::DeclKind::Players { min, max } => {
+                    if players_seen {
+                        self.error(
+                            Code::Duplicate,
+                            d.span,
+                            "`players` is declared twice",
+                            "second declaration",
+                        );
+                    }
+                    players_seen = true;
+                    if *min < 1 || *max < *min || *max > ir::MAX_PLAYERS as i64 {
+                        let p = self.error(
+                            Code::Players,
+                            d.span,
+                            "invalid player count",
+                            "players must be between 1 and 8, min before max",
+                        );
+                        p.help = Some("write `players 2` or `players 2..4`".into());
+                    } else {
+                        self.game.min_players = *min as u8;
+                        self.game.max_players = *max as u8;
+                    }
+                }
+                ast::DeclKind::Enum { name, values } => {
+                    let id = self.game.enums.next_id();
+                    self.define(name, Global::Enum(id));
+                    let mut seen: HashMap<&str, ast::Span> = HashMap::new();
+                    for v in values {
+                        if let Some(prev) = seen.insert(&v.name, v.span) {
+                            let p = self.error(
+                                Code::Duplicate,
+                                v.span,
+                                format!("`{}` appears twice in enum `{}`", v.name, name.name),
+                                "repeated value",
+                            );
+                            p.related = Some((prev, "first here".into()));
+                        }
+                    }
+                    self.game.enums.push(ir::EnumDef {
+                        name: name.name.clone(),
+                        values: values.iter().map(|v| v.name.clone()).collect(),
+                    });
+                }
+                _ => {}
+            }
+        }
+        if !players_seen {
+            let p = self.error(
+                Code::Players,
+                ast::Span::new(0, 0),
+                "the game does not say how many players it takes",
+                "expected `players N` or `players A..B`",
+            );
+            p.help = Some("add a line such as `players 2..4`".into());
+        }
+        // Enum values: global names unless they clash with another enum's value.
+        for (ei, e) in self.game.enums.clone().enumerate() {
+            for (vi, v) in e.values.iter().enumerate() {
+                if let Some((Global::EnumValue(other, _), _)) = self.globals.get(v).copied() {
+                    self.ambiguous_values
+                        .entry(v.clone())
+                        .or_insert_with(|| vec![other])
+                        .push(ei);
+                    continue;
+                }
+                if self.globals.contains_key(v) {
+                    continue; // a type or other name wins; the value is reachable as Enum.value
+                }
+                self.globals.insert(
+                    v.clone(),
+                    (Global::EnumValue(ei, vi as u16), ast::Span::default()),
+                );
+            }
+        }
+    }
+
+    /// Constants, in order: each may use the ones above it.
+    pub(super) fn declare_consts(&mut self, file: &ast::File) {
+        for d in &file.decls {
+            if let ast::DeclKind::Const { name, value } = &d.kind {
+                let v = self.const_eval(value, &[]).unwrap_or(Value::None);
+                let id = self.game.consts.next_id();
+                self.define(name, Global::Const(id));
+                self.game.consts.push(ir::ConstDef {
+                    name: name.name.clone(),
+                    value: v,
+                });
+            }
+        }
+    }
+
+    /// Component types, boards and the fields of the types.
+    pub(super) fn declare_types(&mut self, file: &ast::File) {
+        for d in &file.decls {
+            if let ast::DeclKind::Component { name, .. } = &d.kind {
+                let id = self.game.types.next_id();
+                self.define(name, Global::Type(id));
+                self.game.types.push(ir::CompType {
+                    name: name.name.clone(),
+                    fields: vec![],
+                });
+            }
+        }
+        for d in &file.decls {
+            if let ast::DeclKind::Board {
+                name,
+                shape,
+                args,
+                flags,
+            } = &d.kind
+            {
+                self.board(name, shape, args, flags, d.span);
+            }
+        }
+        for d in &file.decls {
+            if let ast::DeclKind::Component { name, fields } = &d.kind {
+                let Some((Global::Type(t), _)) = self.globals.get(&name.name).copied() else {
+                    continue;
+                };
+                let mut out: Vec<ir::FieldDef> = vec![];
+                for f in fields {
+                    if out.iter().any(|o| o.name == f.name.name) {
+                        self.error(
+                            Code::Duplicate,
+                            f.name.span,
+                            format!("field `{}` is declared twice", f.name.name),
+                            "repeated field",
+                        );
+                        continue;
+                    }
+                    let (ty, range) = self.type_expr(&f.ty);
+                    let default = match &f.default {
+                        Some(e) => {
+                            let v = self.const_eval(e, &[]).unwrap_or(Value::None);
+                            let vt = self.value_type(v);
+                            self.expect_type(
+                                vt,
+                                ty,
+                                e.span,
+                                &format!("the default of `{}`", f.name.name),
+                            );
+                            v
+                        }
+                        None => Value::None,
+                    };
+                    out.push(ir::FieldDef {
+                        name: f.name.name.clone(),
+                        ty,
+                        range,
+                        default,
+                        seen_by: None,
+                    });
+                }
+                for f in fields {
+                    let Some(by) = &f.seen_by else { continue };
+                    match out.iter().position(|o| o.name == by.name) {
+                        Some(bi) if out[bi].ty == Type::Player => {
+                            if let Some(me) = out.iter_mut().find(|o| o.name == f.name.name) {
+                                me.seen_by = Some(bi as u16);
+                            }
+                        }
+                        Some(_) => {
+                            let p = self.error(
+                                Code::Visibility,
+                                by.span,
+                                format!(
+                                    "`{}` must be a Player field to say who sees `{}`",
+                                    by.name, f.name.name
+                                ),
+                                "not a Player field",
+                            );
+                            p.help =
+                                Some("declare it as `owner: Player` in the same component".into());
+                        }
+                        None => {
+                            let p = self.error(
+                                Code::UnknownField,
+                                by.span,
+                                format!("`{}` has no field `{}`", name.name, by.name),
+                                "unknown field",
+                            );
+                            p.help =
+                                Some("`seen by` names a Player field of the same component".into());
+                        }
+                    }
+                }
+                self.game.types[t].fields = out;
+            }
+        }
+    }
+
+    /// Zones and variables, their instances and slots, and the boards' space names.
+    pub(super) fn declare_places(&mut self, file: &ast::File) {
+        for d in &file.decls {
+            match &d.kind {
+                ast::DeclKind::Zone {
+                    name,
+                    index,
+                    ty,
+                    visibility,
+                } => self.zone(name, index, ty, visibility.as_ref()),
+                ast::DeclKind::Var {
+                    name, index, ty, ..
+                } => self.var(name, index, ty, d.span),
+                _ => {}
+            }
+        }
+        self.instances();
+        // Space names (`a1`, `row3`) are values where no other name takes them.
+        for (bi, b) in self.game.boards.enumerate() {
+            for (si, n) in b.space_names.iter().enumerate() {
+                self.globals
+                    .entry(n.clone())
+                    .or_insert((Global::Space(bi, si as u32), ast::Span::default()));
+            }
+        }
+    }
+
+    /// Variants and the constants they set.
+    pub(super) fn declare_variants(&mut self, file: &ast::File) {
+        for d in &file.decls {
+            if let ast::DeclKind::Variant {
+                name,
+                description,
+                sets,
+            } = &d.kind
+            {
+                let id = self.game.variants.next_id();
+                self.define(name, Global::Variant(id));
+                let mut out = vec![];
+                for (n, e) in sets {
+                    match self.globals.get(&n.name).copied() {
+                        Some((Global::Const(c), _)) => {
+                            self.used.insert(Global::Const(c));
+                            if let Some(v) = self.const_eval(e, &[]) {
+                                out.push((c, v));
+                            }
+                        }
+                        _ => {
+                            let p = self.error(
+                                Code::UnknownConst,
+                                n.span,
+                                format!(
+                                    "variant `{}` sets `{}`, which is not a constant",
+                                    name.name, n.name
+                                ),
+                                "not a `const`",
+                            );
+                            p.help = Some("a variant can only change values declared with `const NAME = value`".into());
+                        }
+                    }
+                }
+                self.game.variants.push(ir::VariantDef {
+                    name: name.name.clone(),
+                    description: description.clone(),
+                    sets: out,
+                });
+            }
+        }
+    }
+
+    /// Signatures of functions, set kinds and actions before any body, so bodies may refer to each other.
+    pub(super) fn declare_signatures(&mut self, file: &ast::File) {
+        // Signatures of functions and actions before any body, so bodies may refer to each other.
+        for d in &file.decls {
+            match &d.kind {
+                ast::DeclKind::Def { name, params, .. } => {
+                    let id = self.game.defs.next_id();
+                    self.define(name, Global::Def(id));
+                    self.game.defs.push(ir::Def {
+                        name: name.name.clone(),
+                        params: params.len() as u16,
+                        locals: 0,
+                        body: ir::Expr::Lit(Value::None),
+                    });
+                }
+                ast::DeclKind::Set { name, params, .. } => {
+                    let id = self.game.sets.next_id();
+                    self.define(name, Global::Set(id));
+                    self.game.sets.push(ir::SetDef {
+                        name: name.name.clone(),
+                        params: params.len() as u16,
+                        locals: 0,
+                        conds: vec![],
+                        points: ir::Expr::Lit(Value::None),
+                    });
+                }
+                ast::DeclKind::Action { name, params, .. } => {
+                    let id = self.game.actions.next_id();
+                    self.action_arity.insert(id, params.len());
+                    self.define(name, Global::Action(id));
+                    self.game.actions.push(ir::ActionDef {
+                        name: name.name.clone(),
+                        params: vec![],
+                        guard: None,
+                        guard_span: None,
+                        guard_parts: vec![],
+                        offered: false,
+                        proc: ir::ProcId(0),
+                        span: name.span,
+                    });
+                }
+                _ => {}
+            }
+        }
+    }
+
+    pub(crate) fn type_expr(&mut self, t: &ast::TypeExpr) -> (Type, Option<(i64, i64)>) {
+        match t {
+            ast::TypeExpr::Range { lo, hi, span } => {
+                if lo > hi {
+                    self.error(
+                        Code::Range,
+                        *span,
+                        "empty range",
+                        "the low end is above the high end",
+                    );
+                }
+                (Type::Int, Some((*lo, *hi)))
+            }
+            ast::TypeExpr::Named(n) => match n.name.as_str() {
+                "int" => (Type::Int, None),
+                "bool" => (Type::Bool, None),
+                "Player" => (Type::Player, None),
+                _ => match self.globals.get(&n.name).copied() {
+                    Some((Global::Enum(e), _)) => {
+                        self.used.insert(Global::Enum(e));
+                        (Type::Enum(e), None)
+                    }
+                    Some((Global::Type(c), _)) => (Type::Comp(c), None),
+                    Some((Global::Board(b), _)) => {
+                        self.used.insert(Global::Board(b));
+                        (Type::Space(b), None)
+                    }
+                    _ => {
+                        let p = self.error(
+                            Code::UnknownType,
+                            n.span,
+                            format!("unknown type `{}`", n.name),
+                            "not a type",
+                        );
+                        p.help = Some("types are int, bool, Player, a range such as 0..10, an enum, a component type or a board".into());
+                        (Type::Any, None)
+                    }
+                },
+            },
+        }
+    }
+
+    pub(crate) fn dims(&mut self, index: &[ast::Ident]) -> Vec<ir::Dim> {
+        let mut out = vec![];
+        for i in index {
+            if i.name == "Player" {
+                out.push(ir::Dim::Player);
+                continue;
+            }
+            match self.globals.get(&i.name).copied() {
+                Some((Global::Enum(e), _)) => {
+                    self.used.insert(Global::Enum(e));
+                    out.push(ir::Dim::Enum(e));
+                }
+                Some((Global::Board(b), _)) => {
+                    self.used.insert(Global::Board(b));
+                    out.push(ir::Dim::Board(b));
+                }
+                _ => {
+                    let p = self.error(
+                        Code::UnknownIndex,
+                        i.span,
+                        format!("cannot index by `{}`", i.name),
+                        "not Player, an enum or a board",
+                    );
+                    p.help = Some(
+                        "zones and variables are indexed by Player, an enum or a board".into(),
+                    );
+                }
+            }
+        }
+        out
+    }
+
+    pub(crate) fn zone(
+        &mut self,
+        name: &ast::Ident,
+        index: &[ast::Ident],
+        ty: &ast::Ident,
+        vis: Option<&ast::Ident>,
+    ) {
+        let dims = self.dims(index);
+        let t = match self.globals.get(&ty.name).copied() {
+            Some((Global::Type(t), _)) => t,
+            _ => {
+                let p = self.error(
+                    Code::UnknownType,
+                    ty.span,
+                    format!("unknown component type `{}`", ty.name),
+                    "zones hold components of one type",
+                );
+                p.help = Some("declare it with `component Name { field: type }`".into());
+                UNKNOWN_TYPE
+            }
+        };
+        let visibility = match vis.map(|v| v.name.as_str()) {
+            None | Some("public") => ir::Visibility::Public,
+            Some("owner") => ir::Visibility::Owner,
+            Some("hidden") => ir::Visibility::Hidden,
+            Some("top") => ir::Visibility::Top,
+            Some(other) => {
+                let p = self.error(
+                    Code::Visibility,
+                    vis.map_or(name.span, |v| v.span),
+                    format!("unknown visibility `{other}`"),
+                    "not a visibility",
+                );
+                p.help = Some("write `public`, `owner`, `hidden` or `top`".into());
+                ir::Visibility::Public
+            }
+        };
+        let owner_dim = dims.iter().position(|d| *d == ir::Dim::Player);
+        if visibility == ir::Visibility::Owner && owner_dim.is_none() {
+            let p = self.error(
+                Code::Visibility,
+                vis.map_or(name.span, |v| v.span),
+                format!("zone `{}` is `owner` but not indexed by Player", name.name),
+                "no owner to see it",
+            );
+            p.help = Some("index it by player: `zone hand[Player]: Card owner`".into());
+        }
+        let sizes: Vec<u32> = dims.iter().map(|d| self.game.dim_size(*d)).collect();
+        let count = sizes.iter().product::<u32>().max(1);
+        let id = self.game.zones.next_id();
+        self.define(name, Global::Zone(id));
+        self.game.zones.push(ir::ZoneDef {
+            name: name.name.clone(),
+            dims,
+            sizes,
+            base: ir::InstId(self.game.zone_instances),
+            count,
+            ty: t,
+            visibility,
+            owner_dim,
+        });
+        self.game.zone_instances += count;
+    }
+
+    pub(crate) fn instances(&mut self) {
+        let mut out = Vec::with_capacity(self.game.zone_instances as usize);
+        for (zi, z) in self.game.zones.enumerate() {
+            for k in 0..z.count {
+                let mut rest = k;
+                let mut owner = None;
+                let mut space = None;
+                for i in (0..z.dims.len()).rev() {
+                    let v = rest % z.sizes[i];
+                    rest /= z.sizes[i];
+                    match z.dims[i] {
+                        ir::Dim::Player => owner = Some(v as u8),
+                        ir::Dim::Board(b) => space = Some((b, v)),
+                        ir::Dim::Enum(_) => {}
+                    }
+                }
+                out.push(ir::Instance {
+                    zone: zi,
+                    owner,
+                    space,
+                });
+            }
+        }
+        self.game.instances = out.into();
+    }
+
+    pub(crate) fn var(
+        &mut self,
+        name: &ast::Ident,
+        index: &[ast::Ident],
+        ty: &ast::TypeExpr,
+        span: ast::Span,
+    ) {
+        let dims = self.dims(index);
+        let (t, range) = self.type_expr(ty);
+        let sizes: Vec<u32> = dims.iter().map(|d| self.game.dim_size(*d)).collect();
+        let count = sizes.iter().product::<u32>().max(1);
+        let id = self.game.vars.next_id();
+        self.define(name, Global::Var(id));
+        self.game.vars.push(ir::VarDef {
+            name: name.name.clone(),
+            dims,
+            sizes,
+            base: self.game.var_slots,
+            count,
+            ty: t,
+            range,
+            init: None,
+            span,
+        });
+        self.game.var_slots += count;
+    }
+}

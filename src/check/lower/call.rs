@@ -1,0 +1,422 @@
+//! Lowering of calls: built-in functions, `def`s and aggregates.
+
+use super::{Checker, Global};
+use crate::check::Code;
+use crate::ir::{self, AggKind, Builtin, Coll, Expr, Type, Value};
+use crate::syntax::ast::{self, ExprKind as K};
+
+impl Checker {
+    pub(crate) fn call(
+        &mut self,
+        f: &ast::Ident,
+        args: &[ast::Expr],
+        span: ast::Span,
+    ) -> (Expr, Type) {
+        let name = f.name.as_str();
+        if let Some((Global::Def(d), _)) = self.globals.get(name).copied() {
+            self.used.insert(Global::Def(d));
+            let want = self.game.defs[d].params as usize;
+            if args.len() != want {
+                self.error(
+                    Code::Arity,
+                    span,
+                    format!("`{name}` takes {want} argument(s), got {}", args.len()),
+                    "wrong number of arguments",
+                );
+            }
+            let xs = args.iter().map(|a| self.expr(a).0).collect();
+            let ret = self.def_types.get(d).copied().unwrap_or(Type::Any);
+            return (Expr::CallDef(d, xs), ret);
+        }
+        // `named("red-7")`: a component by name, resolved now.
+        if name == "named" {
+            if let [ast::Expr {
+                kind: K::Str(s),
+                span: sp,
+            }] = args
+            {
+                let found = self
+                    .game
+                    .comps
+                    .ids()
+                    .find(|&c| self.game.comp_static_name(c).as_deref() == Some(s.as_str()));
+                return match found {
+                    Some(c) => (Expr::Lit(Value::Comp(c)), Type::Comp(self.game.comps[c].ty)),
+                    None => {
+                        let p = self.error(
+                            Code::UnknownComponent,
+                            *sp,
+                            format!("no component is named `{s}`"),
+                            "unknown component",
+                        );
+                        p.help = Some(
+                            "component names come from the name templates of `components` tables"
+                                .into(),
+                        );
+                        (Expr::Lit(Value::None), Type::Any)
+                    }
+                };
+            }
+            self.error(
+                Code::Arity,
+                span,
+                "`named` takes one string",
+                "expected `named(\"name\")`",
+            );
+            return (Expr::Lit(Value::None), Type::Any);
+        }
+        let (b, arity, ret): (Builtin, usize, Type) = match name {
+            "count" => (Builtin::Count, 1, Type::Int),
+            "top" => (Builtin::Top, 1, Type::Any),
+            "bottom" => (Builtin::Bottom, 1, Type::Any),
+            "empty" => (Builtin::Empty, 1, Type::Bool),
+            "next" => (Builtin::Next, 1, Type::Player),
+            "prev" => (Builtin::Prev, 1, Type::Player),
+            "owner" => (Builtin::Owner, 1, Type::Player),
+            "space_of" => (Builtin::SpaceOf, 1, Type::Any),
+            "zone_of" => (Builtin::ZoneOf, 1, Type::Any),
+            "seat" => (Builtin::Seat, 1, Type::Player),
+            "abs" => (Builtin::Abs, 1, Type::Int),
+            "max" => (Builtin::Max2, 2, Type::Int),
+            "min" => (Builtin::Min2, 2, Type::Int),
+            "adjacent" | "players" => {
+                let p = self.error(
+                    Code::Collection,
+                    span,
+                    format!("`{name}(...)` is a collection"),
+                    "a collection here",
+                );
+                p.help = Some("use it after `in`: `for s in adjacent(x)` or `count(s in adjacent(x) where ...)`".into());
+                return (Expr::Lit(Value::None), Type::Any);
+            }
+            _ => {
+                if let Some((g, _)) = self.globals.get(name).copied() {
+                    let p = self.error(
+                        Code::NotCallable,
+                        f.span,
+                        format!("the {} `{name}` cannot be called", g.kind()),
+                        "not a function",
+                    );
+                    if let Global::Action(_) = g {
+                        p.help = Some(format!("run an action's effect with `do {name}(...)`"));
+                    }
+                } else {
+                    let p = self.error(
+                        Code::UnknownFunction,
+                        f.span,
+                        format!("unknown function `{name}`"),
+                        "no such function",
+                    );
+                    p.help = Some("functions: count, top, bottom, empty, next, prev, owner, space_of, zone_of, named, seat, abs, max, min; or a `def`".into());
+                }
+                return (Expr::Lit(Value::None), Type::Any);
+            }
+        };
+        if args.len() != arity {
+            let p = self.error(
+                Code::Arity,
+                span,
+                format!("`{name}` takes {arity} argument(s), got {}", args.len()),
+                "wrong number of arguments",
+            );
+            if name == "count" || name == "max" || name == "min" {
+                p.help = Some(format!(
+                    "to aggregate, bind a name: `{name}(x in collection ...)`"
+                ));
+            }
+            return (Expr::Lit(Value::None), Type::Any);
+        }
+        let mut xs = vec![];
+        let mut ret = ret;
+        for a in args {
+            let (x, t) = self.expr(a);
+            match b {
+                Builtin::Count | Builtin::Top | Builtin::Bottom | Builtin::Empty => {
+                    if let Type::Zone(ct) = t {
+                        if matches!(b, Builtin::Top | Builtin::Bottom) {
+                            ret = Type::Comp(ct);
+                        }
+                    } else if t != Type::Any {
+                        let p = self.error(
+                            Code::Type,
+                            a.span,
+                            format!("`{name}` takes a zone, not {}", self.type_name(t)),
+                            "not a zone",
+                        );
+                        p.help = Some(
+                            "for other collections bind a name: `count(x in C where ...)`".into(),
+                        );
+                    }
+                }
+                Builtin::Next | Builtin::Prev => {
+                    self.expect_type(t, Type::Player, a.span, "the argument")
+                }
+                Builtin::Owner | Builtin::SpaceOf | Builtin::ZoneOf => {
+                    if !matches!(t, Type::Comp(_) | Type::Any) {
+                        self.error(
+                            Code::Type,
+                            a.span,
+                            format!("`{name}` takes a component, not {}", self.type_name(t)),
+                            "not a component",
+                        );
+                    }
+                    if let (Builtin::ZoneOf, Type::Comp(ct)) = (b, t) {
+                        ret = Type::Zone(ct);
+                    }
+                    if let (Builtin::SpaceOf, Type::Comp(ct)) = (b, t) {
+                        let boards: Vec<ir::BoardId> = self
+                            .game
+                            .zones
+                            .iter()
+                            .filter(|z| z.ty == ct)
+                            .flat_map(|z| {
+                                z.dims.iter().filter_map(|d| {
+                                    if let ir::Dim::Board(b) = d {
+                                        Some(*b)
+                                    } else {
+                                        None
+                                    }
+                                })
+                            })
+                            .collect();
+                        if let Some(first) = boards.first() {
+                            if boards.iter().all(|x| x == first) {
+                                ret = Type::Space(*first);
+                            }
+                        }
+                    }
+                }
+                _ => self.expect_type(t, Type::Int, a.span, "the argument"),
+            }
+            xs.push(x);
+        }
+        (Expr::Builtin(b, xs, span), ret)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn aggregate(
+        &mut self,
+        func: &ast::Ident,
+        bindings: &[ast::Binding],
+        args: &[ast::Expr],
+        filter: Option<&ast::Expr>,
+        body: Option<&ast::Expr>,
+        otherwise: Option<&ast::Expr>,
+        span: ast::Span,
+    ) -> (Expr, Type) {
+        let kind = match func.name.as_str() {
+            "count" => AggKind::Count,
+            "sum" => AggKind::Sum,
+            "max" => AggKind::Max,
+            "min" => AggKind::Min,
+            "any" => AggKind::Any,
+            "all" => AggKind::All,
+            "first" => AggKind::First,
+            "line" => AggKind::Line,
+            "best_sets" => {
+                if let Some(x) = body.or(otherwise) {
+                    let p = self.error(
+                        Code::Arity,
+                        x.span,
+                        "`best_sets` takes no `:` value or `else`",
+                        "not allowed here",
+                    );
+                    p.help = Some("the points come from the `set` declarations".into());
+                }
+                return self.best_sets(bindings, args, filter, span);
+            }
+            other => {
+                let p = self.error(
+                    Code::UnknownFunction,
+                    func.span,
+                    format!("unknown aggregate `{other}`"),
+                    "not an aggregate",
+                );
+                p.help = Some("aggregates: count, sum, max, min, any, all, first, line".into());
+                return (Expr::Lit(Value::None), Type::Any);
+            }
+        };
+        let depth = self.scopes.len();
+        let binds = self.bind_all(bindings);
+        let args2: Vec<Expr> = args
+            .iter()
+            .enumerate()
+            .map(|(i, a)| {
+                let (x, t) = self.expr(a);
+                if kind == AggKind::Line && i == 1 {
+                    if !matches!(t, Type::Space(_) | Type::Any) {
+                        self.error(Code::Type, a.span, "the third argument of `line` is the space every line must pass through", "not a space");
+                    }
+                } else {
+                    self.expect_type(t, Type::Int, a.span, "this argument");
+                }
+                x
+            })
+            .collect();
+        if kind == AggKind::Line {
+            let ok = binds.len() == 1
+                && matches!(binds[0].coll, Coll::Board(_))
+                && (args2.len() == 1 || args2.len() == 2);
+            if !ok {
+                let p = self.error(
+                    Code::Arity,
+                    span,
+                    "`line` takes a board and a length",
+                    "expected `line(s in board, n where cond)`",
+                );
+                p.help = Some("for example `line(s in grid, 3 where mark[s] == me)`".into());
+            }
+        } else if !args2.is_empty() {
+            self.error(
+                Code::Arity,
+                args[0].span,
+                format!("`{}` takes no extra arguments", func.name),
+                "unexpected argument",
+            );
+        }
+        let filter2 = filter.map(|f| {
+            let (x, t) = self.expr(f);
+            self.expect_type(t, Type::Bool, f.span, "a `where` condition");
+            x
+        });
+        let elem_ty = binds.first().map_or(Type::Any, |b| b.ty);
+        let (body2, body_ty) = match body {
+            Some(b) => {
+                let (x, t) = self.expr(b);
+                (Some(x), t)
+            }
+            None => (None, elem_ty),
+        };
+        let ret = match kind {
+            AggKind::Count | AggKind::BestSets => Type::Int,
+            AggKind::Sum | AggKind::Max | AggKind::Min => {
+                if let Some(b) = body {
+                    self.expect_type(
+                        body_ty,
+                        Type::Int,
+                        b.span,
+                        &format!("the value of `{}`", func.name),
+                    );
+                } else if binds.len() == 1 && elem_ty != Type::Int && elem_ty != Type::Any {
+                    let p = self.error(
+                        Code::Type,
+                        span,
+                        format!("`{}` needs numbers", func.name),
+                        "the elements are not numbers",
+                    );
+                    p.help = Some(format!(
+                        "say what to add up: `{}(x in C: x.points)`",
+                        func.name
+                    ));
+                }
+                Type::Int
+            }
+            AggKind::Any | AggKind::All | AggKind::Line => {
+                if let Some(b) = body {
+                    self.expect_type(body_ty, Type::Bool, b.span, "the condition");
+                }
+                Type::Bool
+            }
+            AggKind::First => body_ty,
+        };
+        let otherwise2 = otherwise.map(|o| self.expr(o).0);
+        self.scopes.truncate(depth);
+        (
+            Expr::Agg(
+                Box::new(ir::Agg {
+                    kind,
+                    sets: vec![],
+                    binds,
+                    args: args2,
+                    filter: filter2,
+                    body: body2,
+                    otherwise: otherwise2,
+                }),
+                span,
+            ),
+            ret,
+        )
+    }
+
+    pub(crate) fn best_sets(
+        &mut self,
+        bindings: &[ast::Binding],
+        args: &[ast::Expr],
+        filter: Option<&ast::Expr>,
+        span: ast::Span,
+    ) -> (Expr, Type) {
+        if bindings.len() != 1 || args.is_empty() {
+            let p = self.error(
+                Code::Arity,
+                span,
+                "`best_sets` takes a collection and set kinds",
+                "expected `best_sets(c in cards, kind1, kind2)`",
+            );
+            p.help = Some(
+                "declare set kinds with `set pair(a: Card, b: Card) where ... = points`".into(),
+            );
+            return (Expr::Lit(Value::None), Type::Any);
+        }
+        let depth = self.scopes.len();
+        let (coll, ty) = self.coll(&bindings[0].coll);
+        let slot = self.bind_local(&bindings[0].var.name, ty);
+        let mut sets = vec![];
+        for a in args {
+            match &a.kind {
+                K::Name(n) => match self.globals.get(n).copied() {
+                    Some((Global::Set(s), _)) => {
+                        self.used.insert(Global::Set(s));
+                        sets.push(s);
+                    }
+                    _ => {
+                        let p = self.error(
+                            Code::UnknownSet,
+                            a.span,
+                            format!("`{n}` is not a set kind"),
+                            "expected a `set` name",
+                        );
+                        p.help = Some(
+                            "declare it: `set name(a: Card, b: Card) where ... = points`".into(),
+                        );
+                    }
+                },
+                _ => {
+                    self.error(
+                        Code::UnknownSet,
+                        a.span,
+                        "expected the name of a set kind",
+                        "not a name",
+                    );
+                }
+            }
+        }
+        let filter2 = filter.map(|f| {
+            let (x, t) = self.expr(f);
+            self.expect_type(t, Type::Bool, f.span, "a `where` condition");
+            x
+        });
+        self.scopes.truncate(depth);
+        let bind = ir::Bind {
+            name: bindings[0].var.name.clone(),
+            slot,
+            coll,
+            ty,
+            span: bindings[0].coll.span,
+        };
+        (
+            Expr::Agg(
+                Box::new(ir::Agg {
+                    kind: AggKind::BestSets,
+                    sets,
+                    binds: vec![bind],
+                    args: vec![],
+                    filter: filter2,
+                    body: None,
+                    otherwise: None,
+                }),
+                span,
+            ),
+            Type::Int,
+        )
+    }
+}

@@ -1,0 +1,140 @@
+//! Lowering of `choose`: the options of a decision and where play goes on.
+
+use super::{Checker, Global, Loops};
+use crate::check::Code;
+use crate::ir::{self, Instr, Type};
+use crate::syntax::ast::{self};
+
+impl Checker {
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn choose(
+        &mut self,
+        s: &ast::Stmt,
+        by: Option<&ast::Expr>,
+        each: Option<(ir::Bind, u16)>,
+        arms: &ast::ChooseArms,
+        otherwise: Option<&ast::Block>,
+        code: &mut Vec<Instr>,
+        loops: &mut Loops,
+    ) {
+        let simultaneous = each.is_some();
+        let by2 = by.map(|b| {
+            let (x, t) = self.expr(b);
+            self.expect_type(t, Type::Player, b.span, "the chooser");
+            x
+        });
+        let cid = self.game.choices.next_id();
+        self.game.choices.push(ir::Choice {
+            by: by2,
+            each,
+            arms: vec![],
+            else_pc: None,
+            end_pc: 0,
+            span: s.span,
+        });
+        code.push(Instr::Choose(cid));
+        // In a simultaneous choice every chosen option returns to `SimNext`, which runs the
+        // next seat's choice, and leaves when all are done.
+        let sim_pc = Self::here(code);
+        if simultaneous {
+            code.push(Instr::SimNext(cid));
+        }
+        let mut ends = vec![];
+        let mut out_arms = vec![];
+        match arms {
+            ast::ChooseArms::Arms(list) => {
+                if list.is_empty() {
+                    self.error(
+                        Code::Choose,
+                        s.span,
+                        "a choice with no options",
+                        "nothing to choose",
+                    );
+                }
+                for a in list {
+                    match &a.body {
+                        None => match self.globals.get(&a.name.name).copied() {
+                            Some((Global::Action(ai), _)) => {
+                                self.action_refs.insert(ai);
+                                self.game.actions[ai].offered = true;
+                                out_arms.push(ir::Arm::Action(ai));
+                            }
+                            _ => {
+                                let p = self.error(
+                                    Code::UnknownAction,
+                                    a.name.span,
+                                    format!("unknown action `{}`", a.name.name),
+                                    "not an action",
+                                );
+                                p.help = Some(format!("declare `action {}(...) {{ ... }}`, or give an inline option a body: `{} {{ }}`", a.name.name, a.name.name));
+                            }
+                        },
+                        Some(body) => {
+                            let pc = Self::here(code);
+                            self.block(body, code, loops);
+                            ends.push(code.len());
+                            code.push(Instr::Jump(0));
+                            out_arms.push(ir::Arm::Inline {
+                                label: Some(a.name.name.clone()),
+                                binds: vec![],
+                                guard: None,
+                                guard_span: None,
+                                guard_parts: vec![],
+                                body_pc: pc,
+                            });
+                        }
+                    }
+                }
+            }
+            ast::ChooseArms::Value {
+                bindings,
+                guard,
+                body,
+            } => {
+                if bindings.len() > ir::MAX_ARGS {
+                    self.error(
+                        Code::Arity,
+                        s.span,
+                        format!("a choice binds at most {} names", ir::MAX_ARGS),
+                        "too many names",
+                    );
+                }
+                let depth = self.scopes.len();
+                let binds = self.bind_all(bindings);
+                let g = guard.as_ref().map(|g| {
+                    let (x, t) = self.expr(g);
+                    self.expect_type(t, Type::Bool, g.span, "a `where` condition");
+                    x
+                });
+                let slots: Vec<u16> = binds.iter().map(|b| b.slot).collect();
+                let parts = self.guard_parts(guard.as_ref(), &slots);
+                let pc = Self::here(code);
+                self.block(body, code, loops);
+                self.scopes.truncate(depth);
+                ends.push(code.len());
+                code.push(Instr::Jump(0));
+                out_arms.push(ir::Arm::Inline {
+                    label: None,
+                    binds,
+                    guard_parts: parts,
+                    guard: g,
+                    guard_span: guard.as_ref().map(|g| g.span),
+                    body_pc: pc,
+                });
+            }
+        }
+        let else_pc = otherwise.map(|o| {
+            let pc = Self::here(code);
+            self.block(o, code, loops);
+            pc
+        });
+        let end = Self::here(code);
+        for e in ends {
+            Self::patch(code, e, if simultaneous { sim_pc } else { end });
+        }
+        let c = &mut self.game.choices[cid];
+        c.arms = out_arms;
+        c.else_pc = else_pc;
+        c.end_pc = end;
+    }
+}

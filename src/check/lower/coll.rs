@@ -1,0 +1,195 @@
+//! Lowering of collections: what comes after `in`.
+
+use super::{Checker, Global};
+use crate::check::Code;
+use crate::ir::{self, Coll, Type};
+use crate::syntax::ast::{self, ExprKind as K};
+
+impl Checker {
+    /// Lowers `x in C, y in D, ...`, bringing each name into scope in turn.
+    pub(crate) fn bind_all(&mut self, bindings: &[ast::Binding]) -> Vec<ir::Bind> {
+        bindings
+            .iter()
+            .map(|b| {
+                let (coll, ty) = self.coll(&b.coll);
+                let slot = self.bind_local(&b.var.name, ty);
+                ir::Bind {
+                    name: b.var.name.clone(),
+                    slot,
+                    coll,
+                    ty,
+                    span: b.coll.span,
+                }
+            })
+            .collect()
+    }
+
+    /// Lowers a collection and returns the type of its elements.
+    pub(crate) fn coll(&mut self, e: &ast::Expr) -> (Coll, Type) {
+        match &e.kind {
+            K::Range(a, b) => {
+                let (x, ta) = self.expr(a);
+                let (y, tb) = self.expr(b);
+                self.expect_type(ta, Type::Int, a.span, "a range's start");
+                self.expect_type(tb, Type::Int, b.span, "a range's end");
+                (Coll::Range(x, y), Type::Int)
+            }
+            K::List(items) => {
+                let mut t = Type::Any;
+                let xs = items
+                    .iter()
+                    .map(|i| {
+                        let (x, ti) = self.expr(i);
+                        if t == Type::Any {
+                            t = ti;
+                        } else {
+                            self.expect_type(ti, t, i.span, "every element of a list");
+                        }
+                        x
+                    })
+                    .collect();
+                (Coll::List(xs), t)
+            }
+            K::Name(n) if self.lookup_local(n).is_none() => {
+                if n == "players" {
+                    return (Coll::Players, Type::Player);
+                }
+                match self.globals.get(n).copied() {
+                    Some((Global::Enum(en), _)) => {
+                        self.used.insert(Global::Enum(en));
+                        (Coll::Enum(en), Type::Enum(en))
+                    }
+                    Some((Global::Board(b), _)) => {
+                        self.used.insert(Global::Board(b));
+                        (Coll::Board(b), Type::Space(b))
+                    }
+                    Some((Global::Type(t), _)) => (Coll::Type(t), Type::Comp(t)),
+                    _ => self.zone_coll(e),
+                }
+            }
+            K::Aggregate {
+                func,
+                bindings,
+                args,
+                filter,
+                body: None,
+                otherwise: None,
+            } if func.name == "paths" || func.name == "group" => {
+                let want = if func.name == "paths" { 2 } else { 1 };
+                let board = bindings.first().and_then(|b| match &b.coll.kind {
+                    K::Name(n) => match self.globals.get(n).copied() {
+                        Some((Global::Board(bi), _)) => Some(bi),
+                        _ => None,
+                    },
+                    _ => None,
+                });
+                let (Some(board), 1) = (board, bindings.len()) else {
+                    let p = self.error(
+                        Code::Arity,
+                        e.span,
+                        format!("`{}` needs one name bound to a board", func.name),
+                        "expected `s in board`",
+                    );
+                    p.help = Some(if want == 2 {
+                        "`paths(s in grid, from, 3 where empty(cell[s]))`".into()
+                    } else {
+                        "`group(s in grid, start where colour[s] == red)`".into()
+                    });
+                    return (Coll::List(vec![]), Type::Any);
+                };
+                if args.len() != want {
+                    let p = self.error(
+                        Code::Arity,
+                        e.span,
+                        format!(
+                            "`{}` takes {} value(s) after the board binding, got {}",
+                            func.name,
+                            want,
+                            args.len()
+                        ),
+                        "wrong number of arguments",
+                    );
+                    p.help = Some(if want == 2 {
+                        "give the start space and the number of steps".into()
+                    } else {
+                        "give the start space".into()
+                    });
+                    return (Coll::List(vec![]), Type::Any);
+                }
+                let depth = self.scopes.len();
+                let slot = self.bind_local(&bindings[0].var.name, Type::Space(board));
+                self.used.insert(Global::Board(board));
+                let (from, tf) = self.expr(&args[0]);
+                self.expect_type(tf, Type::Space(board), args[0].span, "the start");
+                let cond = filter.as_ref().map(|f| {
+                    let (x, t) = self.expr(f);
+                    self.expect_type(t, Type::Bool, f.span, "a `where` condition");
+                    x
+                });
+                let c = if want == 2 {
+                    let (n, tn) = self.expr(&args[1]);
+                    self.expect_type(tn, Type::Int, args[1].span, "the number of steps");
+                    Coll::Paths {
+                        board,
+                        slot,
+                        from,
+                        steps: n,
+                        cond,
+                    }
+                } else {
+                    Coll::Group {
+                        board,
+                        slot,
+                        start: from,
+                        cond,
+                    }
+                };
+                self.scopes.truncate(depth);
+                (c, Type::Space(board))
+            }
+            K::Call(f, args) if f.name == "adjacent" => {
+                if args.len() != 1 {
+                    self.error(
+                        Code::Arity,
+                        e.span,
+                        "`adjacent` takes one space",
+                        "expected `adjacent(space)`",
+                    );
+                    return (Coll::List(vec![]), Type::Any);
+                }
+                let (x, t) = self.expr(&args[0]);
+                if !matches!(t, Type::Space(_) | Type::Any) {
+                    let p = self.error(
+                        Code::Type,
+                        args[0].span,
+                        format!("`adjacent` takes a space, not {}", self.type_name(t)),
+                        "not a space",
+                    );
+                    p.help = Some(
+                        "spaces come from a board: `for s in grid`, or `space_of(piece)`".into(),
+                    );
+                }
+                (Coll::Adjacent(x), t)
+            }
+            _ => self.zone_coll(e),
+        }
+    }
+
+    pub(crate) fn zone_coll(&mut self, e: &ast::Expr) -> (Coll, Type) {
+        let (x, t) = self.expr(e);
+        match t {
+            Type::Zone(ct) => (Coll::Zone(x), Type::Comp(ct)),
+            Type::Any => (Coll::Zone(x), Type::Any),
+            other => {
+                let p = self.error(
+                    Code::Collection,
+                    e.span,
+                    format!("cannot take elements from {}", self.type_name(other)),
+                    "not a collection",
+                );
+                p.help = Some("collections are zones, boards, enums, component types, `players`, ranges `a..b`, lists `[a, b]` and `adjacent(space)`".into());
+                (Coll::List(vec![]), Type::Any)
+            }
+        }
+    }
+}

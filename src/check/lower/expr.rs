@@ -1,0 +1,432 @@
+//! Lowering of expressions to the IR, with their types.
+
+use super::{Checker, Global, MakeExpr};
+use crate::check::{Code, UNKNOWN_TYPE};
+use crate::ir::{self, Expr, Type, Value};
+use crate::syntax::ast::{self, ExprKind as K};
+
+impl Checker {
+    pub(crate) fn unknown_name(&mut self, name: &str, span: ast::Span) {
+        if let Some(list) = self.ambiguous_values.get(name).cloned() {
+            let names: Vec<String> = list
+                .iter()
+                .map(|e| format!("{}.{name}", self.game.enums[*e].name))
+                .collect();
+            let p = self.error(
+                Code::Ambiguous,
+                span,
+                format!("`{name}` is a value of several enums"),
+                "ambiguous value",
+            );
+            p.help = Some(format!("write it with its enum: {}", names.join(" or ")));
+            return;
+        }
+        let mut candidates: Vec<&str> = self.globals.keys().map(|s| s.as_str()).collect();
+        candidates.extend(self.scopes.iter().map(|l| l.name.as_str()));
+        candidates.extend(["me", "current", "players", "player_count"]);
+        let best = candidates
+            .iter()
+            .filter(|c| edit_distance(c, name) <= 2)
+            .min_by_key(|c| edit_distance(c, name))
+            .map(|s| s.to_string());
+        let p = self.error(
+            Code::UnknownName,
+            span,
+            format!("unknown name `{name}`"),
+            "not defined anywhere",
+        );
+        p.help = Some(match best {
+            Some(b) => format!("did you mean `{b}`?"),
+            None => "declare it first: a `var`, `zone`, `const`, `enum` value, or a `let`".into(),
+        });
+    }
+
+    /// Lowers an expression and returns its type.
+    pub(crate) fn expr(&mut self, e: &ast::Expr) -> (Expr, Type) {
+        match &e.kind {
+            K::Int(n) => (Expr::Lit(Value::Int(*n)), Type::Int),
+            K::Bool(b) => (Expr::Lit(Value::Bool(*b)), Type::Bool),
+            K::None => (Expr::Lit(Value::None), Type::Any),
+            K::Str(_) => {
+                let p = self.error(
+                    Code::Type,
+                    e.span,
+                    "a string is not a value here",
+                    "strings only name components",
+                );
+                p.help = Some("use `named(\"red-7\")` to refer to a component by name".into());
+                (Expr::Lit(Value::None), Type::Any)
+            }
+            K::Name(n) => self.name_expr(n, e.span, &[]),
+            K::Index(base, idx) => match &base.kind {
+                K::Name(n) => self.name_expr(n, base.span, idx),
+                _ => {
+                    self.error(
+                        Code::Index,
+                        e.span,
+                        "only zones and variables can be indexed",
+                        "cannot index this",
+                    );
+                    (Expr::Lit(Value::None), Type::Any)
+                }
+            },
+            K::Field(base, f) => {
+                // Enum.value
+                if let K::Name(n) = &base.kind {
+                    if self.lookup_local(n).is_none() {
+                        if let Some((Global::Enum(ei), _)) = self.globals.get(n).copied() {
+                            self.used.insert(Global::Enum(ei));
+                            return match self.game.enums[ei]
+                                .values
+                                .iter()
+                                .position(|v| *v == f.name)
+                            {
+                                Some(vi) => (Expr::Lit(Value::Enum(ei, vi as u16)), Type::Enum(ei)),
+                                None => {
+                                    let values = self.game.enums[ei].values.join(", ");
+                                    let p = self.error(
+                                        Code::UnknownName,
+                                        f.span,
+                                        format!("enum `{n}` has no value `{}`", f.name),
+                                        "unknown value",
+                                    );
+                                    p.help = Some(format!("its values are: {values}"));
+                                    (Expr::Lit(Value::None), Type::Any)
+                                }
+                            };
+                        }
+                    }
+                }
+                let (b, t) = self.expr(base);
+                match t {
+                    Type::Comp(ct) => match self.game.types[ct]
+                        .fields
+                        .iter()
+                        .position(|x| x.name == f.name)
+                    {
+                        Some(fi) => {
+                            let ft = self.game.types[ct].fields[fi].ty;
+                            (Expr::Field(Box::new(b), fi as u16), ft)
+                        }
+                        None => {
+                            let names: Vec<String> = self.game.types[ct]
+                                .fields
+                                .iter()
+                                .map(|x| x.name.clone())
+                                .collect();
+                            let p = self.error(
+                                Code::UnknownField,
+                                f.span,
+                                format!("`{}` has no field `{}`", self.game.types[ct].name, f.name),
+                                "unknown field",
+                            );
+                            p.help = Some(format!("its fields are: {}", names.join(", ")));
+                            (Expr::Lit(Value::None), Type::Any)
+                        }
+                    },
+                    Type::Any => {
+                        // The type is unknown (a component from `named`, say): find the field by name
+                        // in the only type that has it.
+                        let owners: Vec<(ir::TypeId, usize)> = self
+                            .game
+                            .types
+                            .enumerate()
+                            .filter_map(|(ti, t)| {
+                                t.fields
+                                    .iter()
+                                    .position(|x| x.name == f.name)
+                                    .map(|fi| (ti, fi))
+                            })
+                            .collect();
+                        if let [(ti, fi)] = owners.as_slice() {
+                            let ft = self.game.types[*ti].fields[*fi].ty;
+                            (Expr::Field(Box::new(b), *fi as u16), ft)
+                        } else {
+                            self.error(
+                                Code::UnknownField,
+                                f.span,
+                                format!("cannot tell which component type's `{}` this is", f.name),
+                                "unknown type here",
+                            );
+                            (Expr::Lit(Value::None), Type::Any)
+                        }
+                    }
+                    other => {
+                        let p = self.error(
+                            Code::Type,
+                            base.span,
+                            format!("{} has no fields", self.type_name(other)),
+                            "not a component",
+                        );
+                        p.help = Some("fields belong to components: `card.rank`".into());
+                        (Expr::Lit(Value::None), Type::Any)
+                    }
+                }
+            }
+            K::Call(f, args) => self.call(f, args, e.span),
+            K::Aggregate {
+                func,
+                bindings,
+                args,
+                filter,
+                body,
+                otherwise,
+            } => self.aggregate(
+                func,
+                bindings,
+                args,
+                filter.as_deref(),
+                body.as_deref(),
+                otherwise.as_deref(),
+                e.span,
+            ),
+            K::Unary(op, x) => {
+                let (a, t) = self.expr(x);
+                match op {
+                    ast::UnOp::Not => {
+                        self.expect_type(t, Type::Bool, x.span, "the operand of `not`");
+                        (Expr::Not(Box::new(a)), Type::Bool)
+                    }
+                    ast::UnOp::Neg => {
+                        self.expect_type(t, Type::Int, x.span, "the operand of `-`");
+                        (Expr::Neg(Box::new(a)), Type::Int)
+                    }
+                }
+            }
+            K::Binary(op, a, b) => {
+                let (x, ta) = self.expr(a);
+                let (y, tb) = self.expr(b);
+                use ast::BinOp::*;
+                // What both sides must be (none for `==`/`!=`), and what the result is.
+                let (want, t) = match op {
+                    Or | And => (Some(Type::Bool), Type::Bool),
+                    Eq | Ne => (None, Type::Bool),
+                    Lt | Le | Gt | Ge => (Some(Type::Int), Type::Bool),
+                    Add | Sub | Mul | Div | Mod => (Some(Type::Int), Type::Int),
+                };
+                match want {
+                    Some(w) => {
+                        self.expect_type(
+                            ta,
+                            w,
+                            a.span,
+                            &format!("the left side of `{}`", op.symbol()),
+                        );
+                        self.expect_type(
+                            tb,
+                            w,
+                            b.span,
+                            &format!("the right side of `{}`", op.symbol()),
+                        );
+                    }
+                    None => {
+                        if ta != tb && ta != Type::Any && tb != Type::Any {
+                            let p = self.error(
+                                Code::Type,
+                                e.span,
+                                format!(
+                                    "cannot compare {} with {}",
+                                    self.type_name(ta),
+                                    self.type_name(tb)
+                                ),
+                                "these can never be equal",
+                            );
+                            p.help = Some("compare values of the same type".into());
+                        }
+                    }
+                }
+                (Expr::Bin(*op, Box::new(x), Box::new(y), e.span), t)
+            }
+            K::If(c, a, b) => {
+                let (c2, tc) = self.expr(c);
+                self.expect_type(tc, Type::Bool, c.span, "the condition of `if`");
+                let (a2, ta) = self.expr(a);
+                let (b2, tb) = self.expr(b);
+                if ta != tb && ta != Type::Any && tb != Type::Any {
+                    self.error(
+                        Code::Type,
+                        e.span,
+                        format!(
+                            "the branches of `if` differ: {} and {}",
+                            self.type_name(ta),
+                            self.type_name(tb)
+                        ),
+                        "both branches must have one type",
+                    );
+                }
+                (
+                    Expr::If(Box::new(c2), Box::new(a2), Box::new(b2)),
+                    if ta == Type::Any { tb } else { ta },
+                )
+            }
+            K::List(_) | K::Range(..) => {
+                let p = self.error(
+                    Code::Collection,
+                    e.span,
+                    "a collection is not a single value",
+                    "a collection here",
+                );
+                p.help = Some("use it after `in` (`for x in ...`) or in an aggregate such as `count(x in ...)`".into());
+                (Expr::Lit(Value::None), Type::Any)
+            }
+        }
+    }
+
+    pub(crate) fn name_expr(
+        &mut self,
+        n: &str,
+        span: ast::Span,
+        idx: &[ast::Expr],
+    ) -> (Expr, Type) {
+        if idx.is_empty() {
+            if let Some(l) = self.lookup_local(n) {
+                return (Expr::Local(l.slot), l.ty);
+            }
+            match n {
+                "me" => return (Expr::Me, Type::Player),
+                "current" => return (Expr::Current, Type::Player),
+                "player_count" => return (Expr::PlayerCount, Type::Int),
+                _ => {}
+            }
+        }
+        let Some((g, _)) = self.globals.get(n).copied() else {
+            if n == "players" {
+                let p = self.error(
+                    Code::Collection,
+                    span,
+                    "`players` is a collection",
+                    "a collection here",
+                );
+                p.help = Some(
+                    "use `player_count` for the number of players, or `for p in players`".into(),
+                );
+            } else {
+                self.unknown_name(n, span);
+            }
+            return (Expr::Lit(Value::None), Type::Any);
+        };
+        self.used.insert(g);
+        let (dims, out): (Vec<ir::Dim>, MakeExpr) = match g {
+            Global::Const(c) => {
+                let t = self.value_type(self.game.consts[c].value);
+                (vec![], Box::new(move |_| (Expr::Const(c), t)))
+            }
+            Global::EnumValue(e, v) => (
+                vec![],
+                Box::new(move |_| (Expr::Lit(Value::Enum(e, v)), Type::Enum(e))),
+            ),
+            Global::Space(b, s) => (
+                vec![],
+                Box::new(move |_| (Expr::Lit(Value::Space(b, s)), Type::Space(b))),
+            ),
+            Global::Var(v) => {
+                let t = self.game.vars[v].ty;
+                (
+                    self.game.vars[v].dims.clone(),
+                    Box::new(move |ix| (Expr::Var(v, ix), t)),
+                )
+            }
+            Global::Zone(z) => {
+                let t = self.game.zones[z].ty;
+                let ty = if t == UNKNOWN_TYPE {
+                    Type::Any
+                } else {
+                    Type::Zone(t)
+                };
+                (
+                    self.game.zones[z].dims.clone(),
+                    Box::new(move |ix| (Expr::Zone(z, ix), ty)),
+                )
+            }
+            other => {
+                let p = self.error(
+                    Code::NotAValue,
+                    span,
+                    format!("the {} `{n}` is not a value", other.kind()),
+                    "used as a value",
+                );
+                p.help = Some(match other {
+                    Global::Enum(_) | Global::Board(_) | Global::Type(_) => {
+                        format!("`{n}` is a collection: use it after `in`")
+                    }
+                    Global::Def(_) => format!("call it: `{n}(...)`"),
+                    Global::Action(_) => {
+                        format!("offer it in `choose {{ {n} }}` or run it with `do {n}(...)`")
+                    }
+                    _ => "use a constant, variable, zone or enum value".into(),
+                });
+                return (Expr::Lit(Value::None), Type::Any);
+            }
+        };
+        if dims.len() != idx.len() {
+            let what = if dims.is_empty() {
+                "takes no index".to_string()
+            } else {
+                format!(
+                    "is indexed by [{}]",
+                    dims.iter()
+                        .map(|d| self.dim_name(*d))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            };
+            let help = if dims.is_empty() {
+                format!("write `{n}` alone")
+            } else {
+                format!(
+                    "write `{n}[{}]`",
+                    dims.iter()
+                        .map(|d| self.dim_name(*d).to_lowercase())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            };
+            let p = self.error(
+                Code::Arity,
+                span,
+                format!("`{n}` {what}, but {} index(es) were given", idx.len()),
+                "wrong number of indexes",
+            );
+            p.help = Some(help);
+            return (Expr::Lit(Value::None), Type::Any);
+        }
+        let mut ix = vec![];
+        for (d, x) in dims.iter().zip(idx) {
+            let (ex, t) = self.expr(x);
+            let want = match d {
+                ir::Dim::Player => Type::Player,
+                ir::Dim::Enum(e) => Type::Enum(*e),
+                ir::Dim::Board(b) => Type::Space(*b),
+            };
+            self.expect_type(t, want, x.span, "this index");
+            ix.push(ex);
+        }
+        out(ix)
+    }
+
+    pub(crate) fn dim_name(&self, d: ir::Dim) -> String {
+        match d {
+            ir::Dim::Player => "Player".into(),
+            ir::Dim::Enum(e) => self.game.enums[e].name.clone(),
+            ir::Dim::Board(b) => self.game.boards[b].name.clone(),
+        }
+    }
+}
+
+/// Levenshtein distance, for "did you mean" hints.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur.push(
+                (prev[j] + usize::from(ca != *cb))
+                    .min(prev[j + 1] + 1)
+                    .min(cur[j] + 1),
+            );
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}

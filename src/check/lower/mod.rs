@@ -1,0 +1,15 @@
+//! Lowering of expressions, collections and statements to the IR, with type checks.
+
+mod call;
+mod choose;
+mod coll;
+mod expr;
+mod stmt;
+
+use super::{Checker, Global};
+use crate::ir::{Expr, Type};
+
+/// Break targets of the enclosing loops: positions of `Jump` instructions to patch.
+type Loops = Vec<Vec<usize>>;
+/// Builds a variable or zone expression once its indexes are lowered.
+type MakeExpr = Box<dyn Fn(Vec<Expr>) -> (Expr, Type)>;

@@ -1,0 +1,522 @@
+//! Lowering of statements to bytecode with explicit jumps.
+
+use super::{Checker, Global, Loops};
+use crate::check::Code;
+use crate::ir::{self, Coll, Expr, Instr, LValue, Type, Value};
+use crate::syntax::ast::{self, ExprKind as K, StmtKind as S};
+
+impl Checker {
+    // ------------------------------------------------------------ statements
+
+    pub(crate) fn block(&mut self, b: &ast::Block, code: &mut Vec<Instr>, loops: &mut Loops) {
+        let depth = self.scopes.len();
+        for s in &b.stmts {
+            self.stmt(s, code, loops);
+        }
+        self.scopes.truncate(depth);
+    }
+
+    pub(crate) fn here(code: &[Instr]) -> u32 {
+        code.len() as u32
+    }
+
+    pub(crate) fn patch(code: &mut [Instr], at: usize, to: u32) {
+        match &mut code[at] {
+            Instr::Jump(t) => *t = to,
+            Instr::JumpIfNot(_, t, _) => *t = to,
+            Instr::ForNext { exit, .. } => *exit = to,
+            _ => {}
+        }
+    }
+
+    pub(crate) fn stmt(&mut self, s: &ast::Stmt, code: &mut Vec<Instr>, loops: &mut Loops) {
+        match &s.kind {
+            S::Let { name, value } => {
+                let (x, t) = self.expr(value);
+                let slot = self.bind_local(&name.name, t);
+                code.push(Instr::Let(slot, x));
+            }
+            S::Assign { target, op, value } => {
+                let (lv, tt) = self.lvalue(target);
+                let (x, t) = self.expr(value);
+                if *op != ast::AssignOp::Set {
+                    self.expect_type(tt, Type::Int, target.span, "the target of `+=`/`-=`");
+                    self.expect_type(t, Type::Int, value.span, "the amount");
+                } else {
+                    self.expect_type(t, tt, value.span, "the assigned value");
+                }
+                code.push(Instr::Assign {
+                    target: lv,
+                    op: *op,
+                    value: x,
+                    span: s.span,
+                });
+            }
+            S::If {
+                cond,
+                then,
+                otherwise,
+            } => {
+                let (c, t) = self.expr(cond);
+                self.expect_type(t, Type::Bool, cond.span, "the condition of `if`");
+                let jf = code.len();
+                code.push(Instr::JumpIfNot(c, 0, cond.span));
+                self.block(then, code, loops);
+                if let Some(o) = otherwise {
+                    let je = code.len();
+                    code.push(Instr::Jump(0));
+                    let here = Self::here(code);
+                    Self::patch(code, jf, here);
+                    self.block(o, code, loops);
+                    let here = Self::here(code);
+                    Self::patch(code, je, here);
+                } else {
+                    let here = Self::here(code);
+                    Self::patch(code, jf, here);
+                }
+            }
+            S::For { binding, body } => {
+                let depth = self.scopes.len();
+                let (coll, ty) = self.coll(&binding.coll);
+                let slot = self.alloc_local(3);
+                let var = self.bind_local(&binding.var.name, ty);
+                code.push(Instr::ForInit { coll, slot });
+                let top = Self::here(code);
+                let next = code.len();
+                code.push(Instr::ForNext { slot, var, exit: 0 });
+                loops.push(vec![]);
+                self.block(body, code, loops);
+                code.push(Instr::LoopGuard { span: s.span });
+                code.push(Instr::Jump(top));
+                let done = Self::here(code);
+                Self::patch(code, next, done);
+                for b in loops.pop().unwrap_or_default() {
+                    Self::patch(code, b, done);
+                }
+                code.push(Instr::ForDone { slot });
+                self.scopes.truncate(depth);
+            }
+            S::Repeat { count, body } => {
+                let counter = count.as_ref().map(|c| {
+                    let (x, t) = self.expr(c);
+                    self.expect_type(t, Type::Int, c.span, "a repeat count");
+                    let slot = self.alloc_local(1);
+                    code.push(Instr::Let(slot, x));
+                    slot
+                });
+                let top = Self::here(code);
+                let test = counter.map(|slot| {
+                    let at = code.len();
+                    let cond = Expr::Bin(
+                        ast::BinOp::Gt,
+                        Box::new(Expr::Local(slot)),
+                        Box::new(Expr::Lit(Value::Int(0))),
+                        s.span,
+                    );
+                    code.push(Instr::JumpIfNot(cond, 0, s.span));
+                    code.push(Instr::Assign {
+                        target: LValue::Local(slot),
+                        op: ast::AssignOp::Sub,
+                        value: Expr::Lit(Value::Int(1)),
+                        span: s.span,
+                    });
+                    at
+                });
+                loops.push(vec![]);
+                self.block(body, code, loops);
+                code.push(Instr::LoopGuard { span: s.span });
+                code.push(Instr::Jump(top));
+                let done = Self::here(code);
+                if let Some(at) = test {
+                    Self::patch(code, at, done);
+                }
+                let breaks = loops.pop().unwrap_or_default();
+                // A `repeat` with no count and no `break` runs until something ends the game;
+                // the checker reports it unless an `end`, `win` or `end when` exists.
+                if count.is_none() && breaks.is_empty() {
+                    self.unbounded_loop.get_or_insert(s.span);
+                }
+                for b in breaks {
+                    Self::patch(code, b, done);
+                }
+            }
+            S::While { cond, body } => {
+                let top = Self::here(code);
+                let (c, t) = self.expr(cond);
+                self.expect_type(t, Type::Bool, cond.span, "the condition of `while`");
+                let jf = code.len();
+                code.push(Instr::JumpIfNot(c, 0, cond.span));
+                loops.push(vec![]);
+                self.block(body, code, loops);
+                code.push(Instr::LoopGuard { span: s.span });
+                code.push(Instr::Jump(top));
+                let done = Self::here(code);
+                Self::patch(code, jf, done);
+                for b in loops.pop().unwrap_or_default() {
+                    Self::patch(code, b, done);
+                }
+            }
+            S::Break => match loops.last_mut() {
+                Some(l) => {
+                    l.push(code.len());
+                    code.push(Instr::Jump(0));
+                }
+                None => {
+                    self.error(
+                        Code::Break,
+                        s.span,
+                        "`break` outside a loop",
+                        "nothing to leave",
+                    );
+                }
+            },
+            S::Turn { player, body } => {
+                let (p, t) = self.expr(player);
+                self.expect_type(t, Type::Player, player.span, "the player of a turn");
+                let save = self.alloc_local(1);
+                code.push(Instr::TurnStart {
+                    player: p,
+                    save,
+                    span: s.span,
+                });
+                self.block(body, code, loops);
+                code.push(Instr::TurnEnd { save });
+            }
+            S::Choose {
+                by,
+                each,
+                arms,
+                otherwise,
+            } => {
+                let depth = self.scopes.len();
+                let each2 = each.as_ref().map(|b| {
+                    let (coll, ty) = self.coll(&b.coll);
+                    self.expect_type(
+                        ty,
+                        Type::Player,
+                        b.coll.span,
+                        "the players of `choose each`",
+                    );
+                    let slot = self.bind_local(&b.var.name, Type::Player);
+                    let iter = self.alloc_local(2);
+                    (
+                        ir::Bind {
+                            name: b.var.name.clone(),
+                            slot,
+                            coll,
+                            ty: Type::Player,
+                            span: b.coll.span,
+                        },
+                        iter,
+                    )
+                });
+                if each2.is_some() && by.is_some() {
+                    self.error(
+                        Code::Choose,
+                        s.span,
+                        "a choice cannot have both `by` and `each`",
+                        "choose one",
+                    );
+                }
+                self.choose(s, by.as_ref(), each2, arms, otherwise.as_ref(), code, loops);
+                self.scopes.truncate(depth);
+            }
+            S::Move { what, to, bottom } => {
+                let (w, tw) = self.expr(what);
+                let (z, tz) = self.expr(to);
+                self.check_zone_dest(&z, tz, Some(tw), to.span);
+                if !matches!(tw, Type::Comp(_) | Type::Any) {
+                    let p = self.error(
+                        Code::Type,
+                        what.span,
+                        format!("only components move, not {}", self.type_name(tw)),
+                        "not a component",
+                    );
+                    p.help = Some("to move several, use `deal n from zone to zone`".into());
+                }
+                code.push(Instr::Move {
+                    what: w,
+                    to: z,
+                    bottom: *bottom,
+                    span: s.span,
+                });
+            }
+            S::Deal {
+                count,
+                from,
+                to,
+                bottom,
+            } => {
+                let n = count.as_ref().map(|c| {
+                    let (x, t) = self.expr(c);
+                    self.expect_type(t, Type::Int, c.span, "the number of components to deal");
+                    x
+                });
+                let (f, tf) = self.expr(from);
+                if !matches!(tf, Type::Zone(_) | Type::Any) {
+                    self.error(
+                        Code::Type,
+                        from.span,
+                        format!("deal takes from a zone, not {}", self.type_name(tf)),
+                        "not a zone",
+                    );
+                }
+                let (z, tz) = self.expr(to);
+                let elem = if let Type::Zone(c) = tf {
+                    Some(Type::Comp(c))
+                } else {
+                    None
+                };
+                self.check_zone_dest(&z, tz, elem, to.span);
+                code.push(Instr::Deal {
+                    count: n,
+                    from: f,
+                    to: z,
+                    bottom: *bottom,
+                    span: s.span,
+                });
+            }
+            S::Shuffle(z) => {
+                let (x, t) = self.expr(z);
+                if !matches!(t, Type::Zone(_) | Type::Any) {
+                    self.error(
+                        Code::Type,
+                        z.span,
+                        format!("only zones can be shuffled, not {}", self.type_name(t)),
+                        "not a zone",
+                    );
+                }
+                code.push(Instr::Shuffle {
+                    zone: x,
+                    span: s.span,
+                });
+            }
+            S::Roll { target, domain } => {
+                let (lv, tt) = self.lvalue(target);
+                let coll = match domain {
+                    Some(d) => {
+                        let (c, t) = self.coll(d);
+                        self.expect_type(t, tt, d.span, "the rolled value");
+                        c
+                    }
+                    None => match self.roll_domain(&lv, tt) {
+                        Some(c) => c,
+                        None => {
+                            let p = self.error(
+                                Code::Roll,
+                                target.span,
+                                "cannot tell which values this roll can take",
+                                "no domain",
+                            );
+                            p.help = Some("say it: `roll x in 1..6`, or roll a field whose type is an enum or a range".into());
+                            Coll::List(vec![])
+                        }
+                    },
+                };
+                code.push(Instr::Roll {
+                    target: lv,
+                    domain: coll,
+                    span: s.span,
+                });
+            }
+            S::Do { action, args } => {
+                let Some((Global::Action(a), _)) = self.globals.get(&action.name).copied() else {
+                    let p = self.error(
+                        Code::UnknownAction,
+                        action.span,
+                        format!("unknown action `{}`", action.name),
+                        "not an action",
+                    );
+                    p.help = Some("declare it with `action name(...) { ... }`".into());
+                    return;
+                };
+                self.action_refs.insert(a);
+                let want = self.action_arity.get(&a).copied().unwrap_or(0);
+                if want != args.len() {
+                    self.error(
+                        Code::Arity,
+                        s.span,
+                        format!(
+                            "`{}` takes {want} argument(s), got {}",
+                            action.name,
+                            args.len()
+                        ),
+                        "wrong number of arguments",
+                    );
+                }
+                let xs = args.iter().map(|a| self.expr(a).0).collect();
+                code.push(Instr::Do {
+                    action: a,
+                    args: xs,
+                    span: s.span,
+                });
+            }
+            S::Reveal(target, on) => {
+                let (x, _) = self.expr(target);
+                match x {
+                    Expr::Field(comp, field) => code.push(Instr::Reveal {
+                        comp: *comp,
+                        field,
+                        on: *on,
+                        span: s.span,
+                    }),
+                    Expr::Lit(Value::None) => {}
+                    _ => {
+                        let p = self.error(
+                            Code::Reveal,
+                            target.span,
+                            "only a component's field can be revealed or hidden",
+                            "not a field",
+                        );
+                        p.help = Some(
+                            "write `reveal piece.element` for a field declared `seen by owner`"
+                                .into(),
+                        );
+                    }
+                }
+            }
+            S::End(k) => {
+                self.ends = true;
+                code.push(Instr::End(*k));
+            }
+            S::Win(who) => {
+                self.ends = true;
+                let (x, t) = if matches!(&who.kind, K::Name(n) if n == "all") {
+                    (Expr::Lit(Value::None), Type::Player)
+                } else {
+                    self.expr(who)
+                };
+                self.expect_type(t, Type::Player, who.span, "the winner");
+                code.push(Instr::Win {
+                    who: x,
+                    span: s.span,
+                });
+            }
+        }
+    }
+
+    pub(crate) fn roll_domain(&self, lv: &LValue, t: Type) -> Option<Coll> {
+        let range = match lv {
+            LValue::Var { var, .. } => self.game.vars[*var].range,
+            LValue::Field {
+                comp: Expr::Field(..),
+                ..
+            } => None,
+            LValue::Field { field, comp } => {
+                let _ = comp;
+                self.game.types.iter().find_map(|ty| {
+                    ty.fields
+                        .get(*field as usize)
+                        .filter(|f| f.ty == t)
+                        .and_then(|f| f.range)
+                })
+            }
+            LValue::Local(_) => None,
+        };
+        if let Some((lo, hi)) = range {
+            return Some(Coll::Range(
+                Expr::Lit(Value::Int(lo)),
+                Expr::Lit(Value::Int(hi)),
+            ));
+        }
+        match t {
+            Type::Enum(e) => Some(Coll::Enum(e)),
+            Type::Player => Some(Coll::Players),
+            Type::Space(b) => Some(Coll::Board(b)),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn check_zone_dest(
+        &mut self,
+        z: &Expr,
+        tz: Type,
+        elem: Option<Type>,
+        span: ast::Span,
+    ) {
+        match tz {
+            Type::Zone(ct) => {
+                if let Some(Type::Comp(c)) = elem {
+                    if c != ct {
+                        let p = self.error(
+                            Code::Type,
+                            span,
+                            format!(
+                                "this zone holds {}, not {}",
+                                self.game.types[ct].name, self.game.types[c].name
+                            ),
+                            "wrong kind of zone",
+                        );
+                        p.help =
+                            Some("a zone holds components of the type it was declared with".into());
+                    }
+                }
+            }
+            Type::Any => {}
+            other => {
+                self.error(
+                    Code::Type,
+                    span,
+                    format!(
+                        "the destination must be a zone, not {}",
+                        self.type_name(other)
+                    ),
+                    "not a zone",
+                );
+            }
+        }
+        if let Expr::Zone(zi, _) = z {
+            let zd = &self.game.zones[*zi];
+            for i in zd.instances() {
+                self.filled_zones.insert(i);
+            }
+        }
+    }
+
+    pub(crate) fn lvalue(&mut self, e: &ast::Expr) -> (LValue, Type) {
+        match &e.kind {
+            K::Name(n) if self.lookup_local(n).is_some() => {
+                let l = self.lookup_local(n).expect("checked");
+                (LValue::Local(l.slot), l.ty)
+            }
+            K::Name(_) | K::Index(..) => {
+                let (x, t) = self.expr(e);
+                match x {
+                    Expr::Var(v, ix) => (LValue::Var { var: v, index: ix }, t),
+                    Expr::Lit(Value::None) => (LValue::Local(0), Type::Any),
+                    _ => {
+                        let p = self.error(
+                            Code::Assign,
+                            e.span,
+                            "cannot assign to this",
+                            "not a variable",
+                        );
+                        p.help = Some("assign to a `var`, a component field or a `let` name; zones change with `move` and `deal`".into());
+                        (LValue::Local(0), Type::Any)
+                    }
+                }
+            }
+            K::Field(..) => {
+                let (x, t) = self.expr(e);
+                match x {
+                    Expr::Field(c, f) => (LValue::Field { comp: *c, field: f }, t),
+                    _ => {
+                        self.error(Code::Assign, e.span, "cannot assign to this", "not a field");
+                        (LValue::Local(0), Type::Any)
+                    }
+                }
+            }
+            _ => {
+                let p = self.error(
+                    Code::Assign,
+                    e.span,
+                    "cannot assign to this",
+                    "not a variable",
+                );
+                p.help =
+                    Some("the left side of `=` must be a variable, a field or a `let` name".into());
+                (LValue::Local(0), Type::Any)
+            }
+        }
+    }
+}

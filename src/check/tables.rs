@@ -1,0 +1,212 @@
+//! `components` tables: generators, field values and name templates.
+
+use super::*;
+use crate::ir::{self, Type, Value};
+use crate::syntax::ast;
+
+impl Checker {
+    pub(crate) fn components(&mut self, ty: &ast::Ident, zone: &ast::Expr, entries: &[ast::Entry]) {
+        let t = match self.globals.get(&ty.name).copied() {
+            Some((Global::Type(t), _)) => t,
+            _ => {
+                self.error(
+                    Code::UnknownType,
+                    ty.span,
+                    format!("unknown component type `{}`", ty.name),
+                    "not a component type",
+                );
+                return;
+            }
+        };
+        let inst = match self.const_zone(zone) {
+            Some(z) => z,
+            None => return,
+        };
+        let zone_ty = self.game.zones[self.game.instances[inst].zone].ty;
+        if zone_ty == UNKNOWN_TYPE {
+            return;
+        }
+        if zone_ty != t {
+            let zt = self.game.zones[self.game.instances[inst].zone].ty;
+            let p = self.error(
+                Code::Type,
+                zone.span,
+                format!(
+                    "zone holds {} components, not {}",
+                    self.game.types[zt].name, ty.name
+                ),
+                "wrong zone for this type",
+            );
+            p.help = Some("components must start in a zone declared for their type".into());
+            return;
+        }
+        let fields = self.game.types[t].fields.clone();
+        for e in entries {
+            // Expand generators into every combination of values.
+            let mut combos: Vec<Vec<(String, Value)>> = vec![vec![]];
+            let mut ok = true;
+            for g in &e.generators {
+                let vals = self.const_coll(&g.coll);
+                let Some(vals) = vals else {
+                    ok = false;
+                    break;
+                };
+                let mut next = vec![];
+                for c in &combos {
+                    for v in &vals {
+                        let mut c2 = c.clone();
+                        c2.push((g.var.name.clone(), *v));
+                        next.push(c2);
+                    }
+                }
+                combos = next;
+            }
+            if !ok {
+                continue;
+            }
+            for (fname, _) in &e.fields {
+                if !fields.iter().any(|f| f.name == fname.name) {
+                    let p = self.error(
+                        Code::UnknownField,
+                        fname.span,
+                        format!("`{}` has no field `{}`", ty.name, fname.name),
+                        "unknown field",
+                    );
+                    p.help = Some(format!(
+                        "fields of {}: {}",
+                        ty.name,
+                        fields
+                            .iter()
+                            .map(|f| f.name.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ));
+                }
+            }
+            let template = self.name_template(&e.name, e.name_span, t, &combos[0]);
+            for combo in &combos {
+                let mut values = vec![];
+                for (fi, f) in fields.iter().enumerate() {
+                    let v = match e.fields.iter().find(|(n, _)| n.name == f.name) {
+                        Some((_, x)) => {
+                            let v = self.const_eval(x, combo).unwrap_or(Value::None);
+                            let vt = self.value_type(v);
+                            self.expect_type(vt, f.ty, x.span, &format!("field `{}`", f.name));
+                            v
+                        }
+                        None => self.field_default(t, fi),
+                    };
+                    values.push(v);
+                }
+                let name = template
+                    .iter()
+                    .map(|p| match p {
+                        TemplatePart::Text(s) => ir::NamePart::Text(s.clone()),
+                        TemplatePart::Field(f) => ir::NamePart::Field(*f),
+                        TemplatePart::Gen(g) => ir::NamePart::Text(
+                            combo
+                                .iter()
+                                .find(|(n, _)| n == g)
+                                .map(|(_, v)| self.const_text(*v))
+                                .unwrap_or_default(),
+                        ),
+                    })
+                    .collect();
+                let base = self
+                    .game
+                    .comps
+                    .last()
+                    .map_or(0, |c: &ir::Comp| c.field_base + c.fields.len() as u32);
+                self.game.comps.push(ir::Comp {
+                    ty: t,
+                    name,
+                    fields: values,
+                    field_base: base,
+                    zone: inst,
+                });
+            }
+        }
+    }
+
+    pub(crate) fn field_default(&self, t: ir::TypeId, fi: usize) -> Value {
+        let f = &self.game.types[t].fields[fi];
+        match (f.default, f.ty) {
+            (Value::None, Type::Bool) => Value::Bool(false),
+            (Value::None, Type::Int) => Value::Int(f.range.map_or(0, |(lo, hi)| 0.clamp(lo, hi))),
+            (v, _) => v,
+        }
+    }
+
+    pub(crate) fn name_template(
+        &mut self,
+        text: &str,
+        span: ast::Span,
+        t: ir::TypeId,
+        gens: &[(String, Value)],
+    ) -> Vec<TemplatePart> {
+        let mut out = vec![];
+        let mut rest = text;
+        while let Some(open) = rest.find('{') {
+            if open > 0 {
+                out.push(TemplatePart::Text(rest[..open].to_string()));
+            }
+            let Some(close) = rest[open..].find('}') else {
+                self.error(
+                    Code::Template,
+                    span,
+                    "unclosed `{` in a name",
+                    "expected `}`",
+                );
+                return out;
+            };
+            let key = &rest[open + 1..open + close];
+            if gens.iter().any(|(n, _)| n == key)
+                && !self.game.types[t].fields.iter().any(|f| f.name == key)
+            {
+                out.push(TemplatePart::Gen(key.to_string()));
+            } else if let Some(fi) = self.game.types[t].fields.iter().position(|f| f.name == key) {
+                if self.game.types[t].fields[fi].seen_by.is_some() {
+                    let p = self.error(
+                        Code::Template,
+                        span,
+                        format!("the name shows `{key}`, a secret field"),
+                        "every player sees names",
+                    );
+                    p.help = Some(
+                        "names appear in action texts and views; keep `seen by` fields out of them"
+                            .into(),
+                    );
+                }
+                out.push(TemplatePart::Field(fi as u16));
+            } else {
+                let p = self.error(
+                    Code::Template,
+                    span,
+                    format!("the name refers to `{key}`, which is neither a field nor a generator"),
+                    "unknown name in braces",
+                );
+                p.help = Some("`{field}` shows a field's value in the component's name".into());
+            }
+            rest = &rest[open + close + 1..];
+        }
+        if !rest.is_empty() {
+            out.push(TemplatePart::Text(rest.to_string()));
+        }
+        out
+    }
+
+    pub(crate) fn const_text(&self, v: Value) -> String {
+        match v {
+            Value::Int(n) => n.to_string(),
+            Value::Enum(e, i) => self.game.enums[e].values[i as usize].clone(),
+            Value::Bool(b) => b.to_string(),
+            _ => String::new(),
+        }
+    }
+}
+
+pub(crate) enum TemplatePart {
+    Text(String),
+    Field(u16),
+    Gen(String),
+}

@@ -1,0 +1,130 @@
+//! What is wrong but not an error, and the checks made once everything is lowered.
+
+use super::*;
+use crate::ir::{self};
+use crate::syntax::ast;
+
+impl Checker {
+    /// Limits that keep listing options free of allocation.
+    pub(super) fn check_limits(&mut self) {
+        // Limits that keep listing options free of allocation.
+        let limit = ir::MAX_LOCALS;
+        if self.aux_locals as usize > limit || self.game.score_locals as usize > limit {
+            self.error(
+                Code::TooManyLocals,
+                ast::Span::new(0, 0),
+                format!(
+                    "an initial value, end condition or score uses more than {limit} local names"
+                ),
+                "too many local names",
+            );
+        }
+        let big: Vec<(String, u16)> = self
+            .game
+            .procs
+            .iter()
+            .filter(|p| p.locals as usize > limit)
+            .map(|p| (p.name.clone(), p.locals))
+            .collect();
+        for (name, n) in big {
+            let p = self.error(
+                Code::TooManyLocals,
+                ast::Span::new(0, 0),
+                format!("`{name}` uses {n} local names; at most {limit} are allowed"),
+                "too many local names",
+            );
+            p.help = Some("move parts of it into actions run with `do`".into());
+        }
+        let def_limit = ir::DEF_LOCALS;
+        let too_big: Vec<String> = self
+            .game
+            .defs
+            .iter()
+            .filter(|d| d.locals as usize > def_limit)
+            .map(|d| d.name.clone())
+            .chain(
+                self.game
+                    .sets
+                    .iter()
+                    .filter(|d| d.locals as usize > def_limit)
+                    .map(|d| d.name.clone()),
+            )
+            .collect();
+        for n in too_big {
+            let sp = self.globals.get(&n).map_or(ast::Span::new(0, 0), |g| g.1);
+            let p = self.error(
+                Code::TooManyLocals,
+                sp,
+                format!("`{n}` uses more than {def_limit} local names"),
+                "too many local names",
+            );
+            p.help = Some("split it into smaller functions".into());
+        }
+    }
+
+    /// A flow, and something that ends the game.
+    pub(super) fn check_ending(&mut self, flow_seen: Option<ast::Span>) {
+        if flow_seen.is_none() {
+            let p = self.error(
+                Code::NoFlow,
+                ast::Span::new(0, 0),
+                "the game has no `flow`",
+                "a game needs a flow of play",
+            );
+            p.help = Some("add `flow { ... }` with the turns of the game".into());
+        } else if !self.ends {
+            if let Some(sp) = self.unbounded_loop {
+                let p = self.error(
+                    Code::NeverEnds,
+                    sp,
+                    "this game can never end",
+                    "this loop repeats forever and nothing ends the game",
+                );
+                p.help = Some("add `end when <condition>`, or an `end`, `win` or `break` statement that the loop reaches".into());
+            }
+        }
+    }
+
+    pub(crate) fn warnings(&mut self, file: &ast::File) {
+        let mut unused = vec![];
+        for (g, sp) in &self.decl_spans {
+            if matches!(g, Global::Variant(_) | Global::Type(_)) {
+                continue;
+            }
+            if let Global::Action(a) = g {
+                if !self.action_refs.contains(a) {
+                    unused.push((
+                        *sp,
+                        format!("action `{}` is never offered", self.game.actions[*a].name),
+                        "no `choose` or `do` refers to this action",
+                        Some("list it in a `choose { ... }` of the flow, or remove it"),
+                    ));
+                }
+                continue;
+            }
+            if !self.used.contains(g) {
+                unused.push((
+                    *sp,
+                    format!("{} `{}` is never used", g.kind(), self.name_of(*g)),
+                    "defined here, used nowhere",
+                    None,
+                ));
+            }
+        }
+        for (zi, z) in self.game.zones.enumerate() {
+            let any = z.instances().any(|i| self.filled_zones.contains(&i))
+                || self.game.comps.iter().any(|c| z.has(c.zone));
+            if !any && self.used.contains(&Global::Zone(zi)) {
+                if let Some(sp) = self.decl_spans.get(&Global::Zone(zi)) {
+                    unused.push((*sp, format!("zone `{}` is never filled", z.name), "no component starts here and nothing moves one here", Some("start components here with `components T in zone`, or `move`/`deal` into it")));
+                }
+            }
+        }
+        unused.sort_by_key(|u| u.0.start);
+        for (sp, msg, label, help) in unused {
+            let p = self.warn(Code::Unused, sp, msg, label);
+            p.help = help.map(String::from);
+        }
+        let _ = file;
+    }
+}

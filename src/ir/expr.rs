@@ -1,0 +1,235 @@
+//! Resolved expressions and collections.
+
+use super::*;
+
+/// A built-in function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Builtin {
+    /// Number of components in a zone.
+    Count,
+    /// `top(z)`: the top component of a zone, or none.
+    Top,
+    /// `bottom(z)`: the bottom component of a zone, or none.
+    Bottom,
+    /// `empty(z)`: whether a zone holds no component.
+    Empty,
+    /// The next seat after a player (wrapping).
+    Next,
+    /// `prev(p)`: the seat before a player (wrapping).
+    Prev,
+    /// The player whose zone holds a component.
+    Owner,
+    /// The board space whose zone holds a component.
+    SpaceOf,
+    /// The zone instance holding a component.
+    ZoneOf,
+    /// A seat by number from 0.
+    Seat,
+    /// `abs(n)`: the absolute value.
+    Abs,
+    /// `max(a, b)`: the larger number.
+    Max2,
+    /// `min(a, b)`: the smaller number.
+    Min2,
+}
+
+/// The kind of an aggregate `f(x in C, ... where filter: body else otherwise)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AggKind {
+    /// How many elements pass the filter.
+    Count,
+    /// The total of the bodies (of the elements themselves without a body).
+    Sum,
+    /// The largest body (or element); `otherwise`, else none, when no element passes.
+    Max,
+    /// The smallest body (or element); `otherwise`, else none, when no element passes.
+    Min,
+    /// Whether the body holds for some element passing the filter (without a body: whether
+    /// any element passes).
+    Any,
+    /// Whether the body holds for every element passing the filter (without a body: whether
+    /// every element passes).
+    All,
+    /// The body (or element) of the first element passing the filter; `otherwise`, else none,
+    /// when none passes.
+    First,
+    /// `line(s in board, n where cond)`: a straight line of n consecutive spaces.
+    /// With a second argument (`line(s in board, n, at where cond)`), only lines through the
+    /// space `at` count.
+    Line,
+    /// `best_sets(c in C, kind1, kind2, ...)`: the most points from disjoint sets of C.
+    BestSets,
+}
+
+/// An aggregate over one or more collections.
+#[derive(Clone, Debug)]
+pub struct Agg {
+    /// What it computes.
+    pub kind: AggKind,
+    /// For `best_sets`: the set kinds to form.
+    pub sets: Vec<SetId>,
+    /// The bound names, nested in order (the last varies fastest).
+    pub binds: Vec<Bind>,
+    /// Extra arguments: for `line`, the length and optionally the space it must pass through.
+    pub args: Vec<Expr>,
+    /// The `where` condition an element must meet.
+    pub filter: Option<Expr>,
+    /// The `: value` computed per element.
+    pub body: Option<Expr>,
+    /// The `else` value of `max`, `min` and `first` when no element passes.
+    pub otherwise: Option<Expr>,
+}
+
+/// A resolved expression.
+#[derive(Clone, Debug)]
+pub enum Expr {
+    /// A value known when the file is checked (numbers, enum values, spaces, `named(...)`).
+    Lit(Value),
+    /// A constant (index into [`Game::consts`]), read from the state, where a variant may
+    /// have changed it.
+    Const(ConstId),
+    /// A local slot.
+    Local(u16),
+    /// `me`: the acting player.
+    Me,
+    /// `current`: the player whose turn it is, or none.
+    Current,
+    /// `player_count`: the number of seats in play.
+    PlayerCount,
+    /// A variable (index into [`Game::vars`]) at these indexes.
+    Var(VarId, Vec<Expr>),
+    /// The instance of a zone (index into [`Game::zones`]) at these indexes.
+    Zone(ZoneId, Vec<Expr>),
+    /// A field (index in the type's fields) of a component; reading one of none is an error.
+    Field(Box<Expr>, u16),
+    /// `not x`.
+    Not(Box<Expr>),
+    /// `-x`.
+    Neg(Box<Expr>),
+    /// `a op b`: `and`/`or` short-circuit, arithmetic fails on overflow, `/` and `%` are
+    /// Euclidean and fail on 0; the span is blamed on failure.
+    Bin(BinOp, Box<Expr>, Box<Expr>, Span),
+    /// `if c then a else b`.
+    If(Box<Expr>, Box<Expr>, Box<Expr>),
+    /// A call of a built-in function, with its span.
+    Builtin(Builtin, Vec<Expr>, Span),
+    /// A call of a function (index into [`Game::defs`]) with its arguments.
+    CallDef(DefId, Vec<Expr>),
+    /// An aggregate, with its span.
+    Agg(Box<Agg>, Span),
+}
+
+/// A collection to iterate: in aggregates, `for`, `choose` and action parameters.
+#[derive(Clone, Debug)]
+pub enum Coll {
+    /// The components of a zone, bottom to top.
+    Zone(Expr),
+    /// The spaces of a board.
+    Board(BoardId),
+    /// The values of an enum.
+    Enum(EnumId),
+    /// Every component of a type.
+    Type(TypeId),
+    /// The seats in play, from 0.
+    Players,
+    /// `a..b`, both included.
+    Range(Expr, Expr),
+    /// `[a, b, c]`, in order.
+    List(Vec<Expr>),
+    /// The neighbours of a space.
+    Adjacent(Expr),
+    /// `paths(s in board, from, n where cond)`: the spaces reached from `from` in exactly `n`
+    /// steps between neighbours, each entered space meeting `cond`, none visited twice.
+    Paths {
+        /// The board (index into [`Game::boards`]).
+        board: BoardId,
+        /// The local slot `s` is bound to while `cond` is tested.
+        slot: u16,
+        /// The start space.
+        from: Expr,
+        /// The exact number of steps.
+        steps: Expr,
+        /// What every entered space must meet (`None`: any space).
+        cond: Option<Expr>,
+    },
+    /// `group(s in board, start where cond)`: the connected spaces meeting `cond` that
+    /// contain `start` (empty when `start` does not meet it).
+    Group {
+        /// The board (index into [`Game::boards`]).
+        board: BoardId,
+        /// The local slot `s` is bound to while `cond` is tested.
+        slot: u16,
+        /// The space the group grows from.
+        start: Expr,
+        /// What every member must meet (`None`: the whole connected board).
+        cond: Option<Expr>,
+    },
+}
+
+impl Expr {
+    /// Calls `f` with every local slot the expression reads.
+    pub fn reads(&self, f: &mut dyn FnMut(u16)) {
+        match self {
+            Expr::Local(l) => f(*l),
+            Expr::Lit(_) | Expr::Const(_) | Expr::Me | Expr::Current | Expr::PlayerCount => {}
+            Expr::Var(_, ix)
+            | Expr::Zone(_, ix)
+            | Expr::Builtin(_, ix, _)
+            | Expr::CallDef(_, ix) => ix.iter().for_each(|x| x.reads(f)),
+            Expr::Field(x, _) | Expr::Not(x) | Expr::Neg(x) => x.reads(f),
+            Expr::Bin(_, a, b, _) => {
+                a.reads(f);
+                b.reads(f);
+            }
+            Expr::If(a, b, c) => {
+                a.reads(f);
+                b.reads(f);
+                c.reads(f);
+            }
+            Expr::Agg(a, _) => {
+                for b in &a.binds {
+                    b.coll.reads(f);
+                }
+                for x in a
+                    .args
+                    .iter()
+                    .chain(&a.filter)
+                    .chain(&a.body)
+                    .chain(&a.otherwise)
+                {
+                    x.reads(f);
+                }
+            }
+        }
+    }
+}
+
+impl Coll {
+    /// Calls `f` with every local slot the collection reads.
+    pub fn reads(&self, f: &mut dyn FnMut(u16)) {
+        match self {
+            Coll::Zone(e) | Coll::Adjacent(e) => e.reads(f),
+            Coll::Range(a, b) => {
+                a.reads(f);
+                b.reads(f);
+            }
+            Coll::List(xs) => xs.iter().for_each(|x| x.reads(f)),
+            Coll::Paths {
+                from, steps, cond, ..
+            } => {
+                from.reads(f);
+                steps.reads(f);
+                if let Some(c) = cond {
+                    c.reads(f);
+                }
+            }
+            Coll::Group { start, cond, .. } => {
+                start.reads(f);
+                if let Some(c) = cond {
+                    c.reads(f);
+                }
+            }
+            Coll::Board(_) | Coll::Enum(_) | Coll::Type(_) | Coll::Players => {}
+        }
+    }
+}

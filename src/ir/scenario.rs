@@ -1,0 +1,51 @@
+//! Scenarios: a position set up, actions applied, expectations checked. Lowered by the
+//! checker from a scenario file, run by the engine.
+
+use super::{Coll, Expr, ProcId, Span};
+
+/// A scenario ready to run.
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    /// The name written after `scenario`.
+    pub name: String,
+    /// The whole scenario in the scenario file.
+    pub span: Span,
+    /// The steps in order, each with its span in the scenario file.
+    pub steps: Vec<(Step, Span)>,
+}
+
+/// One step of a scenario. The configuration steps (`players`, `seed`, `variant`, `chance`)
+/// apply until the first other step starts the match.
+#[derive(Clone, Debug)]
+pub enum Step {
+    /// `players N`: the number of seats (the game's minimum when not given).
+    Players(u8),
+    /// `seed N`: the seed of the match's random generator (0 when not given).
+    Seed(u64),
+    /// `variant name`: the variant to play.
+    Variant(String),
+    /// `chance external`: chance events wait for `apply "chance ..."` (`chance seeded`, the
+    /// default, adds no step).
+    ExternalChance,
+    /// A procedure (appended to the game) run on the current position.
+    Setup(ProcId),
+    /// `apply "text"`: applies the legal action with this canonical text; failing if illegal.
+    Apply(String),
+    /// `expect legal "text"`: the action with this canonical text is legal now.
+    ExpectLegal(String),
+    /// `expect not legal "text"`: the action with this canonical text is not legal now.
+    ExpectNotLegal(String),
+    /// `expect illegal "text"`: applying this action is refused and changes nothing.
+    ExpectIllegal(String),
+    /// `expect finished`: the game is over.
+    ExpectFinished,
+    /// `expect not finished`: the game is not over.
+    ExpectNotFinished,
+    /// `expect winners C`: the winners are exactly the players of collection `C`; with the
+    /// number of local slots it needs.
+    ExpectWinners(Coll, u16),
+    /// `expect actor p`: player `p` must act now; with the number of local slots it needs.
+    ExpectActor(Expr, u16),
+    /// `expect cond`: a boolean that must hold now; with the number of local slots it needs.
+    Expect(Expr, u16),
+}
