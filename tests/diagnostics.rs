@@ -26,6 +26,9 @@ fn broken_files_get_diagnostics() {
 fn every_broken_file_has_an_error_or_a_warning() {
     for entry in std::fs::read_dir("tests/fail").expect("tests/fail") {
         let path = entry.expect("entry").path();
+        if path.extension().is_some_and(|x| x == "scenarios") {
+            continue; // checked against its rules file in `every_code_has_a_failing_file`
+        }
         let text = std::fs::read_to_string(&path).expect("readable");
         let loaded = load(&path.display().to_string(), &text);
         assert!(
@@ -60,4 +63,93 @@ fn the_seed_and_classic_games_check_clean() {
             rendered.join("\n")
         );
     }
+}
+
+/// The codes of the problems found in a broken file: a rules file, or a scenario file checked
+/// against the rules file its `rules` line names.
+fn codes_of(path: &std::path::Path, text: &str) -> Vec<String> {
+    let name = path.display().to_string();
+    let problems = if path.extension().is_some_and(|x| x == "scenarios") {
+        let file = rulebook::syntax::parse_scenarios(&name, text).expect("a scenario file parses");
+        let rules_path = path.parent().expect("a folder").join(&file.rules);
+        let rules = std::fs::read_to_string(&rules_path).expect("its rules file");
+        let loaded = load(&rules_path.display().to_string(), &rules);
+        let source = rulebook::source::Source {
+            name,
+            text: text.to_string(),
+        };
+        let (_, _, diags) = rulebook::check::scenario::lower(
+            loaded.game.expect("valid rules"),
+            loaded.symbols.expect("symbols"),
+            source,
+            &file,
+        );
+        diags.problems
+    } else {
+        load(&name, text).diagnostics.problems
+    };
+    problems.iter().map(|p| p.code.as_str().to_string()).collect()
+}
+
+#[test]
+fn every_code_has_a_failing_file() {
+    let mut found = std::collections::BTreeSet::new();
+    for entry in std::fs::read_dir("tests/fail").expect("tests/fail") {
+        let path = entry.expect("entry").path();
+        let text = std::fs::read_to_string(&path).expect("readable");
+        found.extend(codes_of(&path, &text));
+    }
+    let missing: Vec<&str> = rulebook::check::Code::ALL
+        .iter()
+        .map(|c| c.as_str())
+        .filter(|c| !found.contains(*c))
+        .collect();
+    assert!(missing.is_empty(), "codes no file in tests/fail/ triggers: {missing:?}");
+}
+
+/// Each code's documentation in src/check/code.rs shows a program; that program must trigger
+/// exactly that code (among others it may trigger on the way).
+#[test]
+fn every_code_documents_a_program_that_triggers_it() {
+    let doc = std::fs::read_to_string("src/check/code.rs").expect("code.rs");
+    let mut example: Option<String> = None;
+    let mut in_block = false;
+    let mut checked = 0;
+    let mut wrong = vec![];
+    for line in doc.lines() {
+        let t = line.trim();
+        if let Some(d) = t.strip_prefix("///") {
+            let d = d.strip_prefix(' ').unwrap_or(d);
+            if d.starts_with("```rules") {
+                in_block = true;
+                example = Some(String::new());
+            } else if d.starts_with("```") {
+                in_block = false;
+            } else if in_block {
+                let e = example.as_mut().expect("in a block");
+                e.push_str(d);
+                e.push('\n');
+            }
+            continue;
+        }
+        let Some((_, code)) = t.split_once(" = \"") else { continue };
+        let code = code.trim_end_matches("\";");
+        let program = example
+            .take()
+            .unwrap_or_else(|| panic!("`{code}` documents no ```rules program"));
+        let codes = if program.starts_with("rules ") {
+            let path = std::path::Path::new("tests/fail/documented.scenarios");
+            codes_of(path, &program)
+        } else {
+            codes_of(std::path::Path::new("example.rules"), &program)
+        };
+        if !codes.iter().any(|c| c == code) {
+            wrong.push(format!(
+                "the documented program of `{code}` gives {codes:?}:\n{program}"
+            ));
+        }
+        checked += 1;
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert_eq!(checked, rulebook::check::Code::ALL.len());
 }

@@ -16,7 +16,17 @@ impl Checker {
         let nums: Vec<i64> = args
             .iter()
             .filter_map(|a| match self.const_eval(a, &[]) {
-                Some(Value::Int(n)) if n > 0 && n <= 10_000 => Some(n),
+                Some(Value::Int(n)) if n > 0 && n <= ir::MAX_BOARD_SPACES as i64 => Some(n),
+                Some(Value::Int(n)) if n > 0 => {
+                    let p = self.error(
+                        Code::Limit,
+                        a.span,
+                        format!("a board has at most {} spaces", ir::MAX_BOARD_SPACES),
+                        format!("{n} is too large"),
+                    );
+                    p.help = Some("see \"Limits\" in the language reference".into());
+                    None
+                }
                 _ => {
                     self.error(
                         Code::Board,
@@ -28,6 +38,22 @@ impl Checker {
                 }
             })
             .collect();
+        let cells = nums.iter().try_fold(1i64, |a, n| a.checked_mul(*n));
+        if nums.len() == args.len() && cells.is_none_or(|c| c > ir::MAX_BOARD_SPACES as i64) {
+            let p = self.error(
+                Code::Limit,
+                span,
+                format!("a board has at most {} spaces", ir::MAX_BOARD_SPACES),
+                "this board is larger",
+            );
+            p.help = Some("see \"Limits\" in the language reference".into());
+        }
+        // A board too large keeps its name, with no spaces, so that uses of it still check.
+        let nums = if cells.is_some_and(|c| c <= ir::MAX_BOARD_SPACES as i64) {
+            nums
+        } else {
+            vec![]
+        };
         let mut diagonal = false;
         for f in flags {
             if f.name == "diagonal" && shape.name == "grid" {

@@ -160,7 +160,7 @@ codes! {
     /// ```rules
     /// players 2
     /// var n: int
-    /// flow { n = 1..3 end }
+    /// flow { n = [1, 2] end }
     /// ```
     Collection = "check::collection";
     /// An enum, board, type, function, action or set kind used as a value.
@@ -295,7 +295,7 @@ codes! {
     Unused = "check::unused";
     /// A scenario's `chance` step names no chance mode.
     /// ```rules
-    /// rules "../rules/classic/tic_tac_toe.rules"
+    /// rules "../../rules/classic/tic_tac_toe.rules"
     /// scenario "dice" { chance loaded }
     /// ```
     ScenarioChance = "scenario::chance";

@@ -88,6 +88,10 @@ impl Checker {
                 );
             }
         }
+        // A value name of several enums is no name at all: it must be qualified.
+        for name in self.ambiguous_values.keys() {
+            self.globals.remove(name);
+        }
     }
 
     /// Constants, in order: each may use the ones above it.

@@ -144,6 +144,8 @@ pub(crate) struct Checker {
     pub(crate) action_arity: HashMap<ActionId, usize>,
     /// Locals used by variable initial values and end conditions.
     pub(crate) aux_locals: u16,
+    /// The component type of the last field lowered (for the range of a rolled field).
+    pub(crate) field_owner: Option<TypeId>,
 }
 
 impl Checker {
@@ -199,6 +201,7 @@ impl Checker {
             def_types: Default::default(),
             action_arity: HashMap::new(),
             aux_locals: 0,
+            field_owner: None,
         }
     }
 

@@ -106,6 +106,14 @@ impl Game {
                     _ => Value::None,
                 },
             };
+            if let (Some((lo, hi)), Value::Int(n)) = (v.range, init) {
+                if n < lo || n > hi {
+                    return Err(err(
+                        format!("`{}` would start at {n}, outside its range {lo}..{hi}", v.name),
+                        Some(v.span),
+                    ));
+                }
+            }
             for k in 0..v.count {
                 st.vars[(v.base + k) as usize] = init;
             }

@@ -12,3 +12,5 @@ pub const DEF_LOCALS: usize = 16;
 pub const MAX_CALL_DEPTH: u16 = 64;
 /// Instructions the rules may run between two decisions before they are stopped.
 pub const STEP_LIMIT: u64 = 2_000_000;
+/// The most spaces one board may have.
+pub const MAX_BOARD_SPACES: usize = 10_000;

@@ -106,6 +106,7 @@ impl Checker {
                     {
                         Some(fi) => {
                             let ft = self.game.types[ct].fields[fi].ty;
+                            self.field_owner = Some(ct);
                             (Expr::Field(Box::new(b), fi as u16), ft)
                         }
                         None => {
@@ -140,6 +141,7 @@ impl Checker {
                             .collect();
                         if let [(ti, fi)] = owners.as_slice() {
                             let ft = self.game.types[*ti].fields[*fi].ty;
+                            self.field_owner = Some(*ti);
                             (Expr::Field(Box::new(b), *fi as u16), ft)
                         } else {
                             self.error(

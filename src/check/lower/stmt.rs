@@ -292,14 +292,16 @@ impl Checker {
                 });
             }
             S::Roll { target, domain } => {
+                self.field_owner = None;
                 let (lv, tt) = self.lvalue(target);
+                let owner = self.field_owner.take();
                 let coll = match domain {
                     Some(d) => {
                         let (c, t) = self.coll(d);
                         self.expect_type(t, tt, d.span, "the rolled value");
                         c
                     }
-                    None => match self.roll_domain(&lv, tt) {
+                    None => match self.roll_domain(&lv, tt, owner) {
                         Some(c) => c,
                         None => {
                             let p = self.error(
@@ -395,23 +397,21 @@ impl Checker {
         }
     }
 
-    pub(crate) fn roll_domain(&self, lv: &LValue, t: Type) -> Option<Coll> {
-        let range = match lv {
-            LValue::Var { var, .. } => self.game.vars[*var].range,
-            LValue::Field {
-                comp: Expr::Field(..),
-                ..
-            } => None,
-            LValue::Field { field, comp } => {
-                let _ = comp;
-                self.game.types.iter().find_map(|ty| {
-                    ty.fields
-                        .get(*field as usize)
-                        .filter(|f| f.ty == t)
-                        .and_then(|f| f.range)
-                })
-            }
-            LValue::Local(_) => None,
+    /// The values a `roll` without `in` can give: the target's range, enum, players or board.
+    /// For a field, `owner` is the component type the field was found in.
+    pub(crate) fn roll_domain(
+        &self,
+        lv: &LValue,
+        t: Type,
+        owner: Option<ir::TypeId>,
+    ) -> Option<Coll> {
+        let range = match (lv, owner) {
+            (LValue::Var { var, .. }, _) => self.game.vars[*var].range,
+            (LValue::Field { field, .. }, Some(ty)) => self.game.types[ty]
+                .fields
+                .get(*field as usize)
+                .and_then(|f| f.range),
+            _ => None,
         };
         if let Some((lo, hi)) = range {
             return Some(Coll::Range(

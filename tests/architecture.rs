@@ -1,0 +1,103 @@
+//! The module map of ARCHITECTURE.md holds: data flows one way (text, syntax tree, IR,
+//! running game), and each module refers only to the modules below it. A reference is any
+//! `crate::<module>` or `super::` path outside a comment; the test lists every edge that breaks
+//! the order.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Each top-level module of `src/` with the modules it may use.
+const ALLOWED: &[(&str, &[&str])] = &[
+    ("source", &[]),
+    ("ops", &[]),
+    ("syntax", &["source", "ops"]),
+    ("ir", &["source", "ops"]),
+    ("check", &["syntax", "ir", "source", "ops"]),
+    ("engine", &["ir", "source", "ops"]),
+    ("agents", &["engine", "ir", "source", "ops"]),
+    (
+        "run",
+        &["agents", "engine", "check", "syntax", "ir", "source", "ops"],
+    ),
+    (
+        "server",
+        &["run", "agents", "engine", "check", "ir", "source", "ops"],
+    ),
+    ("render", &[]),
+];
+
+fn files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    for e in std::fs::read_dir(dir).expect("readable").flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// The top-level module a file of `src/` belongs to (`None` for lib.rs and main.rs).
+fn module_of(path: &Path) -> Option<String> {
+    let rel = path.strip_prefix("src").ok()?;
+    let first = rel.components().next()?.as_os_str().to_str()?;
+    let name = first.strip_suffix(".rs").unwrap_or(first);
+    (name != "lib" && name != "main").then(|| name.to_string())
+}
+
+#[test]
+fn modules_only_refer_to_the_modules_below_them() {
+    let allowed: BTreeMap<&str, &[&str]> = ALLOWED.iter().copied().collect();
+    let mut all = vec![];
+    files(Path::new("src"), &mut all);
+    all.sort();
+    let mut broken = vec![];
+    let mut unknown = vec![];
+    for f in &all {
+        let Some(m) = module_of(f) else { continue };
+        if m == "cli" {
+            continue; // the command line sits on top of everything
+        }
+        let Some(ok) = allowed.get(m.as_str()) else {
+            unknown.push(m.clone());
+            continue;
+        };
+        let text = std::fs::read_to_string(f).expect("readable");
+        for (n, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            let mut rest = code;
+            while let Some(i) = rest.find("crate::") {
+                rest = &rest[i + "crate::".len()..];
+                let used: String = rest
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                if used != m && !ok.contains(&used.as_str()) {
+                    broken.push(format!("{}:{}: {m} uses {used}", f.display(), n + 1));
+                }
+            }
+        }
+    }
+    unknown.sort();
+    unknown.dedup();
+    assert!(
+        unknown.is_empty(),
+        "modules missing from the map in this test and ARCHITECTURE.md: {unknown:?}"
+    );
+    assert!(
+        broken.is_empty(),
+        "references against the module order:\n{}",
+        broken.join("\n")
+    );
+}
+
+#[test]
+fn the_architecture_document_names_every_module() {
+    let doc = std::fs::read_to_string("ARCHITECTURE.md").expect("ARCHITECTURE.md");
+    for (m, _) in ALLOWED {
+        assert!(
+            doc.contains(&format!("`src/{m}")),
+            "ARCHITECTURE.md does not describe src/{m}"
+        );
+    }
+}
