@@ -2,7 +2,9 @@
 //!
 //! Text goes one way: [`syntax`] parses it to a tree with spans, [`check`] resolves names and
 //! types and lowers it to the [`ir`], and the [`engine`] runs the IR. [`agents`] choose actions;
-//! [`cli`] is the command line and the only place that prints.
+//! [`run`] plays whole matches with them (simulations, tree counts, benchmarks, scenarios);
+//! [`server`] answers the JSON line protocol; [`cli`] is the command line and the only place
+//! that prints.
 //!
 //! A whole game of tic-tac-toe, always taking the first legal action:
 //!
@@ -41,6 +43,8 @@ pub mod ir;
 pub mod ops;
 #[cfg(feature = "cli")]
 pub mod render;
+pub mod run;
+pub mod server;
 pub mod source;
 pub mod syntax;
 

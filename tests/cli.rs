@@ -220,3 +220,49 @@ fn threads_give_the_same_results_as_one_thread() {
     assert_eq!(one.0, 0);
     assert_eq!(one.1, two.1);
 }
+
+/// Every file the command line reads must be a regular file of at most 16 MiB: a device, a
+/// folder or a huge file is refused with a clear error, never read forever.
+#[test]
+fn only_regular_files_of_bounded_size_are_read() {
+    for path in ["/dev/zero", "tests"] {
+        let (code, _, err) = rulebook(&["check", path]);
+        assert_eq!(code, 1);
+        assert!(
+            err.contains(&format!("cannot read {path}: not a regular file")),
+            "{err}"
+        );
+    }
+    let dir = std::env::temp_dir().join(format!("rulebook-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary folder");
+    let big = dir.join("big.rules");
+    std::fs::File::create(&big)
+        .and_then(|f| f.set_len(17 << 20))
+        .expect("a sparse file");
+    let (code, _, err) = rulebook(&["check", &big.display().to_string()]);
+    assert_eq!(code, 1);
+    assert!(err.contains("larger than 16 MiB"), "{err}");
+    // A scenario file naming a device as its rules is refused too.
+    let scen = dir.join("zero.scenarios");
+    std::fs::write(
+        &scen,
+        "rules \"/dev/zero\"\nscenario \"x\" { expect finished }\n",
+    )
+    .expect("writes");
+    let (code, out, err) = rulebook(&["test", &scen.display().to_string()]);
+    assert_eq!(code, 1, "{out}");
+    assert!(err.contains("/dev/zero: not a regular file"), "{err}");
+    std::fs::remove_dir_all(&dir).expect("cleans up");
+}
+
+#[test]
+fn count_refuses_a_depth_beyond_its_limit() {
+    let (code, _, err) = rulebook(&[
+        "count",
+        "rules/classic/tic_tac_toe.rules",
+        "--depth",
+        "1000000000",
+    ]);
+    assert_ne!(code, 0);
+    assert!(err.contains("beyond the limit of 10000"), "{err}");
+}

@@ -88,7 +88,10 @@ fn codes_of(path: &std::path::Path, text: &str) -> Vec<String> {
     } else {
         load(&name, text).diagnostics.problems
     };
-    problems.iter().map(|p| p.code.as_str().to_string()).collect()
+    problems
+        .iter()
+        .map(|p| p.code.as_str().to_string())
+        .collect()
 }
 
 #[test]
@@ -104,7 +107,10 @@ fn every_code_has_a_failing_file() {
         .map(|c| c.as_str())
         .filter(|c| !found.contains(*c))
         .collect();
-    assert!(missing.is_empty(), "codes no file in tests/fail/ triggers: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "codes no file in tests/fail/ triggers: {missing:?}"
+    );
 }
 
 /// Each code's documentation in src/check/code.rs shows a program; that program must trigger
@@ -132,7 +138,9 @@ fn every_code_documents_a_program_that_triggers_it() {
             }
             continue;
         }
-        let Some((_, code)) = t.split_once(" = \"") else { continue };
+        let Some((_, code)) = t.split_once(" = \"") else {
+            continue;
+        };
         let code = code.trim_end_matches("\";");
         let program = example
             .take()

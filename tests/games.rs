@@ -61,7 +61,7 @@ fn tic_tac_toe_tree() {
         seed: 0,
         chance: ChanceMode::External,
     };
-    let c = rulebook::cli::count(&g, &cfg, 9).expect("walks");
+    let c = rulebook::run::count(&g, &cfg, 9).expect("walks");
     assert_eq!(
         c.nodes,
         vec![1, 9, 72, 504, 3024, 15120, 54720, 148176, 200448, 127872]
@@ -83,11 +83,11 @@ fn omega_shift_ten_thousand_games_finish() {
         seed: 1,
         chance: ChanceMode::Seeded,
     };
-    let s = rulebook::cli::simulate(&g, &cfg, 10_000, false);
+    let s = rulebook::run::simulate(&g, &cfg, 10_000, false);
     assert_eq!(s.errors, 0, "{:?}", s.first_error);
     assert_eq!(s.completed, 10_000);
-    let again = rulebook::cli::simulate(&g, &cfg, 200, false);
-    let first = rulebook::cli::simulate(&g, &cfg, 200, false);
+    let again = rulebook::run::simulate(&g, &cfg, 200, false);
+    let first = rulebook::run::simulate(&g, &cfg, 200, false);
     assert_eq!(again.json(&g), first.json(&g));
 }
 

@@ -3,22 +3,21 @@
 //! offer exactly the same legal actions, as canonical texts **in the same order**, at every
 //! decision (chance outcomes included), and end with the same scores and winners.
 //!
-//! `native_speed_report` only prints native playout speeds for the README's "Speed" table:
-//!
-//!     cargo test --release --test native_agreement native_speed_report -- --nocapture
+//! The native engines' speeds for the README's "Speed" table: `cargo bench --bench native`.
 
+// The engines' speed face (`playout`) is measured by benches/native.rs, not used here.
+#[allow(dead_code)]
 mod native;
 
 use native::connect_four::ConnectFour;
 use native::omega_shift::OmegaShift;
-use native::{Native, Rng, Turn};
+use native::{Native, Turn};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rulebook::agents::{pick_chance, RandomAgent};
-use rulebook::cli::game_seed;
 use rulebook::engine::{Actor, ChanceMode, Config};
+use rulebook::run::game_seed;
 use rulebook::Game;
-use std::time::{Duration, Instant};
 
 /// Random games per game. All 1,000 run in debug builds too: with the dev profile
 /// (opt-level 1) the whole file takes about 5 s on the 2-core development machine.
@@ -98,78 +97,4 @@ fn omega_shift_native_agrees_with_the_interpreter() {
 fn connect_four_native_agrees_with_the_interpreter() {
     let n = agree("rules/classic/connect_four.rules", GAMES, ConnectFour::new);
     assert!(n > GAMES * 7, "{n} decisions compared");
-}
-
-/// Time this thread has spent on a CPU (/proc/thread-self/schedstat), where the system tells it.
-fn on_cpu() -> Option<Duration> {
-    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    Some(Duration::from_nanos(
-        s.split_whitespace().next()?.parse().ok()?,
-    ))
-}
-
-/// Native random playouts for `time` after a tenth of it as warm-up: (playouts, decisions,
-/// elapsed, time on the CPU).
-fn measure(
-    time: Duration,
-    mut playout: impl FnMut(&mut Rng) -> u32,
-) -> (u64, u64, Duration, Option<Duration>) {
-    let mut rng = Rng::new(0x5EED);
-    let warm = Instant::now();
-    while warm.elapsed() < time / 10 {
-        std::hint::black_box(playout(&mut rng));
-    }
-    let (mut games, mut decisions) = (0u64, 0u64);
-    let cpu = on_cpu();
-    let start = Instant::now();
-    while start.elapsed() < time {
-        decisions += std::hint::black_box(playout(&mut rng)) as u64;
-        games += 1;
-    }
-    let elapsed = start.elapsed();
-    let cpu = match (cpu, on_cpu()) {
-        (Some(a), Some(b)) => b.checked_sub(a),
-        _ => None,
-    };
-    (games, decisions, elapsed, cpu)
-}
-
-/// Prints native playouts per second (never asserts: timing is not a test).
-#[test]
-fn native_speed_report() {
-    let time = if cfg!(debug_assertions) {
-        Duration::from_millis(200)
-    } else {
-        Duration::from_secs(1)
-    };
-    type Playout = fn(&mut Rng) -> u32;
-    let games: [(&str, Playout); 2] = [
-        ("Omega Shift", |r| {
-            let (d, s) = OmegaShift::playout(r);
-            std::hint::black_box(s);
-            d
-        }),
-        ("Connect Four", |r| {
-            let (d, w) = ConnectFour::playout(r);
-            std::hint::black_box(w);
-            d
-        }),
-    ];
-    for (name, playout) in games {
-        let (n, d, t, cpu) = measure(time, playout);
-        let s = t.as_secs_f64();
-        println!(
-            "native {name}: {:.0} playouts/s, {:.0} decisions/s, {:.2} decisions/game \
-             ({n} playouts in {s:.2} s, cpu share {}{})",
-            n as f64 / s,
-            d as f64 / s,
-            d as f64 / n.max(1) as f64,
-            cpu.map_or("n/a".into(), |c| format!("{:.3}", c.as_secs_f64() / s)),
-            if cfg!(debug_assertions) {
-                ", debug build"
-            } else {
-                ""
-            }
-        );
-    }
 }

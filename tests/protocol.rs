@@ -4,6 +4,8 @@
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rulebook::engine::{Actor, ChanceMode, Config, Match};
+use rulebook::server::protocol::Code;
+use rulebook::server::Session;
 use rulebook::Game;
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Write};
@@ -35,8 +37,11 @@ struct Server {
 
 impl Server {
     fn start(rules: &str) -> Server {
+        Server::start_with(&["serve", rules])
+    }
+    fn start_with(args: &[&str]) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_rulebook"))
-            .args(["serve", rules])
+            .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()
@@ -50,7 +55,12 @@ impl Server {
         }
     }
     fn send_raw(&mut self, line: &str) -> Value {
-        writeln!(self.input, "{line}").expect("write");
+        self.send_bytes(line.as_bytes())
+    }
+    /// Sends one line of any bytes (a line end is added) and reads one reply line.
+    fn send_bytes(&mut self, line: &[u8]) -> Value {
+        self.input.write_all(line).expect("write");
+        self.input.write_all(b"\n").expect("write");
         self.input.flush().expect("flush");
         let mut reply = String::new();
         self.output.read_line(&mut reply).expect("read");
@@ -86,7 +96,9 @@ fn tic_tac_toe_transcript() {
             r#"{"cmd":"apply","action":"place cell=b2"}"#,
             r#"{"cmd":"why","action":"place cell=b2"}"#,
             r#"{"cmd":"apply","action":"place cell=a1"}"#,
+            r#"{"cmd":"legal"}"#,
             r#"{"cmd":"view","seat":0}"#,
+            r#"{"cmd":"state"}"#,
             r#"{"cmd":"undo"}"#,
             r#"{"cmd":"status"}"#,
             r#"{"cmd":"save"}"#,
@@ -139,7 +151,14 @@ fn bad_requests_leave_the_match_unchanged() {
         (r#"{"cmd":"apply","action":"draw"}"#, "illegal_action"),
         (r#"{"cmd":"apply"}"#, "bad_request"),
         (r#"{"cmd":"view","seat":2}"#, "bad_seat"),
-        (r#"{"cmd":"view","seat":"x"}"#, "bad_seat"),
+        (r#"{"cmd":"view","seat":"x"}"#, "bad_request"),
+        (r#"{"cmd":"new","players":2,"chance":5}"#, "bad_request"),
+        (
+            r#"{"cmd":"new","players":2,"chance":"dice"}"#,
+            "bad_request",
+        ),
+        (r#"{"cmd":"legal","verbose":true}"#, "bad_request"),
+        (r#"{"cmd":"apply","action":"draw","seat":0}"#, "bad_request"),
         (
             r#"{"cmd":"load","data":"(version: 1, garbage"}"#,
             "bad_save",
@@ -200,11 +219,7 @@ fn saves_round_trip_and_changed_rules_are_refused() {
     .game
     .expect("valid");
     let err = Match::load_text(&changed, &text).err().expect("refused");
-    assert!(
-        err.message().contains("different rules file"),
-        "{}",
-        err.message()
-    );
+    assert!(err.to_string().contains("different rules file"), "{err}");
 }
 
 /// For every seed game: 200 random games played through the protocol with external chance
@@ -327,5 +342,288 @@ fn views_never_hold_what_a_seat_may_not_see() {
                 m.apply(&a).expect("applies");
             }
         }
+    }
+}
+
+/// Every line gets exactly one reply, and the server goes on: invalid UTF-8, blank lines,
+/// lines of whitespace (non-breaking spaces too), lines longer than 1 MiB.
+#[test]
+fn every_line_gets_one_reply() {
+    let mut s = Server::start("rules/classic/tic_tac_toe.rules");
+    assert_eq!(s.send(json!({"cmd":"new","players":2}))["ok"], true);
+    let long = format!(r#"{{"cmd":"apply","action":"{}"}}"#, "x".repeat(2 << 20));
+    let cases: [(&[u8], &str); 7] = [
+        (b"\xff\xfe{\"cmd\":\"legal\"}", "bad_json"),
+        (b"", "bad_json"),
+        (b"   \t ", "bad_json"),
+        ("\u{a0}\u{a0}".as_bytes(), "bad_json"),
+        ("\u{3000}".as_bytes(), "bad_json"),
+        (long.as_bytes(), "too_long"),
+        (b"{\"cmd\":\"legal\"}\r", ""),
+    ];
+    for (line, code) in cases {
+        let r = s.send_bytes(line);
+        if code.is_empty() {
+            assert_eq!(r["actions"].as_array().map(Vec::len), Some(9), "{r}");
+        } else {
+            assert_eq!(r["error"]["code"], code, "{r}");
+        }
+    }
+    assert_eq!(s.send(json!({"cmd":"status"}))["decisions"], 0);
+    assert_eq!(s.finish(), 0);
+}
+
+/// An error message quotes at most 64 characters of the request.
+#[test]
+fn messages_quote_only_a_prefix_of_the_request() {
+    let mut s = Server::start("rules/classic/tic_tac_toe.rules");
+    assert_eq!(s.send(json!({"cmd":"new","players":2}))["ok"], true);
+    let long = "é".repeat(5000);
+    let requests = [
+        json!({"cmd":"apply","action":long}),
+        json!({"cmd":long}),
+        json!({"cmd":"new","chance":long}),
+        json!({"cmd":"why","action":long}),
+        json!({"cmd":"legal", long.clone(): 1}),
+    ];
+    for r in requests {
+        let reply = s.send(r);
+        let text = reply.to_string();
+        assert!(text.len() < 1000, "{text}");
+        assert!(!text.contains(&"é".repeat(65)), "{text}");
+    }
+    let r = s.send(json!({"cmd":"apply","action":long}));
+    let message = r["error"]["message"].as_str().expect("a message");
+    assert!(
+        message.starts_with(&format!("`{}...`", "é".repeat(64))),
+        "{message}"
+    );
+    assert_eq!(s.finish(), 0);
+}
+
+/// A rule that fails while `new` runs the setup is a rules error with its place, not a bad
+/// configuration.
+#[test]
+fn a_rule_failing_at_the_start_is_a_rules_error() {
+    let dir = std::env::temp_dir().join(format!("rulebook-protocol-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary folder");
+    let rules = dir.join("broken_setup.rules");
+    std::fs::write(
+        &rules,
+        "game \"Broken setup\"\nplayers 2\nvar n: int\nsetup {\n    n = 10 / n\n}\n\
+         action pass() { end }\nflow { turn seat(0) { choose { pass } } }\n",
+    )
+    .expect("writes");
+    let mut s = Server::start(&rules.display().to_string());
+    let r = s.send(json!({"cmd":"new","players":2}));
+    assert_eq!(r["error"]["code"], "rules_error", "{r}");
+    assert_eq!(r["error"]["line"], 5, "{r}");
+    assert!(r["error"]["column"].is_number(), "{r}");
+    assert_eq!(
+        s.send(json!({"cmd":"new","players":3}))["error"]["code"],
+        "bad_config"
+    );
+    assert_eq!(s.finish(), 0);
+    std::fs::remove_dir_all(&dir).expect("cleans up");
+}
+
+/// `serve --seat 1`: the client plays p2 only.
+#[test]
+fn a_client_bound_to_a_seat_plays_only_that_seat() {
+    let mut s = Server::start_with(&["serve", "rules/classic/tic_tac_toe.rules", "--seat", "1"]);
+    assert_eq!(
+        s.send(json!({"cmd":"new","players":2,"seed":1}))["actor"],
+        "p1"
+    );
+    assert_eq!(
+        s.send(json!({"cmd":"legal"})),
+        json!({"actions": [], "actor": "p1"})
+    );
+    let r = s.send(json!({"cmd":"apply","action":"place cell=a1"}));
+    assert_eq!(r["error"]["code"], "not_your_turn", "{r}");
+    let r = s.send(json!({"cmd":"why","action":"place cell=a1"}));
+    assert_eq!(r["legal"], false, "{r}");
+    assert_eq!(
+        s.send(json!({"cmd":"view","seat":0}))["error"]["code"],
+        "bad_seat"
+    );
+    assert_eq!(s.send(json!({"cmd":"view"}))["view"]["seat"], 1);
+    assert_eq!(s.send(json!({"cmd":"view","seat":1}))["view"]["seat"], 1);
+    for cmd in ["state", "save", "undo"] {
+        assert_eq!(
+            s.send(json!({"cmd":cmd}))["error"]["code"],
+            "forbidden",
+            "{cmd}"
+        );
+    }
+    assert_eq!(s.send(json!({"cmd":"status"}))["decisions"], 0);
+    assert_eq!(s.finish(), 0);
+
+    let mut s = Server::start_with(&["serve", "rules/classic/tic_tac_toe.rules", "--seat", "0"]);
+    assert_eq!(
+        s.send(json!({"cmd":"new","players":2,"seed":1}))["actor"],
+        "p1"
+    );
+    let legal = s.send(json!({"cmd":"legal"}));
+    assert_eq!(legal["actions"].as_array().map(Vec::len), Some(9));
+    let r = s.send(json!({"cmd":"apply","action":"place cell=b2"}));
+    assert_eq!(r["actor"], "p2", "{r}");
+    assert_eq!(
+        s.send(json!({"cmd":"legal"})),
+        json!({"actions": [], "actor": "p2"})
+    );
+    let r = s.send(json!({"cmd":"apply","action":"place cell=a1"}));
+    assert_eq!(r["error"]["code"], "not_your_turn", "{r}");
+    assert_eq!(s.finish(), 0);
+}
+
+/// In a `choose each` (OMNIA's draft), a client bound to a seat that is pending but not the
+/// engine's current actor commits its own choice.
+#[test]
+fn a_bound_seat_commits_its_own_choice_in_a_choose_each() {
+    let g = game("rules/omnia.rules");
+    let cfg = Config {
+        players: 3,
+        variant: Some("draft".into()),
+        seed: 4,
+        chance: ChanceMode::Seeded,
+    };
+    let mut m = Match::new(&g, cfg).expect("starts");
+    let mut rng = ChaCha8Rng::seed_from_u64(4);
+    while m.pending().len() < 2 {
+        assert_ne!(m.actor(), Actor::Nobody, "no simultaneous choice reached");
+        let legal = m.legal().expect("legal");
+        let (a, _) = legal[rng.gen_range(0..legal.len())];
+        m.apply(&a).expect("applies");
+    }
+    let pending = m.pending();
+    let seat = *pending
+        .iter()
+        .find(|&&p| m.actor() != Actor::Player(p))
+        .expect("a pending seat that is not the actor");
+    let own = m.legal_for(seat).expect("legal");
+    let mut session = Session::new(&g, Some(seat));
+    let load = json!({"cmd":"load","data":m.save_text()}).to_string();
+    assert_eq!(reply(&mut session, &load)["ok"], true);
+    let legal = reply(&mut session, r#"{"cmd":"legal"}"#);
+    let texts: Vec<&str> = legal["actions"]
+        .as_array()
+        .expect("actions")
+        .iter()
+        .map(|a| a["text"].as_str().expect("text"))
+        .collect();
+    let expected: Vec<&str> = own.iter().map(|(_, t)| t.as_str()).collect();
+    assert_eq!(texts, expected);
+    let apply = json!({"cmd":"apply","action":texts[0]}).to_string();
+    let r = reply(&mut session, &apply);
+    assert_eq!(r["ok"], true, "{r}");
+    let after = session.current().expect("a match");
+    assert!(
+        !after.pending().contains(&seat),
+        "p{} has committed",
+        seat + 1
+    );
+    assert_eq!(after.log().len(), m.log().len() + 1);
+}
+
+fn reply(session: &mut Session, line: &str) -> Value {
+    serde_json::from_str(&session.handle(line.as_bytes())).expect("JSON")
+}
+
+/// The README's table of error codes lists every code the server can send.
+#[test]
+fn the_readme_lists_every_error_code() {
+    let readme = std::fs::read_to_string("README.md").expect("README.md");
+    for code in Code::ALL {
+        assert!(
+            readme.contains(&format!("| `{}` |", code.as_str())),
+            "README.md does not list `{}`",
+            code.as_str()
+        );
+    }
+}
+
+/// Each legal action carries its name and arguments as canonical texts, and applying its
+/// text works; `state` shows everything as texts.
+#[test]
+fn legal_actions_and_state_are_canonical_texts() {
+    let g = game("rules/omega_shift.rules");
+    let mut session = Session::new(&g, None);
+    assert_eq!(
+        reply(&mut session, r#"{"cmd":"new","players":2,"seed":2}"#)["ok"],
+        true
+    );
+    let legal = reply(&mut session, r#"{"cmd":"legal"}"#);
+    for a in legal["actions"].as_array().expect("actions") {
+        let name = a["name"].as_str().map(str::to_string);
+        let args: Vec<String> = a["args"]
+            .as_array()
+            .expect("args")
+            .iter()
+            .map(|kv| {
+                format!(
+                    "{}={}",
+                    kv[0].as_str().expect("k"),
+                    kv[1].as_str().expect("v")
+                )
+            })
+            .collect();
+        let rebuilt: Vec<String> = name.into_iter().chain(args).collect();
+        assert_eq!(a["text"], rebuilt.join(" "), "{a}");
+    }
+    let state = reply(&mut session, r#"{"cmd":"state"}"#);
+    let text = state.to_string();
+    assert!(
+        !text.contains("\"Comp\"") && !text.contains("\"Space\""),
+        "{text}"
+    );
+    for z in state["state"]["zones"].as_array().expect("zones") {
+        assert_eq!(z["open"], true, "{z}");
+        assert_eq!(
+            z["visible"].as_array().map(Vec::len),
+            z["count"].as_u64().map(|n| n as usize)
+        );
+    }
+}
+
+/// The README's example sessions replay as written: each `>` request gets the `<` reply shown
+/// (a `...` in a reply stands for text left out).
+#[test]
+fn the_readme_sessions_replay() {
+    let readme = std::fs::read_to_string("README.md").expect("README.md");
+    let section = readme
+        .split("### The line protocol")
+        .nth(1)
+        .expect("the protocol section");
+    let blocks: Vec<&str> = section
+        .split("```")
+        .skip(1)
+        .step_by(2)
+        .filter(|b| b.trim_start().starts_with("> {"))
+        .collect();
+    let games = ["rules/omega_shift.rules", "rules/classic/tic_tac_toe.rules"];
+    assert_eq!(blocks.len(), games.len(), "one game per example session");
+    for (block, rules) in blocks.iter().zip(games) {
+        let mut s = Server::start(rules);
+        let lines: Vec<&str> = block.trim().lines().collect();
+        for pair in lines.chunks(2) {
+            let (req, want) = (&pair[0][2..], &pair[1][2..]);
+            let got = s.send_raw(req).to_string();
+            let parts: Vec<&str> = want.split("...").collect();
+            let mut rest = got.as_str();
+            for (i, part) in parts.iter().enumerate() {
+                let at = rest.find(part);
+                assert!(
+                    at.is_some_and(|k| i > 0 || k == 0),
+                    "{rules}: {req}\n  README: {want}\n  server: {got}"
+                );
+                rest = &rest[at.unwrap_or(0) + part.len()..];
+            }
+            assert!(
+                parts.len() > 1 || rest.is_empty(),
+                "{rules}: {req}\n  README: {want}\n  server: {got}"
+            );
+        }
+        assert_eq!(s.finish(), 0);
     }
 }

@@ -2,6 +2,7 @@
 //! A scenario sets up a position, applies actions and states what must hold (see the
 //! scenario format in grammar/README.md); each cites the rulebook clause it checks.
 
+use rulebook::run::scenarios;
 use std::path::Path;
 
 #[test]
@@ -18,8 +19,11 @@ fn all_scenarios_pass() {
     for f in files {
         let text = std::fs::read_to_string(&f).expect("readable");
         let name = f.display().to_string();
-        match rulebook::cli::run_scenario_file(&name, &text, f.parent().unwrap_or(Path::new("."))) {
-            Err(msg) => failures.push(format!("{name}: {msg}")),
+        let rules = scenarios::rules_path(&name, &text).expect("a rules line");
+        let rules = f.parent().unwrap_or(Path::new(".")).join(rules);
+        let rules_text = std::fs::read_to_string(&rules).expect("the rules file");
+        match scenarios::run_text(&name, &text, &rules.display().to_string(), &rules_text) {
+            Err(e) => failures.push(format!("{name}: {e}")),
             Ok(results) => {
                 for (r, line) in results {
                     match r.failure {

@@ -1,9 +1,26 @@
 //! Agents: players that choose actions. They see only the engine's API.
+//!
+//! Every agent implements [`Agent`]; the match runners in [`crate::run`] ask an agent for
+//! each decision. [`RandomAgent`] picks uniformly; [`pick_chance`] draws a chance outcome by
+//! its weight.
 
-use crate::engine::{Action, Actor, RunError, State};
+use crate::engine::{Action, RunError, State};
 use crate::ir::Game;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+
+/// A player that chooses actions.
+///
+/// The runner calls [`Agent::choose`] at each decision the agent takes: a seat's, or chance's
+/// when chance is external. The agent gets the game and the whole state, so that an agent
+/// that searches can run the engine; an agent playing a seat must base its choice only on
+/// what that seat may know: [`Game::view`] for that seat, or states sampled with
+/// [`Game::determinize`], never the hidden parts of `state` itself.
+pub trait Agent {
+    /// One of `legal` (the legal actions of the actor now, in the engine's order), or `None`
+    /// when the agent cannot choose (`legal` is empty).
+    fn choose(&mut self, game: &Game, state: &State, legal: &[Action]) -> Option<Action>;
+}
 
 /// Picks uniformly among the legal actions.
 pub struct RandomAgent {
@@ -27,6 +44,13 @@ impl RandomAgent {
     }
 }
 
+impl Agent for RandomAgent {
+    /// [`RandomAgent::pick`]: chance outcomes too are picked uniformly, ignoring their weights.
+    fn choose(&mut self, _game: &Game, _state: &State, legal: &[Action]) -> Option<Action> {
+        self.pick(legal)
+    }
+}
+
 /// Picks an outcome of the waiting chance event with its probability (for games run with
 /// external chance); `None` when no chance event waits.
 pub fn pick_chance(g: &Game, st: &State, rng: &mut ChaCha8Rng) -> Result<Option<Action>, RunError> {
@@ -43,37 +67,4 @@ pub fn pick_chance(g: &Game, st: &State, rng: &mut ChaCha8Rng) -> Result<Option<
         r -= w;
     }
     Ok(None)
-}
-
-/// Plays a game to the end with `agent` choosing for every player, and for chance when chance
-/// is external (uniformly among the listed outcomes, ignoring their weights); `buf` is scratch
-/// space. Returns the number of decisions taken; an error if the game is not over after
-/// `max_decisions`.
-pub fn random_playout(
-    g: &Game,
-    st: &mut State,
-    agent: &mut RandomAgent,
-    buf: &mut Vec<Action>,
-    max_decisions: u64,
-) -> Result<u64, RunError> {
-    let mut n = 0;
-    loop {
-        match g.actor(st) {
-            Actor::Nobody => return Ok(n),
-            Actor::Player(_) | Actor::Chance => {
-                if n >= max_decisions {
-                    return Err(RunError::Limit {
-                        message: format!("the game did not end within {max_decisions} decisions"),
-                        span: None,
-                    });
-                }
-                g.legal(st, buf)?;
-                let Some(a) = agent.pick(buf) else {
-                    return Err(RunError::rule("no legal action", None));
-                };
-                g.apply_unchecked(st, &a)?;
-                n += 1;
-            }
-        }
-    }
 }

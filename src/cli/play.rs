@@ -1,12 +1,13 @@
 //! `rulebook play`: one human seat in the terminal, the other seats random.
 
 use super::show;
-use crate::agents::RandomAgent;
+use crate::agents::{Agent, RandomAgent};
 use crate::engine::{Actor, Config};
 use crate::ir::Game;
 use std::io::{BufRead, Write};
 
-pub fn play(g: &Game, cfg: &Config, seat: u8) -> miette::Result<()> {
+/// Plays one match: `seat` (from 0) in the terminal, the other seats and chance random.
+pub(crate) fn play(g: &Game, cfg: &Config, seat: u8) -> miette::Result<()> {
     if seat >= cfg.players {
         return Err(miette::miette!(
             "there is no seat {} with {} players",
@@ -15,7 +16,7 @@ pub fn play(g: &Game, cfg: &Config, seat: u8) -> miette::Result<()> {
         ));
     }
     let mut st = g.start(cfg).map_err(|e| super::report(g, e))?;
-    let mut agent = RandomAgent::new(cfg.seed ^ 0xB07);
+    let mut agent = RandomAgent::new(crate::run::agent_seed(cfg.seed));
     let mut buf = Vec::new();
     let stdin = std::io::stdin();
     let mut lines = stdin.lock().lines();
@@ -55,7 +56,7 @@ pub fn play(g: &Game, cfg: &Config, seat: u8) -> miette::Result<()> {
             actor => {
                 g.legal(&st, &mut buf).map_err(|e| super::report(g, e))?;
                 let a = agent
-                    .pick(&buf)
+                    .choose(g, &st, &buf)
                     .ok_or_else(|| miette::miette!("no legal action"))?;
                 if let Actor::Player(p) = actor {
                     println!("p{} plays {}", p + 1, g.action_text(&st, &a));

@@ -189,7 +189,12 @@ impl<'g> Match<'g> {
                 crate::source::quote(&save.rules_hash, 20)
             ));
         }
-        let mut m = Match::new(game, save.config.clone())?;
+        let mut m = Match::new(game, save.config.clone()).map_err(|e| match e {
+            RunError::Config { message } => RunError::Save {
+                message: format!("its configuration is refused: {message}"),
+            },
+            other => other,
+        })?;
         for (i, text) in save.log.iter().enumerate() {
             // `pN: text` is a commitment made out of seat order in a simultaneous choice.
             let parsed = super::ActionText::parse(text);

@@ -109,7 +109,10 @@ impl Game {
             if let (Some((lo, hi)), Value::Int(n)) = (v.range, init) {
                 if n < lo || n > hi {
                     return Err(err(
-                        format!("`{}` would start at {n}, outside its range {lo}..{hi}", v.name),
+                        format!(
+                            "`{}` would start at {n}, outside its range {lo}..{hi}",
+                            v.name
+                        ),
                         Some(v.span),
                     ));
                 }

@@ -294,3 +294,31 @@ impl Game {
         out
     }
 }
+
+impl Game {
+    /// The state with nothing hidden, as canonical texts: every zone's components and every
+    /// secret field, for tools and trusted clients (never for a player). Built like a
+    /// spectator's [`View`] (`seat` is `None`), with every zone open.
+    pub fn view_all(&self, st: &State) -> View {
+        let mut open = st.clone();
+        open.revealed.iter_mut().for_each(|r| *r = true);
+        let mut view = self.view(&open, None);
+        let shown = self
+            .instances
+            .ids()
+            .filter(|&inst| self.instances[inst].owner.is_none_or(|o| o < st.players));
+        for (z, inst) in view.zones.iter_mut().zip(shown) {
+            let items = &open.zones[inst];
+            z.visible = items
+                .iter()
+                .map(|&c| super::show_comp_for(self, &open, c, None))
+                .collect();
+            z.fields = items
+                .iter()
+                .map(|&c| self.hidden_name_fields(&open, c, None))
+                .collect();
+            z.open = true;
+        }
+        view
+    }
+}

@@ -26,8 +26,11 @@ pub struct SyntaxError {
     pub help: Option<String>,
 }
 
-
-pub(super) fn syntax_error(name: &str, text: &str, e: pest::error::Error<Rule>) -> Box<SyntaxError> {
+pub(super) fn syntax_error(
+    name: &str,
+    text: &str,
+    e: pest::error::Error<Rule>,
+) -> Box<SyntaxError> {
     use pest::error::{ErrorVariant, InputLocation};
     let (start, end) = match e.location {
         InputLocation::Pos(p) => (p, p),

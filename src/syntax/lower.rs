@@ -752,4 +752,3 @@ fn primary(p: Pair<Rule>) -> Expr {
     };
     Expr { kind, span: sp }
 }
-

@@ -4,8 +4,8 @@ pub mod ast;
 mod error;
 mod lower;
 
-pub use error::SyntaxError;
 use error::syntax_error;
+pub use error::SyntaxError;
 use lower::{decl, span, step, string, FILE};
 
 use crate::source::FileId;
@@ -71,4 +71,3 @@ pub fn parse_scenarios(name: &str, text: &str) -> Result<ScenarioFile, Box<Synta
         scenarios,
     })
 }
-
