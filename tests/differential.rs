@@ -1,0 +1,79 @@
+//! rulebook's classic games against OpenSpiel's hand-written C++ engines, move by move: the
+//! player to move and the set of legal actions at every step, and the outcome at the end
+//! (`tests/differential/differential.py`; the mappings are in `tests/differential/README.md`).
+//!
+//! `tests/differential/setup.sh` installs OpenSpiel in `target/ospiel-venv` the first time
+//! (network needed once). Without it these tests fail, saying how to install it.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The Python that imports `pyspiel`, from `setup.sh` (run once for all the tests here).
+fn openspiel_python() -> &'static Path {
+    static PYTHON: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    let python = PYTHON.get_or_init(|| {
+        let script = root().join("tests/differential/setup.sh");
+        let out = Command::new("bash")
+            .arg(&script)
+            .output()
+            .map_err(|e| format!("cannot run {}: {e}", script.display()))?;
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        match stdout.lines().last() {
+            Some(path) if out.status.success() => Ok(PathBuf::from(path.trim())),
+            _ => Err(format!(
+                "OpenSpiel is not installed and tests/differential/setup.sh could not install \
+                 it ({}).\n{stderr}\nInstall it with network access: run \
+                 tests/differential/setup.sh, or `python3 -m venv target/ospiel-venv && \
+                 target/ospiel-venv/bin/pip install open-spiel==2.0.2`, then run the tests again.",
+                out.status
+            )),
+        }
+    });
+    match python {
+        Ok(path) => path,
+        Err(message) => panic!("{message}"),
+    }
+}
+
+/// Plays `games` seeded random games of `game` in both engines; fails on any disagreement.
+fn agrees_with_openspiel(game: &str, games: u32) {
+    let python = openspiel_python();
+    let out = Command::new(python)
+        .arg(root().join("tests/differential/differential.py"))
+        .arg(game)
+        .args(["--games", &games.to_string(), "--seed", "1"])
+        .args(["--rulebook", env!("CARGO_BIN_EXE_rulebook")])
+        .current_dir(root())
+        .output()
+        .expect("runs differential.py");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "{game}: rulebook and OpenSpiel disagree ({})\n{stdout}\n{stderr}",
+        out.status
+    );
+    assert!(stdout.contains("\"agree\": true"), "{stdout}\n{stderr}");
+    println!("{stdout}");
+}
+
+#[test]
+fn tic_tac_toe_agrees_with_openspiel() {
+    agrees_with_openspiel("tic_tac_toe", 300);
+}
+
+#[test]
+fn connect_four_agrees_with_openspiel() {
+    agrees_with_openspiel("connect_four", 150);
+}
+
+#[test]
+fn breakthrough_agrees_with_openspiel() {
+    agrees_with_openspiel("breakthrough", 40);
+}

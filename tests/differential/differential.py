@@ -1,0 +1,269 @@
+#!/usr/bin/env python3
+"""Differential test: rulebook's interpreted rules against OpenSpiel's hand-written C++ games.
+
+    differential.py GAME --games N --seed S --rulebook PATH [--rules FILE]
+
+For each of N random games it plays the same moves in OpenSpiel (`pyspiel`) and in one
+`rulebook serve` process, and at every step compares the player to move and the set of legal
+actions, both written as rulebook action texts. A random legal action (random.Random, seeded
+per game from S) is applied to both. At the end the outcome (winner or draw) is compared.
+
+On the first disagreement it prints the game, the step, the moves so far and both legal lists
+and exits 1. Otherwise it prints one line of JSON (games, steps, seconds, ...) and exits 0.
+The mapping of each game is explained in tests/differential/README.md.
+"""
+
+import argparse
+import json
+import random
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+# --- per-game mappings: an OpenSpiel action (in its state) -> a rulebook action text ---------
+#
+# Each mapping parses OpenSpiel's own action_to_string, so the test also checks that OpenSpiel
+# names its actions as documented. Player 0 of OpenSpiel is seat 0 (p1) of rulebook in every game.
+
+
+class TicTacToe:
+    """OpenSpiel action r*3+c, text `x(r,c)` / `o(r,c)`, row 0 printed at the top.
+    rulebook `place cell=<col><row>`, a1 at the bottom left: column c -> letter, row r -> 3 - r."""
+
+    openspiel = "tic_tac_toe"
+    rules = "rules/classic/tic_tac_toe.rules"
+    pattern = re.compile(r"^[xo]\((\d),(\d)\)$")
+
+    def to_text(self, state, action):
+        m = self.pattern.match(state.action_to_string(action))
+        if not m:
+            raise ValueError(f"unexpected OpenSpiel action {state.action_to_string(action)!r}")
+        r, c = int(m.group(1)), int(m.group(2))
+        return f"place cell={'abc'[c]}{3 - r}"
+
+
+class ConnectFour:
+    """OpenSpiel action c (0..6, left to right), text `x3` / `o3`.
+    rulebook `drop column=<a..g>`."""
+
+    openspiel = "connect_four"
+    rules = "rules/classic/connect_four.rules"
+    pattern = re.compile(r"^[xo]([0-6])$")
+
+    def to_text(self, state, action):
+        m = self.pattern.match(state.action_to_string(action))
+        if not m:
+            raise ValueError(f"unexpected OpenSpiel action {state.action_to_string(action)!r}")
+        return f"drop column={'abcdefg'[int(m.group(1))]}"
+
+
+class Breakthrough:
+    """OpenSpiel text `a7a6` (from, to; `*` appended for a capture), chess-like squares.
+    OpenSpiel player 0 is black, starts on ranks 7-8 and moves first, down the board.
+    rulebook's first player starts on rows 1-2 and its a1 is that player's left corner, so the
+    board is turned 180 degrees: file f -> h..a (a<->h, b<->g, ...), rank r -> 9 - r
+    (OpenSpiel h8 is rulebook a1, OpenSpiel a1 is rulebook h8)."""
+
+    openspiel = "breakthrough"
+    rules = "rules/classic/breakthrough.rules"
+    pattern = re.compile(r"^([a-h])([1-8])([a-h])([1-8])(\*?)$")
+
+    @staticmethod
+    def square(file, rank):
+        return f"{'hgfedcba'['abcdefgh'.index(file)]}{9 - int(rank)}"
+
+    def to_text(self, state, action):
+        m = self.pattern.match(state.action_to_string(action))
+        if not m:
+            raise ValueError(f"unexpected OpenSpiel action {state.action_to_string(action)!r}")
+        f1, r1, f2, r2, _capture = m.groups()
+        return f"advance from={self.square(f1, r1)} to={self.square(f2, r2)}"
+
+
+GAMES = {
+    "tic_tac_toe": TicTacToe,
+    "connect_four": ConnectFour,
+    "breakthrough": Breakthrough,
+}
+
+
+# --- rulebook serve ---------------------------------------------------------------------------
+
+
+class RulebookError(Exception):
+    pass
+
+
+class Rulebook:
+    """One `rulebook serve FILE` process; one request line, one reply line."""
+
+    def __init__(self, binary, rules):
+        self.proc = subprocess.Popen(
+            [binary, "serve", rules],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            bufsize=1,
+        )
+
+    def send(self, *requests):
+        """Sends the requests in one write and returns their replies, in order."""
+        self.proc.stdin.write("".join(json.dumps(r) + "\n" for r in requests))
+        self.proc.stdin.flush()
+        replies = []
+        for request in requests:
+            line = self.proc.stdout.readline()
+            if not line:
+                raise RulebookError(f"rulebook serve exited (code {self.proc.poll()}) on {request}")
+            reply = json.loads(line)
+            if "error" in reply:
+                raise RulebookError(f"{json.dumps(request)} -> {line.strip()}")
+            replies.append(reply)
+        return replies
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait(timeout=10)
+
+
+def seat_of(actor):
+    """rulebook actor `p1` -> 0, `p2` -> 1, `nobody` -> None."""
+    return int(actor[1:]) - 1 if re.fullmatch(r"p\d+", actor) else None
+
+
+def outcome_text(winners):
+    """A list of winning seats -> `p1` / `p2` / `draw`."""
+    return "draw" if not winners else "+".join(f"p{w + 1}" for w in sorted(winners))
+
+
+# --- the comparison ---------------------------------------------------------------------------
+
+
+class Disagreement(Exception):
+    pass
+
+
+def play(game, mapping, rb, index, seed, history):
+    """Plays game `index`; returns the number of steps compared and the outcome."""
+    rng = random.Random(f"{seed}/{index}")
+    state = game.new_initial_state()
+    _, legal = rb.send({"cmd": "new", "players": 2, "seed": index}, {"cmd": "legal"})
+    steps = 0
+    while True:
+        os_player = None if state.is_terminal() else state.current_player()
+        rb_player = seat_of(legal["actor"])
+        os_actions = {}
+        for a in state.legal_actions():
+            text = mapping.to_text(state, a)
+            if text in os_actions:
+                raise Disagreement(f"two OpenSpiel actions map to {text!r}")
+            os_actions[text] = a
+        rb_texts = [a["text"] for a in legal.get("actions", [])]
+        rb_set = set(rb_texts)
+        problems = []
+        if os_player != rb_player:
+            problems.append(f"player to move: OpenSpiel {os_player}, rulebook {legal['actor']}")
+        if len(rb_set) != len(rb_texts):
+            problems.append("rulebook lists an action twice")
+        if set(os_actions) != rb_set:
+            only_os = sorted(set(os_actions) - rb_set)
+            only_rb = sorted(rb_set - set(os_actions))
+            problems.append(f"legal sets differ: only OpenSpiel {only_os}, only rulebook {only_rb}")
+        if problems:
+            raise Disagreement(
+                "; ".join(problems)
+                + f"\n  OpenSpiel legal ({len(os_actions)}): {sorted(os_actions)}"
+                + f"\n  rulebook legal ({len(rb_texts)}): {sorted(rb_texts)}"
+            )
+        if os_player is None:
+            break
+        if not os_actions:
+            raise Disagreement("neither has a legal action, but the game is not over")
+        steps += 1
+        text = rng.choice(sorted(os_actions))
+        history.append((text, state.action_to_string(os_actions[text])))
+        state.apply_action(os_actions[text])
+        reply, legal = rb.send({"cmd": "apply", "action": text}, {"cmd": "legal"})
+        if reply["finished"] != state.is_terminal():
+            raise Disagreement(
+                f"game over: OpenSpiel {state.is_terminal()}, rulebook {reply['finished']}"
+            )
+    (status,) = rb.send({"cmd": "status"})
+    returns = state.returns()
+    os_outcome = outcome_text([p for p, r in enumerate(returns) if r > 0])
+    rb_outcome = outcome_text(status["winners"] or [])
+    if not status["finished"] or os_outcome != rb_outcome:
+        raise Disagreement(
+            f"outcome: OpenSpiel {os_outcome} (returns {returns}), "
+            f"rulebook {rb_outcome} (status {json.dumps(status)})"
+        )
+    return steps, os_outcome
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("game", choices=sorted(GAMES))
+    parser.add_argument("--games", type=int, default=100)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--first", type=int, default=0, help="index of the first game (to replay one)")
+    parser.add_argument("--rulebook", required=True, help="the rulebook binary")
+    parser.add_argument("--rules", help="the rules file (default: the game's file under rules/)")
+    args = parser.parse_args()
+
+    import pyspiel  # after argparse, so --help works without OpenSpiel
+
+    mapping = GAMES[args.game]()
+    rules = args.rules or str(ROOT / mapping.rules)
+    game = pyspiel.load_game(mapping.openspiel)
+    rb = Rulebook(args.rulebook, rules)
+    start = time.perf_counter()
+    steps = 0
+    outcomes = {}
+    for index in range(args.first, args.first + args.games):
+        history = []
+        try:
+            n, outcome = play(game, mapping, rb, index, args.seed, history)
+        except (Disagreement, RulebookError, ValueError) as e:
+            print(f"DISAGREEMENT in {args.game}, game {index} (--seed {args.seed} --first {index}"
+                  f" --games 1), step {len(history)}: {e}")
+            print("  moves (rulebook text / OpenSpiel text): "
+                  + (", ".join(f"{t} / {o}" for t, o in history) or "none"))
+            try:
+                board = str(game_state(game, history, mapping)).replace("\n", "\n    ")
+            except Exception as err:  # the report must not hide the disagreement
+                board = f"(cannot replay: {err})"
+            print("  OpenSpiel state:\n    " + board)
+            rb.proc.kill()
+            sys.exit(1)
+        steps += n
+        outcomes[outcome] = outcomes.get(outcome, 0) + 1
+    rb.close()
+    seconds = time.perf_counter() - start
+    print(json.dumps({
+        "game": args.game,
+        "games": args.games,
+        "seed": args.seed,
+        "steps": steps,
+        "outcomes": dict(sorted(outcomes.items())),
+        "seconds": round(seconds, 3),
+        "games_per_second": round(args.games / seconds, 1) if seconds > 0 else None,
+        "agree": True,
+    }))
+
+
+def game_state(game, history, mapping):
+    """OpenSpiel's state after the moves of `history` (for the report)."""
+    state = game.new_initial_state()
+    for text, _ in history:
+        by_text = {mapping.to_text(state, a): a for a in state.legal_actions()}
+        state.apply_action(by_text[text])
+    return state
+
+
+if __name__ == "__main__":
+    main()
