@@ -50,7 +50,7 @@ fn allocations_per_decision(path: &str, games: u64) -> f64 {
             let before = ALLOCS.load(Ordering::Relaxed);
             g.legal(&st, &mut buf).expect("legal");
             let a = agent.pick(&buf).expect("an action");
-            g.apply_unchecked(&mut st, &a).expect("applies");
+            g.apply(&mut st, &a).expect("applies");
             k += 1;
             if k > 2 && !st.is_over() {
                 allocs += ALLOCS.load(Ordering::Relaxed) - before;

@@ -273,7 +273,8 @@ impl Game {
     }
 
     /// Applies an action known to be legal (one that [`Game::legal`] listed for this state).
-    pub fn apply_unchecked(&self, st: &mut State, a: &Action) -> Result<(), RunError> {
+    /// Crate-private: an action from outside goes through [`Game::apply`], which checks it.
+    pub(crate) fn apply_unchecked(&self, st: &mut State, a: &Action) -> Result<(), RunError> {
         st.decisions += 1;
         if let Wait::Decision { choice, actor } = st.wait {
             if self.choices[choice].each.is_some() {

@@ -489,20 +489,8 @@ fn stmt(p: Pair<Rule>) -> Stmt {
             it.next();
             let what = expr(it.next().expect("what"));
             it.next(); // kw_to
-            let mut bottom = false;
-            let mut to = None;
-            for q in it {
-                match q.as_rule() {
-                    Rule::bottom_of => bottom = true,
-                    Rule::expr => to = Some(expr(q)),
-                    _ => {}
-                }
-            }
-            StmtKind::Move {
-                what,
-                to: to.expect("destination"),
-                bottom,
-            }
+            let (to, bottom) = destination(it);
+            StmtKind::Move { what, to, bottom }
         }
         Rule::deal_stmt => {
             it.next();
@@ -515,19 +503,11 @@ fn stmt(p: Pair<Rule>) -> Stmt {
             it.next(); // from
             let from = expr(it.next().expect("from"));
             it.next(); // to
-            let mut bottom = false;
-            let mut to = None;
-            for q in it {
-                match q.as_rule() {
-                    Rule::bottom_of => bottom = true,
-                    Rule::expr => to = Some(expr(q)),
-                    _ => {}
-                }
-            }
+            let (to, bottom) = destination(it);
             StmtKind::Deal {
                 count,
                 from,
-                to: to.expect("to"),
+                to,
                 bottom,
             }
         }
@@ -570,6 +550,20 @@ fn stmt(p: Pair<Rule>) -> Stmt {
         r => unreachable!("grammar: unexpected statement {r:?}"),
     };
     Stmt { kind, span: sp }
+}
+
+/// The destination after `to` in `move` and `deal`: `[bottom of] zone`.
+fn destination(pairs: Pairs<Rule>) -> (Expr, bool) {
+    let mut bottom = false;
+    let mut to = None;
+    for q in pairs {
+        match q.as_rule() {
+            Rule::bottom_of => bottom = true,
+            Rule::expr => to = Some(expr(q)),
+            _ => {}
+        }
+    }
+    (to.expect("grammar: a destination zone"), bottom)
 }
 
 pub(super) fn step(p: Pair<Rule>) -> Step {
