@@ -6,6 +6,7 @@
 mod board;
 mod bodies;
 mod code;
+mod compile;
 mod consts;
 mod decls;
 mod diag;
@@ -64,7 +65,10 @@ pub fn load(name: &str, text: &str) -> Loaded {
             c.run(&file);
             let problems = std::mem::take(&mut c.problems);
             let failed = problems.iter().any(|p| p.severity == Severity::Error);
-            let (game, symbols) = c.finish();
+            let (mut game, symbols) = c.finish();
+            if !failed {
+                game.program = compile::compile(&game);
+            }
             Loaded {
                 game: (!failed).then_some(game),
                 diagnostics: Diagnostics { problems },
@@ -183,6 +187,7 @@ impl Checker {
                 tiebreaks: vec![],
                 score_locals: 1,
                 ties_shared: true,
+                program: Default::default(),
             },
             problems: vec![],
             src,
