@@ -31,7 +31,9 @@ pub(crate) struct Frame {
 }
 
 /// A running game. Cloning copies flat vectors; nothing in it points into the rules.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+/// `clone_from` reuses the target's allocations, so a walk that copies states into spare ones
+/// allocates nothing.
+#[derive(Debug, Serialize, Deserialize)]
 pub struct State {
     /// Number of seats in this match.
     pub players: u8,
@@ -67,6 +69,62 @@ pub struct State {
     /// Decisions applied so far (players' and chance's).
     pub decisions: u64,
     pub(crate) outcome: Option<Outcome>,
+}
+
+impl Clone for State {
+    fn clone(&self) -> Self {
+        State {
+            players: self.players,
+            variant: self.variant,
+            consts: self.consts.clone(),
+            vars: self.vars.clone(),
+            fields: self.fields.clone(),
+            revealed: self.revealed.clone(),
+            zones: self.zones.clone(),
+            index: self.index.clone(),
+            fuel: self.fuel,
+            frozen: self.frozen,
+            frames: self.frames.clone(),
+            locals: self.locals.clone(),
+            iters: self.iters.clone(),
+            current: self.current,
+            wait: self.wait,
+            phase: self.phase,
+            rng: self.rng.clone(),
+            chance: self.chance,
+            chance_step: self.chance_step,
+            cache: self.cache.clone(),
+            commits: self.commits.clone(),
+            decisions: self.decisions,
+            outcome: self.outcome.clone(),
+        }
+    }
+
+    fn clone_from(&mut self, src: &Self) {
+        self.players = src.players;
+        self.variant = src.variant;
+        self.consts.clone_from(&src.consts);
+        self.vars.clone_from(&src.vars);
+        self.fields.clone_from(&src.fields);
+        self.revealed.clone_from(&src.revealed);
+        self.zones.clone_from(&src.zones);
+        self.index.clone_from(&src.index);
+        self.fuel = src.fuel;
+        self.frozen = src.frozen;
+        self.frames.clone_from(&src.frames);
+        self.locals.clone_from(&src.locals);
+        self.iters.clone_from(&src.iters);
+        self.current = src.current;
+        self.wait = src.wait;
+        self.phase = src.phase;
+        self.rng.clone_from(&src.rng);
+        self.chance = src.chance;
+        self.chance_step = src.chance_step;
+        self.cache.clone_from(&src.cache);
+        self.commits.clone_from(&src.commits);
+        self.decisions = src.decisions;
+        self.outcome.clone_from(&src.outcome);
+    }
 }
 
 impl State {

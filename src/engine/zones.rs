@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 const NIL: u32 = u32::MAX;
 
 /// The zones of a state.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct Zones {
     /// Per instance: its bottom component.
     head: Vec<u32>,
@@ -23,6 +23,28 @@ pub(crate) struct Zones {
     prev: Vec<u32>,
     /// Per component: the instance holding it.
     loc: Vec<u32>,
+}
+
+impl Clone for Zones {
+    fn clone(&self) -> Self {
+        Zones {
+            head: self.head.clone(),
+            tail: self.tail.clone(),
+            len: self.len.clone(),
+            next: self.next.clone(),
+            prev: self.prev.clone(),
+            loc: self.loc.clone(),
+        }
+    }
+
+    fn clone_from(&mut self, src: &Self) {
+        self.head.clone_from(&src.head);
+        self.tail.clone_from(&src.tail);
+        self.len.clone_from(&src.len);
+        self.next.clone_from(&src.next);
+        self.prev.clone_from(&src.prev);
+        self.loc.clone_from(&src.loc);
+    }
 }
 
 impl Zones {
