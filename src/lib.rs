@@ -3,6 +3,7 @@
 //! Text goes one way: [`syntax`] parses it to a tree with spans, [`check`] resolves names and
 //! types and lowers it to the [`ir`], and the [`engine`] runs the IR. [`agents`] choose actions;
 //! [`run`] plays whole matches with them (simulations, tree counts, benchmarks, scenarios);
+//! `report` (feature `report`) draws a simulation's figures into an HTML page;
 //! [`server`] answers the JSON line protocol; [`cli`] is the command line and the only place
 //! that prints.
 //!
@@ -43,6 +44,8 @@ pub mod ir;
 pub mod ops;
 #[cfg(feature = "cli")]
 pub mod render;
+#[cfg(feature = "report")]
+pub mod report;
 pub mod run;
 pub mod server;
 pub mod source;

@@ -23,6 +23,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
         "server",
         &["run", "agents", "engine", "check", "ir", "source", "ops"],
     ),
+    ("report", &["run", "source"]),
     ("render", &[]),
 ];
 

@@ -86,12 +86,12 @@ fn omega_shift_ten_thousand_games_finish() {
         chance: ChanceMode::Seeded,
         fuel: None,
     };
-    let s = rulebook::run::simulate(&g, &cfg, 10_000, false);
-    assert_eq!(s.errors, 0, "{:?}", s.first_error);
+    let s = rulebook::run::simulate(&g, &cfg, 10_000);
+    assert_eq!(s.errors, 0, "{:?}", s.first_error());
     assert_eq!(s.completed, 10_000);
-    let again = rulebook::run::simulate(&g, &cfg, 200, false);
-    let first = rulebook::run::simulate(&g, &cfg, 200, false);
-    assert_eq!(again.json(&g), first.json(&g));
+    let again = rulebook::run::simulate(&g, &cfg, 200);
+    let first = rulebook::run::simulate(&g, &cfg, 200);
+    assert_eq!(again.json(), first.json());
 }
 
 /// [OS-2.4] a player's hand is seen by that player only; the draw pile by nobody.

@@ -111,17 +111,18 @@ fn simulate_and_bench_play_the_same_games() {
     let b =
         run::bench::playouts_for(&g, &cfg, std::time::Duration::from_millis(50)).expect("plays");
     assert!(b.games > 0);
-    let s = run::simulate(&g, &cfg, b.games, false);
-    assert_eq!(s.turns.iter().sum::<u64>(), b.decisions);
+    let s = run::simulate(&g, &cfg, b.games);
+    let turns: u64 = s.lengths.iter().map(|(len, games)| len * games).sum();
+    assert_eq!(turns, b.decisions);
 }
 
 /// A game that never ends stops at `MAX_DECISIONS` with an error, not a hang.
 #[test]
 fn an_endless_game_stops_at_the_decision_limit() {
     let g = game("endless.rules", ENDLESS);
-    let s = run::simulate(&g, &config(1, 0), 1, false);
+    let s = run::simulate(&g, &config(1, 0), 1);
     assert_eq!((s.errors, s.completed), (1, 0));
-    let e = s.first_error.expect("an error");
+    let e = s.first_error().expect("an error");
     assert!(e.contains("did not end within 1000000 decisions"), "{e}");
 }
 

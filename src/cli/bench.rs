@@ -29,8 +29,30 @@ pub(crate) fn run(args: &BenchArgs) -> miette::Result<i32> {
     }
     let (g, cfg) = args.game.load()?;
     let time = Duration::from_secs_f64(args.seconds);
-    playouts_for(&g, &cfg, time / 10).map_err(|e| super::report(&g, e))?;
-    let mut b = playouts_for(&g, &cfg, time).map_err(|e| super::report(&g, e))?;
+    let total = time + time / 10;
+    let bar = super::progress::bar(total.as_millis() as u64, "ms");
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let result = std::thread::scope(|scope| {
+        if let Some(bar) = &bar {
+            // The bar moves with the clock (the run's length is known), from a thread that
+            // wakes ten times a second, so the measured loop is not touched.
+            let start = std::time::Instant::now();
+            let done = &done;
+            scope.spawn(move || {
+                while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                    bar.set_position((start.elapsed().min(total)).as_millis() as u64);
+                    std::thread::sleep(Duration::from_millis(100));
+                }
+            });
+        }
+        let r = playouts_for(&g, &cfg, time / 10).and_then(|_| playouts_for(&g, &cfg, time));
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+        r
+    });
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    let mut b = result.map_err(|e| super::report(&g, e))?;
     b.peak_memory_kb = peak_memory_kb();
     if args.json {
         println!(

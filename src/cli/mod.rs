@@ -4,8 +4,10 @@
 
 mod bench;
 mod play;
+mod progress;
 mod serve;
 mod show;
+mod simulate;
 
 use crate::check::{self, Diagnostics};
 use crate::engine::{ChanceMode, Config};
@@ -35,9 +37,10 @@ pub(crate) struct GameArgs {
     /// Number of players (default: the fewest the game allows).
     #[arg(long)]
     players: Option<u8>,
-    /// The variant to play.
-    #[arg(long)]
-    variant: Option<String>,
+    /// The variant to play. `simulate` takes several (repeated, or a list: `none,expert`;
+    /// `none` is the base rules) and plays the same seeds under each.
+    #[arg(long, value_delimiter = ',')]
+    variant: Vec<String>,
     /// The seed of the run.
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -50,19 +53,11 @@ enum Cmd {
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
-    /// Play games with random players and summarise them.
-    Simulate {
-        #[command(flatten)]
-        game: GameArgs,
-        #[arg(long, default_value_t = 100)]
-        games: u64,
-        /// Print the summary as one JSON object.
-        #[arg(long)]
-        json: bool,
-        /// Threads to use; the summary is the same for any number.
-        #[arg(long, default_value_t = 1)]
-        threads: usize,
-    },
+    /// Play games with random players and summarise them (text, JSON, an HTML report).
+    Simulate(simulate::SimulateArgs),
+    /// Add up the JSON summaries of the shards of a run (`simulate --shard I/N --json`) into
+    /// the JSON one machine would have printed.
+    Merge(simulate::MergeArgs),
     /// Play in the terminal against random players.
     Play {
         #[command(flatten)]
@@ -104,22 +99,8 @@ pub fn run() -> miette::Result<()> {
     let cli = Cli::parse();
     let code = match cli.cmd {
         Cmd::Check { files } => check_files(&files)?,
-        Cmd::Simulate {
-            game,
-            games,
-            json,
-            threads,
-        } => {
-            let (g, cfg) = game.load()?;
-            let summary =
-                run::simulate_threads(&g, &cfg, games, std::io::stderr().is_terminal(), threads);
-            if json {
-                println!("{}", summary.json(&g));
-            } else {
-                print!("{}", summary.text(&g));
-            }
-            0
-        }
+        Cmd::Simulate(args) => simulate::run(&args)?,
+        Cmd::Merge(args) => simulate::merge(&args)?,
         Cmd::Play { game, seat } => {
             let (g, cfg) = game.load()?;
             play::play(&g, &cfg, seat.saturating_sub(1))?;
@@ -155,7 +136,19 @@ pub fn run() -> miette::Result<()> {
         } => {
             let (g, mut cfg) = game.load()?;
             cfg.chance = ChanceMode::External;
-            let c = run::count_threads(&g, &cfg, depth, threads).map_err(|e| report(&g, e))?;
+            let bar = progress::bar(0, "branches");
+            let tick = |done: u64, of: u64| {
+                if let Some(b) = &bar {
+                    b.set_length(of);
+                    b.set_position(done);
+                }
+            };
+            let shown = bar.as_ref().map(|_| &tick as &(dyn Fn(u64, u64) + Sync));
+            let c = run::count::count_with(&g, &cfg, depth, threads, shown);
+            if let Some(b) = &bar {
+                b.finish_and_clear();
+            }
+            let c = c.map_err(|e| report(&g, e))?;
             if json {
                 println!(
                     "{}",
@@ -255,16 +248,41 @@ impl GameArgs {
     /// Loads the rules file and checks the configuration (player count, variant) by starting
     /// a match, with the engine's own messages.
     pub(crate) fn load(&self) -> miette::Result<(Game, Config)> {
-        let g = load_game(&self.file)?;
-        let cfg = Config {
-            players: self.players.unwrap_or(g.min_players),
-            variant: self.variant.clone(),
-            seed: self.seed,
-            chance: ChanceMode::Seeded,
-            fuel: None,
-        };
-        g.start(&cfg).map_err(|e| report(&g, e))?;
+        if self.variant.len() > 1 {
+            return Err(miette::miette!(
+                "only `simulate` compares several variants; give one --variant"
+            ));
+        }
+        let (g, mut cfgs) = self.load_all()?;
+        let cfg = cfgs.pop().ok_or_else(|| miette::miette!("no variant"))?;
         Ok((g, cfg))
+    }
+
+    /// [`GameArgs::load`] for each variant given (`none`: the base rules; no `--variant`:
+    /// the base rules only), in order.
+    pub(crate) fn load_all(&self) -> miette::Result<(Game, Vec<Config>)> {
+        let g = load_game(&self.file)?;
+        let variants: Vec<Option<String>> = if self.variant.is_empty() {
+            vec![None]
+        } else {
+            self.variant
+                .iter()
+                .map(|v| (v.trim() != "none").then(|| v.trim().to_string()))
+                .collect()
+        };
+        let mut cfgs = Vec::new();
+        for variant in variants {
+            let cfg = Config {
+                players: self.players.unwrap_or(g.min_players),
+                variant,
+                seed: self.seed,
+                chance: ChanceMode::Seeded,
+                fuel: None,
+            };
+            g.start(&cfg).map_err(|e| report(&g, e))?;
+            cfgs.push(cfg);
+        }
+        Ok((g, cfgs))
     }
 }
 

@@ -131,6 +131,18 @@ pub fn count_threads(
     depth: u32,
     threads: usize,
 ) -> Result<Counts, RunError> {
+    count_with(g, cfg, depth, threads, None)
+}
+
+/// [`count_threads`], calling `progress(done, of)` as each of the root's `of` children is
+/// walked (none is called when the root has no children to walk). The counts are the same.
+pub fn count_with(
+    g: &Game,
+    cfg: &Config,
+    depth: u32,
+    threads: usize,
+    progress: Option<&(dyn Fn(u64, u64) + Sync)>,
+) -> Result<Counts, RunError> {
     if depth > MAX_DEPTH {
         return Err(RunError::config(format!(
             "a depth of {depth} is beyond the limit of {MAX_DEPTH}"
@@ -140,17 +152,25 @@ pub fn count_threads(
     let mut total = Counts::default();
     let mut buf = Vec::new();
     g.legal(&root, &mut buf)?;
-    if depth == 0 || root.is_over() || threads <= 1 {
+    if depth == 0 || root.is_over() || (threads <= 1 && progress.is_none()) {
         walk(g, root, 0, depth, &mut total)?;
     } else {
         total.visit(0, &root);
         let threads = threads.min(buf.len()).max(1);
+        let of = buf.len() as u64;
+        let done = std::sync::atomic::AtomicU64::new(0);
         let parts = in_threads(threads, |t| -> Result<Counts, RunError> {
             let mut c = Counts::default();
             for a in buf.iter().skip(t).step_by(threads) {
                 let mut next = root.clone();
                 g.apply_unchecked(&mut next, a)?;
                 walk(g, next, 1, depth, &mut c)?;
+                if let Some(p) = progress {
+                    p(
+                        done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1,
+                        of,
+                    );
+                }
             }
             Ok(c)
         });

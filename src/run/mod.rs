@@ -3,7 +3,9 @@
 //!
 //! - [`playout`]: the one loop that plays a game to its end, asking [`Seats`] for every
 //!   decision; [`simulate`] and [`bench`] are built on it.
-//! - [`simulate::simulate`]: many seeded random games, summarised.
+//! - [`simulate::simulate`]: many seeded random games, summarised in a [`Summary`] of
+//!   counts that add up exactly across threads and shards ([`compare::merge`]);
+//!   [`compare::compare`] tests the differences between variants ([`stats`]).
 //! - [`count::count`]: the whole game tree to a depth.
 //! - [`bench::playouts_for`]: random playouts for a fixed time.
 //! - [`scenarios::run_text`]: the scenarios of a scenario file.
@@ -12,12 +14,16 @@
 //! agent playing it is seeded with [`agent_seed`] of that; so a game can be replayed alone.
 
 pub mod bench;
+pub mod compare;
 pub mod count;
 pub mod scenarios;
 pub mod simulate;
+pub mod stats;
+pub mod summary;
 
 pub use count::{count, count_threads, Counts, MAX_DEPTH};
-pub use simulate::{simulate, simulate_threads, Summary};
+pub use simulate::{simulate, simulate_with, Options};
+pub use summary::{Shard, Summary};
 
 use crate::agents::Agent;
 use crate::engine::{Action, Actor, RunError, State};
@@ -27,7 +33,7 @@ use crate::ir::Game;
 /// is stopped as endless, with an error.
 pub const MAX_DECISIONS: u64 = 1_000_000;
 
-/// The stack of each worker thread of [`simulate_threads`] and [`count_threads`]: deep rules
+/// The stack of each worker thread of [`simulate_with`] and [`count_threads`]: deep rules
 /// recurse in the engine, and a thread's default stack (2 MiB) is smaller than the main
 /// thread's.
 pub const THREAD_STACK: usize = 64 << 20;

@@ -1,165 +1,100 @@
-//! `simulate`: many seeded random games, summarised.
+//! `simulate`: many seeded random games, summarised in a [`Summary`].
 
+use super::summary::{ErrorStats, Place, Shard, Summary};
 use super::{agent_seed, game_seed, in_threads, playout, Seats};
-use crate::agents::RandomAgent;
-use crate::engine::{Action, Config, Outcome, State};
+use crate::agents::{Agent, RandomAgent};
+use crate::engine::{Action, Actor, Config, RunError, State};
 use crate::ir::{ActionId, Arm, Game};
 
-/// The figures of a simulation run.
-#[derive(Default)]
-pub struct Summary {
-    /// Games played.
+/// How to run a simulation: how many games, on how many threads, which share of them.
+#[derive(Clone, Copy)]
+pub struct Options<'a> {
+    /// Games of the whole run (games `0..games`).
     pub games: u64,
-    /// Games that reached an outcome.
-    pub completed: u64,
-    /// Games stopped by a run error (a rule failed, no legal action, or no end within
-    /// [`super::MAX_DECISIONS`] decisions).
-    pub errors: u64,
-    /// The error of the first failed game in game order, with its game number and seed.
-    pub first_error: Option<String>,
-    /// Per completed game, in game order: the number of player decisions (chance's not
-    /// counted).
-    pub turns: Vec<u64>,
-    /// Per seat: the completed games that seat won (a shared win counts for each winner).
-    pub wins: Vec<u64>,
-    /// Completed games with no winner (draws, and games everybody lost).
-    pub draws: u64,
-    /// Per seat: the sum of its final scores over the completed games.
-    pub score_sums: Vec<i64>,
-    /// Per action declaration ([`Game::actions`]): whether it was ever among the legal
-    /// actions.
-    pub ever_legal: Vec<bool>,
+    /// Threads to use; the summary is the same for any number.
+    pub threads: usize,
+    /// Play only this shard's games (`i % N == I`); the seeds of the games do not change.
+    pub shard: Option<Shard>,
+    /// Called with 1 as each game finishes (from any thread), to show progress.
+    pub progress: Option<&'a (dyn Fn(u64) + Sync)>,
 }
 
-impl Summary {
-    fn turn_stats(&self) -> (f64, u64, u64) {
-        if self.turns.is_empty() {
-            return (0.0, 0, 0);
-        }
-        let sum: u64 = self.turns.iter().sum();
-        (
-            sum as f64 / self.turns.len() as f64,
-            *self.turns.iter().min().unwrap_or(&0),
-            *self.turns.iter().max().unwrap_or(&0),
-        )
-    }
-
-    fn mean_scores(&self) -> Vec<f64> {
-        self.score_sums
-            .iter()
-            .map(|s| {
-                if self.completed == 0 {
-                    0.0
-                } else {
-                    *s as f64 / self.completed as f64
-                }
-            })
-            .collect()
-    }
-
-    fn never_legal(&self, g: &Game) -> Vec<String> {
-        g.actions
-            .iter()
-            .enumerate()
-            .filter(|(i, a)| a.offered && !self.ever_legal[*i])
-            .map(|(_, a)| a.name.clone())
-            .collect()
-    }
-
-    /// The summary as one line of JSON: games, completed, errors, turns (mean, min, max),
-    /// wins, mean scores and the offered actions that were never legal.
-    pub fn json(&self, g: &Game) -> String {
-        let (mean, min, max) = self.turn_stats();
-        serde_json::json!({
-            "games": self.games,
-            "completed": self.completed,
-            "errors": self.errors,
-            "turns": {"mean": round2(mean), "min": min, "max": max},
-            "wins": self.wins,
-            "scores": {"mean": self.mean_scores().iter().map(|s| round2(*s)).collect::<Vec<_>>()},
-            "never_legal": self.never_legal(g),
-        })
-        .to_string()
-    }
-
-    /// The summary as aligned text lines, as `rulebook simulate` prints it.
-    pub fn text(&self, g: &Game) -> String {
-        let (mean, min, max) = self.turn_stats();
-        let seats = |v: Vec<String>| {
-            v.iter()
-                .enumerate()
-                .map(|(i, x)| format!("p{} {x}", i + 1))
-                .collect::<Vec<_>>()
-                .join("  ")
-        };
-        let mut s = String::new();
-        s += &format!("game       {}\n", g.name);
-        s += &format!("games      {}\n", self.games);
-        s += &format!("completed  {}\n", self.completed);
-        s += &format!("errors     {}\n", self.errors);
-        if let Some(e) = &self.first_error {
-            s += &format!("           first error: {e}\n");
-        }
-        s += &format!("turns      mean {mean:.1}  min {min}  max {max}\n");
-        s += &format!(
-            "wins       {}  (no winner: {})\n",
-            seats(self.wins.iter().map(|w| w.to_string()).collect()),
-            self.draws
-        );
-        s += &format!(
-            "scores     {}\n",
-            seats(
-                self.mean_scores()
-                    .iter()
-                    .map(|m| format!("{m:.2}"))
-                    .collect()
-            )
-        );
-        let never = self.never_legal(g);
-        s += &format!(
-            "never legal {}\n",
-            if never.is_empty() {
-                "-".to_string()
-            } else {
-                never.join(", ")
-            }
-        );
-        s
-    }
-
-    /// Adds one game's result (in game order).
-    fn add(&mut self, r: GameRun) {
-        for (k, e) in r.ever_legal.iter().enumerate() {
-            self.ever_legal[k] |= *e;
-        }
-        match r.result {
-            Ok((turns, o)) => {
-                self.completed += 1;
-                self.turns.push(turns);
-                for (p, sc) in o.scores.iter().enumerate() {
-                    self.score_sums[p] += sc;
-                }
-                for w in &o.winners {
-                    self.wins[*w as usize] += 1;
-                }
-                if o.winners.is_empty() {
-                    self.draws += 1;
-                }
-            }
-            Err(e) => self.error(e),
-        }
-    }
-
-    fn error(&mut self, e: String) {
-        self.errors += 1;
-        if self.first_error.is_none() {
-            self.first_error = Some(e);
+impl Options<'_> {
+    /// `games` games on one thread, all of them, no progress shown.
+    pub fn new(games: u64) -> Self {
+        Options {
+            games,
+            threads: 1,
+            shard: None,
+            progress: None,
         }
     }
 }
 
-fn round2(x: f64) -> f64 {
-    (x * 100.0).round() / 100.0
+/// The options of a game's choices, each with the slot its counts go to in
+/// [`Summary::actions`]: declared actions offered in some `choose` (in declaration order),
+/// then the inline options of the choices (one slot per distinct name).
+pub struct ActionSlots {
+    of_arm: Vec<Vec<u32>>,
+    /// The name of each slot.
+    pub names: Vec<String>,
+}
+
+impl ActionSlots {
+    /// The slots of a game.
+    pub fn of(g: &Game) -> ActionSlots {
+        let mut names: Vec<String> = g
+            .actions
+            .iter()
+            .filter(|a| a.offered)
+            .map(|a| a.name.clone())
+            .collect();
+        let mut slot_of_action = vec![u32::MAX; g.actions.len()];
+        let mut k = 0;
+        for (i, a) in g.actions.iter().enumerate() {
+            if a.offered {
+                slot_of_action[i] = k;
+                k += 1;
+            }
+        }
+        let mut of_arm = Vec::with_capacity(g.choices.len());
+        for c in g.choices.iter() {
+            let mut arms = Vec::with_capacity(c.arms.len());
+            for arm in &c.arms {
+                let slot = match arm {
+                    Arm::Action(ai) => slot_of_action[ai.0 as usize],
+                    Arm::Inline { label, binds, .. } => {
+                        let name = match label {
+                            Some(l) => l.clone(),
+                            None => format!(
+                                "choose {}",
+                                binds
+                                    .iter()
+                                    .map(|b| b.name.as_str())
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
+                            ),
+                        };
+                        match names.iter().position(|n| *n == name) {
+                            Some(p) => p as u32,
+                            None => {
+                                names.push(name);
+                                names.len() as u32 - 1
+                            }
+                        }
+                    }
+                };
+                arms.push(slot);
+            }
+            of_arm.push(arms);
+        }
+        ActionSlots { of_arm, names }
+    }
+
+    fn slot(&self, choice: Option<usize>, a: &Action) -> Option<usize> {
+        let s = *self.of_arm.get(choice?)?.get(a.arm as usize)?;
+        (s != u32::MAX).then_some(s as usize)
+    }
 }
 
 /// The action declaration an action of the current choice comes from (`None` for an inline
@@ -172,106 +107,225 @@ pub fn action_decl(g: &Game, st: &State, a: &Action) -> Option<ActionId> {
     }
 }
 
-/// One simulated game: its player decisions and outcome, or its error; the actions that were
-/// legal at some point.
-struct GameRun {
-    result: Result<(u64, Outcome), String>,
-    ever_legal: Vec<bool>,
+/// What one game did, counted as it is played (kept between games, so that counting
+/// allocates nothing per decision).
+struct Tally {
+    legal: Vec<bool>,
+    chosen: Vec<u64>,
+    seats: Vec<u64>,
+    first: Option<u8>,
 }
 
-/// Plays game `i` of the run: seed [`game_seed`]`(cfg.seed, i)`, one [`RandomAgent`] seeded
-/// with [`agent_seed`] of it for every seat.
-fn run_one(g: &Game, cfg: &Config, i: u64, buf: &mut Vec<Action>) -> GameRun {
+impl Tally {
+    fn new(seats: usize, slots: usize) -> Tally {
+        Tally {
+            legal: vec![false; slots],
+            chosen: vec![0; slots],
+            seats: vec![0; seats],
+            first: None,
+        }
+    }
+
+    fn reset(&mut self) {
+        self.legal.fill(false);
+        self.chosen.fill(0);
+        self.seats.fill(0);
+        self.first = None;
+    }
+}
+
+/// An agent that counts, for the summary, what another one is offered and chooses.
+struct Recording<'a, A: Agent> {
+    agent: A,
+    tally: &'a mut Tally,
+    slots: &'a ActionSlots,
+}
+
+impl<A: Agent> Agent for Recording<'_, A> {
+    fn choose(&mut self, g: &Game, st: &State, legal: &[Action]) -> Option<Action> {
+        let a = self.agent.choose(g, st, legal)?;
+        if let Actor::Player(p) = g.actor(st) {
+            let choice = g.waiting_choice(st).map(|c| c.0 as usize);
+            for l in legal {
+                if let Some(k) = self.slots.slot(choice, l) {
+                    self.tally.legal[k] = true;
+                }
+            }
+            if let Some(k) = self.slots.slot(choice, &a) {
+                self.tally.chosen[k] += 1;
+            }
+            if let Some(n) = self.tally.seats.get_mut(p as usize) {
+                *n += 1;
+            }
+            self.tally.first.get_or_insert(p);
+        }
+        Some(a)
+    }
+}
+
+/// A run error as the summary keeps it: code, message, place.
+fn error_stats(
+    g: &Game,
+    code: &str,
+    message: String,
+    span: Option<crate::source::Span>,
+    game: u64,
+    seed: u64,
+) -> ErrorStats {
+    let place = span.map(|sp| {
+        let src = g.source(sp);
+        let (line, column) = src.line_col(sp.start);
+        Place {
+            file: src.name.clone(),
+            line,
+            column,
+            text: src.text.lines().nth(line - 1).unwrap_or("").to_string(),
+        }
+    });
+    ErrorStats {
+        code: code.to_string(),
+        message,
+        place,
+        count: 1,
+        first_game: game,
+        seed,
+    }
+}
+
+/// Plays game `i` of the run into `s`: seed [`game_seed`]`(cfg.seed, i)`, one
+/// [`RandomAgent`] seeded with [`agent_seed`] of it for every seat.
+fn run_one(
+    g: &Game,
+    cfg: &Config,
+    i: u64,
+    buf: &mut Vec<Action>,
+    tally: &mut Tally,
+    slots: &ActionSlots,
+    s: &mut Summary,
+) {
     let seed = game_seed(cfg.seed, i);
     let c = Config {
         seed,
         ..cfg.clone()
     };
-    let mut agent = RandomAgent::new(agent_seed(seed));
-    let mut ever_legal = vec![false; g.actions.len()];
-    let result = g
-        .start(&c)
-        .and_then(|mut st| {
-            let p = playout(g, &mut st, &mut Seats::One(&mut agent), buf, |st, legal| {
-                for a in legal {
-                    if let Some(ai) = action_decl(g, st, a) {
-                        ever_legal[ai.0 as usize] = true;
-                    }
-                }
-            })?;
-            Ok((p.turns, st.outcome().cloned()))
-        })
-        .map_err(|e| e.to_string())
-        .and_then(|(turns, o)| {
-            o.map(|o| (turns, o))
-                .ok_or_else(|| "the game stopped without an outcome".to_string())
-        })
-        .map_err(|e| format!("game {i} (seed {seed}): {e}"));
-    GameRun { result, ever_legal }
-}
-
-/// Plays `games` random games and summarises them. The same seed gives the same summary,
-/// whatever the number of threads: game `i` always gets the same seed, and results are
-/// gathered in game order.
-pub fn simulate(g: &Game, cfg: &Config, games: u64, progress: bool) -> Summary {
-    simulate_threads(g, cfg, games, progress, 1)
-}
-
-/// [`simulate`] on `threads` threads (each with a [`super::THREAD_STACK`] stack); with
-/// `progress`, a count of the games played is written to stderr as they finish.
-pub fn simulate_threads(
-    g: &Game,
-    cfg: &Config,
-    games: u64,
-    progress: bool,
-    threads: usize,
-) -> Summary {
-    let n = cfg.players as usize;
-    let threads = threads.max(1);
-    let done = std::sync::atomic::AtomicU64::new(0);
-    let start = std::time::Instant::now();
-    let parts = in_threads(threads, |t| {
-        let mut buf = Vec::new();
-        let mut out = Vec::new();
-        let mut i = t as u64;
-        while i < games {
-            out.push((i, run_one(g, cfg, i, &mut buf)));
-            let k = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-            if progress && t == 0 && k % 500 == 0 {
-                eprint!("\r{k}/{games} games, {:.1}s", start.elapsed().as_secs_f64());
-            }
-            i += threads as u64;
-        }
-        out
-    });
-    if progress && games >= 500 {
-        eprintln!(
-            "\r{games}/{games} games, {:.1}s",
-            start.elapsed().as_secs_f64()
-        );
-    }
-    let mut s = Summary {
-        games,
-        wins: vec![0; n],
-        score_sums: vec![0; n],
-        ever_legal: vec![false; g.actions.len()],
-        ..Default::default()
+    tally.reset();
+    let mut rec = Recording {
+        agent: RandomAgent::new(agent_seed(seed)),
+        tally,
+        slots,
     };
-    let mut panicked = 0;
-    let mut runs = Vec::new();
+    let result: Result<(u64, State), RunError> = g.start(&c).and_then(|mut st| {
+        let p = playout(g, &mut st, &mut Seats::One(&mut rec), buf, |_, _| {})?;
+        Ok((p.turns, st))
+    });
+    let tally = rec.tally;
+    s.games += 1;
+    for (a, (legal, chosen)) in s
+        .actions
+        .iter_mut()
+        .zip(tally.legal.iter().zip(&tally.chosen))
+    {
+        a.legal_games += u64::from(*legal);
+        a.chosen += chosen;
+    }
+    let (turns, st) = match result {
+        Ok(r) => r,
+        Err(e) => {
+            let message = e.to_string();
+            return s.add_error(error_stats(g, e.code(), message, e.span(), i, seed));
+        }
+    };
+    let Some(o) = st.outcome() else {
+        let message = "the game stopped without an outcome".to_string();
+        return s.add_error(error_stats(g, "no_outcome", message, None, i, seed));
+    };
+    s.completed += 1;
+    *s.lengths.entry(turns).or_default() += 1;
+    for (p, sc) in o.scores.iter().enumerate() {
+        if let Some(h) = s.scores.get_mut(p) {
+            *h.entry(*sc).or_default() += 1;
+        }
+    }
+    for w in &o.winners {
+        if let Some(n) = s.wins.get_mut(*w as usize) {
+            *n += 1;
+        }
+    }
+    if o.winners.is_empty() {
+        s.draws += 1;
+    }
+    for (d, n) in s.decisions.iter_mut().zip(&tally.seats) {
+        *d += n;
+    }
+    if let Some(f) = tally.first {
+        let f = f as usize;
+        if f < s.first_moves.len() {
+            s.first_moves[f] += 1;
+            if o.winners.contains(&(f as u8)) {
+                s.first_mover_wins[f] += 1;
+            }
+        }
+    }
+}
+
+/// Plays `games` random games on one thread and summarises them. The same seed gives the
+/// same summary: game `i` always gets the same seed.
+pub fn simulate(g: &Game, cfg: &Config, games: u64) -> Summary {
+    simulate_with(g, cfg, &Options::new(games))
+}
+
+/// Plays the games of `opts` and summarises them. The summary is the same whatever the number
+/// of threads (each thread counts its own games; counts add up in any order), and the
+/// summaries of the shards `0/N` .. `N-1/N`, merged, are the summary of the whole run.
+pub fn simulate_with(g: &Game, cfg: &Config, opts: &Options) -> Summary {
+    let n = cfg.players as usize;
+    let slots = ActionSlots::of(g);
+    let empty = || {
+        Summary::new(
+            &g.name,
+            cfg.variant.clone(),
+            cfg.players,
+            cfg.seed,
+            vec!["random".to_string(); n],
+            &slots.names,
+        )
+    };
+    let shard = opts.shard.unwrap_or(Shard { index: 0, count: 1 });
+    let mine = shard.games_of(opts.games);
+    let threads = opts.threads.max(1);
+    let parts = in_threads(threads, |t| {
+        let mut s = empty();
+        let mut buf = Vec::new();
+        let mut tally = Tally::new(n, slots.names.len());
+        let mut j = t as u64;
+        while j < mine {
+            let i = shard.index + j * shard.count;
+            run_one(g, cfg, i, &mut buf, &mut tally, &slots, &mut s);
+            if let Some(p) = opts.progress {
+                p(1);
+            }
+            j += threads as u64;
+        }
+        s
+    });
+    let mut total = empty();
+    total.shard = opts.shard.map(|s| (s, opts.games));
     for (t, part) in parts.into_iter().enumerate() {
         match part {
-            Some(p) => runs.extend(p),
+            Some(p) => total.merge(p),
             // The games of a thread that panicked count as errors.
-            None => panicked += (t as u64..games).step_by(threads).count() as u64,
+            None => {
+                let count = (t as u64..mine).step_by(threads).count() as u64;
+                if count > 0 {
+                    let i = shard.index + t as u64 * shard.count;
+                    let message = "a simulation thread panicked".to_string();
+                    let mut e = error_stats(g, "panic", message, None, i, game_seed(cfg.seed, i));
+                    e.count = count;
+                    total.games += count;
+                    total.add_error(e);
+                }
+            }
         }
     }
-    runs.sort_by_key(|r| r.0);
-    for (_, r) in runs {
-        s.add(r);
-    }
-    for _ in 0..panicked {
-        s.error("a simulation thread panicked".into());
-    }
-    s
+    total
 }
