@@ -192,7 +192,7 @@ fn errors_are_grouped_with_their_places() {
     let rules = temp("overflow.rules");
     std::fs::write(
         &rules,
-        "game \"Overflow\"\nplayers 1\nvar n: 0..3\naction up() {\n    n += 1\n}\nflow { repeat { turn seat(0) { choose { up } } } }\n",
+        "game \"Overflow\"\nplayers 1\nvar n: 0..3\naction up() {\n    n += 2\n    if n == 3 { end }\n}\nflow { repeat { turn seat(0) { choose { up } } } }\n",
     )
     .expect("written");
     let report = temp("overflow.html");
@@ -208,9 +208,9 @@ fn errors_are_grouped_with_their_places() {
     assert_eq!(e["count"], 5);
     assert_eq!(e["first_game"], 0);
     assert_eq!(e["place"]["line"], 5, "{e}");
-    assert_eq!(e["place"]["text"], "    n += 1", "{e}");
+    assert_eq!(e["place"]["text"], "    n += 2", "{e}");
     let html = std::fs::read_to_string(&report).expect("a report");
-    assert!(html.contains("    n += 1"), "the report quotes the line");
+    assert!(html.contains("    n += 2"), "the report quotes the line");
     assert!(
         html.contains(&format!("{rules_s}:5:")),
         "the report gives the place"
@@ -221,7 +221,7 @@ fn errors_are_grouped_with_their_places() {
 /// anywhere; variants sit side by side with the clear differences marked.
 #[test]
 fn reports_are_self_contained_and_compare_variants() {
-    let report = temp("omnia.html");
+    let report = temp("atlantis_rising.html");
     let report_s = report.display().to_string();
     let (code, out, err) = rulebook(&[
         "simulate",
@@ -241,8 +241,10 @@ fn reports_are_self_contained_and_compare_variants() {
     assert!(out.contains("level5 against level1"), "{out}");
     let html = std::fs::read_to_string(&report).expect("a report");
     assert!(html.starts_with("<!DOCTYPE html>"));
-    // win rate, first player, scores, length, decisions, actions: one per variant each
-    assert_eq!(html.matches("<svg").count(), 12, "{html}");
+    // win rate, first player, length, decisions, actions: one per variant each; the game
+    // keeps no score, and the report says so instead of drawing it
+    assert_eq!(html.matches("<svg").count(), 10);
+    assert!(html.contains("the game keeps no score"));
     assert!(!html.contains("could not be drawn"));
     for needle in ["src=", "href=", "<script", "@import", "url("] {
         assert!(!html.contains(needle), "{needle} in the report");

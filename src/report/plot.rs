@@ -229,13 +229,31 @@ pub fn lines(
     x: (i64, i64),
 ) -> String {
     svg(SIZE, |root| {
+        // Scores between the observed ones count 0 (when there are not too many to draw).
+        let fill = x.1.saturating_sub(x.0) <= 400;
         let shares: Vec<Vec<(f64, f64)>> = series
             .iter()
             .map(|(_, d)| {
-                let total: u64 = d.iter().map(|(_, c)| c).sum();
-                d.iter()
-                    .map(|(v, c)| (*v as f64, *c as f64 / total.max(1) as f64))
-                    .collect()
+                let total = d.iter().map(|(_, c)| c).sum::<u64>().max(1) as f64;
+                if fill {
+                    let mut at = d.iter().peekable();
+                    (x.0..=x.1)
+                        .map(|v| {
+                            let c = match at.peek() {
+                                Some((k, c)) if *k == v => {
+                                    at.next();
+                                    *c
+                                }
+                                _ => 0,
+                            };
+                            (v as f64, c as f64 / total)
+                        })
+                        .collect()
+                } else {
+                    d.iter()
+                        .map(|(v, c)| (*v as f64, *c as f64 / total))
+                        .collect()
+                }
             })
             .collect();
         let top = shares
