@@ -32,7 +32,7 @@ h1 { margin-bottom: 0.2em; }
 h2 { border-bottom: 1px solid #ccc; padding-bottom: 0.2em; margin-top: 1.6em; }
 .meta { color: #555; }
 .row { display: flex; flex-wrap: wrap; gap: 1em; }
-figure { max-width: 470px; margin: 0; border: 1px solid #e3e3e3; border-radius: 4px; padding: 0.4em; }
+figure { flex: 1 1 0; min-width: 300px; max-width: 480px; box-sizing: border-box; margin: 0; border: 1px solid #e3e3e3; border-radius: 4px; padding: 0.4em; }
 figcaption { font-weight: 600; text-align: center; color: #333; }
 svg { max-width: 100%; height: auto; }
 table { border-collapse: collapse; margin: 0.5em 0; }

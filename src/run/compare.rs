@@ -275,12 +275,16 @@ pub fn differences_text(runs: &[Summary]) -> String {
             stats::ALPHA
         );
         for d in compare(&runs[0], r) {
+            let show = |x: f64| match d.test {
+                Test::TwoProportions => format!("{:.1}%", 100.0 * x),
+                Test::Welch => format!("{}", round2(x)),
+            };
             s += &format!(
                 "  {} {:<26} {:>10} -> {:<10} p {:.4} (Holm {:.4}, {})\n",
                 if d.clear() { "*" } else { " " },
                 d.measure,
-                round2(d.base),
-                round2(d.other),
+                show(d.base),
+                show(d.other),
                 d.p,
                 d.p_holm,
                 d.test.name()
