@@ -30,7 +30,7 @@ pub(crate) fn run(args: &BenchArgs) -> miette::Result<i32> {
     let (g, cfg) = args.game.load()?;
     let time = Duration::from_secs_f64(args.seconds);
     let total = time + time / 10;
-    let bar = super::progress::bar(total.as_millis() as u64, "ms");
+    let bar = super::progress::bar(total.as_millis() as u64, "ms", false);
     let done = std::sync::atomic::AtomicBool::new(false);
     let result = std::thread::scope(|scope| {
         if let Some(bar) = &bar {

@@ -136,7 +136,7 @@ pub fn run() -> miette::Result<()> {
         } => {
             let (g, mut cfg) = game.load()?;
             cfg.chance = ChanceMode::External;
-            let bar = progress::bar(0, "branches");
+            let bar = progress::bar(0, "branches", true);
             let tick = |done: u64, of: u64| {
                 if let Some(b) = &bar {
                     b.set_length(of);

@@ -32,7 +32,7 @@ pub(crate) struct SimulateArgs {
 pub(crate) fn run(args: &SimulateArgs) -> miette::Result<i32> {
     let (g, cfgs) = args.game.load_all()?;
     let shard_games = args.shard.map_or(args.games, |s| s.games_of(args.games));
-    let bar = progress::bar(shard_games * cfgs.len() as u64, "games");
+    let bar = progress::bar(shard_games * cfgs.len() as u64, "games", true);
     let inc = |n: u64| {
         if let Some(b) = &bar {
             b.inc(n);
