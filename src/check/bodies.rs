@@ -15,13 +15,13 @@ impl Checker {
         self.var_inits(file);
         // Function result types first (a silent pass), so that calls in any order are typed.
         self.def_types = vec![Type::Any; self.game.defs.len()].into();
-        let quiet = self.problems.len();
+        self.quiet += 1;
         for d in &file.decls {
             if let ast::DeclKind::Def { name, params, body } = &d.kind {
                 self.def_body(name, params, body);
             }
         }
-        self.problems.truncate(quiet);
+        self.quiet -= 1;
         for d in &file.decls {
             if let ast::DeclKind::Set {
                 name,
@@ -183,7 +183,8 @@ impl Checker {
         let Some(g) = guard else { return vec![] };
         let mut conj = vec![];
         split_and(g, &mut conj);
-        let quiet = self.problems.len();
+        // The whole guard was checked already; its parts report nothing new.
+        self.quiet += 1;
         let mut out = vec![];
         for c in conj {
             let (x, _) = self.expr(c);
@@ -195,8 +196,7 @@ impl Checker {
             });
             out.push((need, x));
         }
-        // The whole guard was checked already; its parts report nothing new.
-        self.problems.truncate(quiet);
+        self.quiet -= 1;
         out.sort_by_key(|p| p.0);
         out
     }

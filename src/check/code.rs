@@ -277,14 +277,24 @@ codes! {
     /// flow { n = f(1) end }
     /// ```
     TooManyLocals = "check::too_many_locals";
-    /// A file, nesting, board, table or range larger than a documented limit (section
-    /// "Limits" of the language reference).
+    /// A file, nesting, board, table, range or zone larger than a documented limit (section
+    /// "Limits" of the language reference); also the last note of a file with more problems
+    /// than are shown.
     /// ```rules
     /// players 2
     /// board huge = grid(5000, 5000)
     /// flow { end }
     /// ```
     Limit = "check::limit";
+    /// A number that does not fit in 64 bits; arithmetic on constants that overflows or
+    /// divides by zero.
+    /// ```rules
+    /// players 2
+    /// const BIG = 9223372036854775807 + 1
+    /// var n: int
+    /// flow { n = BIG end }
+    /// ```
+    Number = "check::number";
     /// A warning: something declared and never used; an action never offered; a zone used but
     /// never filled.
     /// ```rules

@@ -446,8 +446,13 @@ impl Checker {
             );
             p.help = Some("index it by player: `zone hand[Player]: Card owner`".into());
         }
-        let sizes: Vec<u32> = dims.iter().map(|d| self.game.dim_size(*d)).collect();
-        let count = sizes.iter().product::<u32>().max(1);
+        let (sizes, count) = self.instances_of(
+            &dims,
+            name,
+            "zone",
+            self.game.zone_instances as usize,
+            ir::MAX_ZONE_INSTANCES,
+        );
         let id = self.game.zones.next_id();
         self.define(name, Global::Zone(id));
         self.game.zones.push(ir::ZoneDef {
@@ -461,6 +466,50 @@ impl Checker {
             owner_dim,
         });
         self.game.zone_instances += count;
+    }
+
+    /// The size of each index of a zone or variable and how many instances it has, checked
+    /// against the limit on all of them (`so_far` are taken). An index with no value (a board
+    /// with an error) or too many instances leave it one instance, with sizes of 1, so that
+    /// its uses still check.
+    fn instances_of(
+        &mut self,
+        dims: &[ir::Dim],
+        name: &ast::Ident,
+        what: &str,
+        so_far: usize,
+        limit: usize,
+    ) -> (Vec<u32>, u32) {
+        let sizes: Vec<u32> = dims.iter().map(|d| self.game.dim_size(*d)).collect();
+        let count = sizes
+            .iter()
+            .try_fold(1usize, |n, s| n.checked_mul(*s as usize))
+            .unwrap_or(usize::MAX);
+        if sizes.contains(&0) {
+            return (vec![1; dims.len()], 1);
+        }
+        if count.saturating_add(so_far) > limit {
+            let p = self.error(
+                Code::Limit,
+                name.span,
+                format!(
+                    "{what} `{}` would have {} instances, more than the {limit} a game may have",
+                    name.name,
+                    if count == usize::MAX {
+                        "too many".to_string()
+                    } else {
+                        count.to_string()
+                    }
+                ),
+                "too many combinations of its indexes",
+            );
+            p.help = Some(format!(
+                "every combination of the indexes is one instance, and a game has at most \
+                 {limit} for all its {what}s together (see \"Limits\" in the language reference)"
+            ));
+            return (vec![1; dims.len()], 1);
+        }
+        (sizes, count as u32)
     }
 
     pub(crate) fn instances(&mut self) {
@@ -498,8 +547,13 @@ impl Checker {
     ) {
         let dims = self.dims(index);
         let (t, range) = self.type_expr(ty);
-        let sizes: Vec<u32> = dims.iter().map(|d| self.game.dim_size(*d)).collect();
-        let count = sizes.iter().product::<u32>().max(1);
+        let (sizes, count) = self.instances_of(
+            &dims,
+            name,
+            "variable",
+            self.game.var_slots as usize,
+            ir::MAX_VAR_SLOTS,
+        );
         let id = self.game.vars.next_id();
         self.define(name, Global::Var(id));
         self.game.vars.push(ir::VarDef {

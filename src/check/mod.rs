@@ -21,9 +21,9 @@ use crate::ir::{
     self, ActionId, BoardId, ConstId, DefId, EnumId, Game, InstId, SetId, Type, TypeId, VarId,
     VariantId, ZoneId,
 };
-use crate::source::{FileId, Source};
+use crate::source::{FileId, Listing, Source};
 use crate::syntax::{self, ast};
-use miette::{NamedSource, Severity};
+use miette::Severity;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
@@ -48,26 +48,29 @@ pub struct Symbols {
     pub(crate) action_arity: HashMap<ActionId, usize>,
 }
 
-/// Parses and checks a rules file. Syntax errors come back as a single problem.
+/// Parses and checks a rules file. Syntax errors come back as a single problem, as do the
+/// limits checked before the tree is built (the file's size, how deeply it nests, numbers
+/// too large).
 pub fn load(name: &str, text: &str) -> Loaded {
-    let src = Arc::new(NamedSource::new(name, text.to_string()));
     match syntax::parse_file(name, text) {
         Err(e) => Loaded {
             game: None,
             diagnostics: Diagnostics {
-                problems: vec![Problem::from_syntax(&e, src)],
+                problems: vec![Problem::from_syntax(&e)],
+                ..Default::default()
             },
             symbols: None,
         },
         Ok(file) => {
+            let src = Arc::new(Listing::new(name, text));
             let mut c = Checker::new(name, text, src);
             c.run(&file);
-            let problems = std::mem::take(&mut c.problems);
-            let failed = problems.iter().any(|p| p.severity == Severity::Error);
+            let diagnostics = c.diagnostics();
+            let failed = diagnostics.has_errors();
             let (game, symbols) = c.finish();
             Loaded {
                 game: (!failed).then_some(game),
-                diagnostics: Diagnostics { problems },
+                diagnostics,
                 symbols: (!failed).then_some(symbols),
             }
         }
@@ -121,8 +124,16 @@ pub(crate) struct Local {
 
 pub(crate) struct Checker {
     pub(crate) game: Game,
-    pub(crate) problems: Vec<Problem>,
-    pub(crate) src: Arc<NamedSource<String>>,
+    /// The problems kept (at most [`ir::MAX_DIAGNOSTICS`]).
+    problems: Vec<Problem>,
+    /// Problems found past the limit: counted (errors, warnings), not kept.
+    omitted: (usize, usize),
+    /// While above 0, problems are not reported at all (a silent pass over code that is
+    /// checked again, or was checked already).
+    pub(crate) quiet: u32,
+    /// Where a problem not kept is written, so that its finder may still fill it in.
+    scratch: Problem,
+    pub(crate) src: Arc<Listing>,
     /// The file being checked: spans written into the game point into it.
     pub(crate) file: FileId,
     pub(crate) globals: HashMap<String, (Global, ast::Span)>,
@@ -146,10 +157,14 @@ pub(crate) struct Checker {
     pub(crate) aux_locals: u16,
     /// The component type of the last field lowered (for the range of a rolled field).
     pub(crate) field_owner: Option<TypeId>,
+    /// Whether the components went past [`ir::MAX_COMPONENTS`] (reported once).
+    pub(crate) too_many_components: bool,
+    /// How many "did you mean" hints were searched for.
+    pub(crate) hints: usize,
 }
 
 impl Checker {
-    pub(crate) fn new(name: &str, text: &str, src: Arc<NamedSource<String>>) -> Self {
+    pub(crate) fn new(name: &str, text: &str, src: Arc<Listing>) -> Self {
         Checker {
             game: Game {
                 name: String::new(),
@@ -185,6 +200,18 @@ impl Checker {
                 ties_shared: true,
             },
             problems: vec![],
+            omitted: (0, 0),
+            quiet: 0,
+            scratch: Problem {
+                code: Code::Limit,
+                severity: Severity::Warning,
+                message: String::new(),
+                span: Default::default(),
+                label: String::new(),
+                related: None,
+                help: None,
+                src: src.clone(),
+            },
             src,
             file: FileId::RULES,
             globals: HashMap::new(),
@@ -202,6 +229,8 @@ impl Checker {
             action_arity: HashMap::new(),
             aux_locals: 0,
             field_owner: None,
+            too_many_components: false,
+            hints: 0,
         }
     }
 
@@ -221,7 +250,7 @@ impl Checker {
     /// A checker that goes on with a checked game and its names, to check another file (a
     /// scenario file) against them; its problems point into that file.
     pub(crate) fn resume(game: Game, symbols: Symbols, file: Source) -> Self {
-        let src = Arc::new(NamedSource::new(&file.name, file.text.clone()));
+        let src = Arc::new(Listing::new(&file.name, &file.text));
         let mut c = Checker::new("", "", src);
         c.file = FileId(game.sources.len() as u16);
         c.game = game;
@@ -261,7 +290,7 @@ impl Checker {
         message: String,
         label: String,
     ) -> &mut Problem {
-        self.problems.push(Problem {
+        let p = Problem {
             code,
             severity,
             message,
@@ -270,8 +299,59 @@ impl Checker {
             related: None,
             help: None,
             src: self.src.clone(),
-        });
+        };
+        if self.quiet > 0 {
+            self.scratch = p;
+            return &mut self.scratch;
+        }
+        if self.problems.len() >= ir::MAX_DIAGNOSTICS {
+            match severity {
+                Severity::Error => self.omitted.0 += 1,
+                _ => self.omitted.1 += 1,
+            }
+            self.scratch = p;
+            return &mut self.scratch;
+        }
+        self.problems.push(p);
         self.problems.last_mut().expect("just pushed")
+    }
+
+    /// Whether a problem reported now would be kept (callers skip costly hints otherwise).
+    pub(crate) fn reporting(&self) -> bool {
+        self.quiet == 0 && self.problems.len() < ir::MAX_DIAGNOSTICS
+    }
+
+    /// Every problem found: the ones kept, and a last note counting the others.
+    pub(crate) fn diagnostics(&mut self) -> Diagnostics {
+        let mut problems = std::mem::take(&mut self.problems);
+        let (errors, warnings) = std::mem::take(&mut self.omitted);
+        if errors + warnings > 0 {
+            problems.push(Problem {
+                code: Code::Limit,
+                severity: if errors > 0 {
+                    Severity::Error
+                } else {
+                    Severity::Warning
+                },
+                message: format!(
+                    "{} more problem(s) not shown: {errors} error(s), {warnings} warning(s)",
+                    errors + warnings
+                ),
+                span: ast::Span::in_file(0, 0, self.file),
+                label: "this file has more problems".into(),
+                related: None,
+                help: Some(format!(
+                    "at most {} problems are shown in full: fix these and check again",
+                    ir::MAX_DIAGNOSTICS
+                )),
+                src: self.src.clone(),
+            });
+        }
+        Diagnostics {
+            problems,
+            omitted_errors: errors,
+            omitted_warnings: warnings,
+        }
     }
 
     pub(crate) fn define(&mut self, name: &ast::Ident, g: Global) {
@@ -299,6 +379,9 @@ impl Checker {
     }
 
     pub(crate) fn run(&mut self, file: &ast::File) {
+        if !self.within_limits(file) {
+            return; // too many names to give each an id: nothing else is checked
+        }
         self.declare_basics(file);
         self.declare_consts(file);
         self.declare_types(file);
@@ -386,7 +469,8 @@ impl Checker {
 
     pub(crate) fn alloc_local(&mut self, n: u16) -> u16 {
         let slot = self.next_local;
-        self.next_local += n;
+        // Saturates: past the limit, `check_limits` reports the procedure.
+        self.next_local = self.next_local.saturating_add(n);
         self.max_local = self.max_local.max(self.next_local);
         slot
     }

@@ -87,10 +87,16 @@ pub fn lower(
             steps,
         });
     }
-    let problems: Vec<_> = c
-        .problems
-        .drain(..)
-        .filter(|p| p.severity == Severity::Error)
-        .collect();
-    (c.game, out, Diagnostics { problems })
+    // Only errors: what the scenarios leave unused is no warning of theirs.
+    let mut d = c.diagnostics();
+    let note = match d.omitted_errors + d.omitted_warnings {
+        0 => None,
+        _ => d.problems.pop(),
+    };
+    d.problems.retain(|p| p.severity == Severity::Error);
+    d.omitted_warnings = 0;
+    if d.omitted_errors > 0 {
+        d.problems.extend(note);
+    }
+    (c.game, out, d)
 }

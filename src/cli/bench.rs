@@ -33,9 +33,7 @@ pub(crate) fn run(args: &BenchArgs) -> miette::Result<i32> {
     let mut b = playouts_for(&g, &cfg, time).map_err(|e| super::report(&g, e))?;
     b.peak_memory_kb = peak_memory_kb();
     if args.json {
-        println!(
-            "{}",
-            serde_json::json!({
+        let json = serde_json::json!({
                 "game": g.name,
                 "games": b.games,
                 "seconds": round(b.elapsed.as_secs_f64(), 3),
@@ -44,10 +42,10 @@ pub(crate) fn run(args: &BenchArgs) -> miette::Result<i32> {
                 "decisions_per_game": round(b.decisions_per_game(), 2),
                 "peak_memory_kb": b.peak_memory_kb,
                 "cpu_share": b.cpu_share().map(|x| round(x, 3)),
-            })
-        );
+        });
+        println!("{}", super::json_safe(&json.to_string()));
     } else {
-        println!("game            {}", g.name);
+        sayln!("game            {}", g.name);
         println!(
             "games           {} in {:.2} s (one core, after a {:.2} s warm-up)",
             b.games,

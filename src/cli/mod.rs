@@ -2,6 +2,22 @@
 //! matches, counting, benchmarks, scenarios, the line protocol) is library code in
 //! [`crate::run`] and [`crate::server`].
 
+/// `print!` for text that quotes the rules or the user (names, strings, action texts): every
+/// character unsafe for a terminal is escaped ([`crate::source::printable`]).
+macro_rules! say {
+    ($($t:tt)*) => { print!("{}", $crate::source::printable(&format!($($t)*))) };
+}
+
+/// `println!` with the escapes of [`say!`].
+macro_rules! sayln {
+    ($($t:tt)*) => { println!("{}", $crate::source::printable(&format!($($t)*))) };
+}
+
+/// `eprintln!` with the escapes of [`say!`].
+macro_rules! esayln {
+    ($($t:tt)*) => { eprintln!("{}", $crate::source::printable(&format!($($t)*))) };
+}
+
 mod bench;
 mod play;
 mod serve;
@@ -114,9 +130,9 @@ pub fn run() -> miette::Result<()> {
             let summary =
                 run::simulate_threads(&g, &cfg, games, std::io::stderr().is_terminal(), threads);
             if json {
-                println!("{}", summary.json(&g));
+                println!("{}", json_safe(&summary.json(&g)));
             } else {
-                print!("{}", summary.text(&g));
+                say!("{}", summary.text(&g));
             }
             0
         }
@@ -127,7 +143,7 @@ pub fn run() -> miette::Result<()> {
         }
         Cmd::Explain { file } => {
             let g = load_game(&file)?;
-            print!("{}", show::explain(&g));
+            say!("{}", show::explain(&g));
             0
         }
         Cmd::Test { paths } => run_tests(&paths)?,
@@ -139,11 +155,11 @@ pub fn run() -> miette::Result<()> {
             let m = crate::engine::Match::load_text(&g, &text)
                 .map_err(|e| miette::miette!("{}: {}", save.display(), e.message()))?;
             let view = m.view(None);
-            print!("{}", show::draw(&g, m.state(), &view));
+            say!("{}", show::draw(&g, m.state(), &view));
             println!("decisions: {}", m.log().len());
             match m.state().outcome() {
-                Some(o) => print!("{}", show::outcome(o)),
-                None => println!("not finished: {} to act", view.actor),
+                Some(o) => say!("{}", show::outcome(o)),
+                None => sayln!("not finished: {} to act", view.actor),
             }
             0
         }
@@ -157,17 +173,15 @@ pub fn run() -> miette::Result<()> {
             cfg.chance = ChanceMode::External;
             let c = run::count_threads(&g, &cfg, depth, threads).map_err(|e| report(&g, e))?;
             if json {
-                println!(
-                    "{}",
-                    serde_json::json!({"nodes": c.nodes, "finished": c.finished, "outcomes": c.outcomes})
-                );
+                let json = serde_json::json!({"nodes": c.nodes, "finished": c.finished, "outcomes": c.outcomes});
+                println!("{}", json_safe(&json.to_string()));
             } else {
                 for (d, n) in c.nodes.iter().enumerate() {
                     println!("depth {d}: {n} nodes");
                 }
                 println!("finished: {}", c.finished);
                 for (k, v) in &c.outcomes {
-                    println!("  {k}: {v}");
+                    sayln!("  {k}: {v}");
                 }
             }
             0
@@ -204,28 +218,54 @@ pub(crate) fn read(path: &Path) -> miette::Result<String> {
     Ok(text)
 }
 
-/// A run error as a report, with the text of the file it points into.
+/// A run error as a report, with the text of the file it points into (sanitized, and left
+/// out when the line is too wide to show).
 pub(crate) fn report(g: &Game, e: crate::engine::RunError) -> miette::Report {
     match e.span() {
         Some(sp) => {
             let src = g.source(sp);
-            miette::Report::new(e)
-                .with_source_code(miette::NamedSource::new(&src.name, src.text.clone()))
+            let listing = crate::source::Listing::new(&src.name, &src.text);
+            let r = miette::Report::new(e.clone()).with_source_code(listing);
+            if crate::render::fits(r.as_ref()) {
+                return r;
+            }
+            let (line, col) = src.line_col(sp.start);
+            miette::Report::new(e).wrap_err(format!(
+                "at {}:{line}:{col} (the line is too long to show)",
+                crate::source::printable(&src.name)
+            ))
         }
         None => miette::Report::new(e),
     }
 }
 
-/// Renders a diagnostic for the terminal (colours only when stderr is one).
+/// Renders a diagnostic for the terminal (colours only when stderr is one). Its texts come
+/// escaped and its source lines sanitized ([`crate::source::Listing`]); lines too wide to
+/// show are left out ([`crate::render::with`]).
 pub(crate) fn render(d: &dyn Diagnostic) -> String {
     if std::io::stderr().is_terminal() {
-        let handler = miette::GraphicalReportHandler::new();
-        let mut out = String::new();
-        let _ = handler.render_report(&mut out, d);
-        out
+        crate::render::with(&miette::GraphicalReportHandler::new(), d)
     } else {
         crate::render::plain(d)
     }
+}
+
+/// JSON text made safe to print: the characters unsafe for a terminal that JSON leaves as
+/// they are (DEL, the C1 controls, the bidi overrides) written as `\uXXXX` escapes, which
+/// only strings may hold. The JSON means the same.
+pub(crate) fn json_safe(json: &str) -> std::borrow::Cow<'_, str> {
+    if !json.chars().any(crate::source::is_unsafe) {
+        return std::borrow::Cow::Borrowed(json);
+    }
+    let mut out = String::with_capacity(json.len() + 16);
+    for c in json.chars() {
+        if crate::source::is_unsafe(c) {
+            out.push_str(&format!("\\u{:04x}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 fn print_diagnostics(d: &Diagnostics) {
@@ -273,7 +313,7 @@ fn check_files(files: &[PathBuf]) -> miette::Result<i32> {
         let text = match read(f) {
             Ok(t) => t,
             Err(e) => {
-                eprintln!("{e}");
+                esayln!("{e}");
                 failed = true;
                 continue;
             }
@@ -283,14 +323,14 @@ fn check_files(files: &[PathBuf]) -> miette::Result<i32> {
         let d = &loaded.diagnostics;
         if d.has_errors() {
             failed = true;
-            println!(
+            sayln!(
                 "{}: {} error(s), {} warning(s)",
                 f.display(),
                 d.errors(),
                 d.warnings()
             );
         } else {
-            println!("{}: ok ({} warning(s))", f.display(), d.warnings());
+            sayln!("{}: ok ({} warning(s))", f.display(), d.warnings());
         }
     }
     Ok(i32::from(failed))
@@ -357,11 +397,11 @@ fn run_tests(paths: &[PathBuf]) -> miette::Result<i32> {
             match r.failure {
                 None => {
                     passed += 1;
-                    println!("ok     {name}: {}", r.name);
+                    sayln!("ok     {name}: {}", r.name);
                 }
                 Some((_, msg)) => {
                     failed += 1;
-                    println!("FAILED {name}:{line}: {}\n       {msg}", r.name);
+                    sayln!("FAILED {name}:{line}: {}\n       {msg}", r.name);
                 }
             }
         }

@@ -20,16 +20,16 @@ pub(crate) fn play(g: &Game, cfg: &Config, seat: u8) -> miette::Result<()> {
     let mut buf = Vec::new();
     let stdin = std::io::stdin();
     let mut lines = stdin.lock().lines();
-    println!("{} — you are p{}", g.name, seat + 1);
+    sayln!("{} — you are p{}", g.name, seat + 1);
     loop {
         match g.actor(&st) {
             Actor::Nobody => break,
             Actor::Player(p) if p == seat => {
                 let view = g.view(&st, Some(seat));
-                println!("\n{}", show::draw(g, &st, &view));
+                sayln!("\n{}", show::draw(g, &st, &view));
                 g.legal(&st, &mut buf).map_err(|e| super::report(g, e))?;
                 for (i, a) in buf.iter().enumerate() {
-                    println!("  {:>3}) {}", i + 1, g.action_text(&st, a));
+                    sayln!("  {:>3}) {}", i + 1, g.action_text(&st, a));
                 }
                 loop {
                     print!("your move (number or text): ");
@@ -49,7 +49,7 @@ pub(crate) fn play(g: &Game, cfg: &Config, seat: u8) -> miette::Result<()> {
                             g.apply(&mut st, &a).map_err(|e| super::report(g, e))?;
                             break;
                         }
-                        None => println!("`{line}` is not one of the legal actions; choose again"),
+                        None => sayln!("`{line}` is not one of the legal actions; choose again"),
                     }
                 }
             }
@@ -59,7 +59,7 @@ pub(crate) fn play(g: &Game, cfg: &Config, seat: u8) -> miette::Result<()> {
                     .choose(g, &st, &buf)
                     .ok_or_else(|| miette::miette!("no legal action"))?;
                 if let Actor::Player(p) = actor {
-                    println!("p{} plays {}", p + 1, g.action_text(&st, &a));
+                    sayln!("p{} plays {}", p + 1, g.action_text(&st, &a));
                 }
                 g.apply_unchecked(&mut st, &a)
                     .map_err(|e| super::report(g, e))?;
@@ -67,7 +67,7 @@ pub(crate) fn play(g: &Game, cfg: &Config, seat: u8) -> miette::Result<()> {
         }
     }
     let view = g.view(&st, Some(seat));
-    println!("\n{}", show::draw(g, &st, &view));
-    print!("{}", show::outcome(st.outcome().expect("over")));
+    sayln!("\n{}", show::draw(g, &st, &view));
+    say!("{}", show::outcome(st.outcome().expect("over")));
     Ok(())
 }

@@ -89,7 +89,7 @@ fn serve(
             Line::TooLong => Session::too_long(),
             Line::Whole => session.handle(&buf),
         };
-        writeln!(out, "{reply}")?;
+        writeln!(out, "{}", super::json_safe(&reply.to_string()))?;
         out.flush()?;
     }
 }

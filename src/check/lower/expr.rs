@@ -21,14 +21,22 @@ impl Checker {
             p.help = Some(format!("write it with its enum: {}", names.join(" or ")));
             return;
         }
-        let mut candidates: Vec<&str> = self.globals.keys().map(|s| s.as_str()).collect();
-        candidates.extend(self.scopes.iter().map(|l| l.name.as_str()));
-        candidates.extend(["me", "current", "players", "player_count"]);
-        let best = candidates
-            .iter()
-            .filter(|c| edit_distance(c, name) <= 2)
-            .min_by_key(|c| edit_distance(c, name))
-            .map(|s| s.to_string());
+        // "Did you mean" compares the name with every name in scope: only for the first
+        // problems of a file, so that a file of many unknown names stays linear.
+        let best = if self.reporting() && self.hints < HINTS {
+            self.hints += 1;
+            let mut candidates: Vec<&str> = self.globals.keys().map(|s| s.as_str()).collect();
+            candidates.extend(self.scopes.iter().map(|l| l.name.as_str()));
+            candidates.extend(["me", "current", "players", "player_count"]);
+            candidates.sort_unstable(); // the same hint whatever the order of the hash map
+            candidates
+                .iter()
+                .filter_map(|c| near(c, name).map(|d| (d, *c)))
+                .min()
+                .map(|(_, c)| c.to_string())
+        } else {
+            None
+        };
         let p = self.error(
             Code::UnknownName,
             span,
@@ -415,20 +423,27 @@ impl Checker {
     }
 }
 
-/// Levenshtein distance, for "did you mean" hints.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
+/// How many unknown names get a "did you mean" hint.
+const HINTS: usize = 100;
+
+/// The Levenshtein distance between two names when it is at most 2, for "did you mean"
+/// hints; names whose lengths differ by more are not compared.
+fn near(a: &str, b: &str) -> Option<usize> {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    if a.len().abs_diff(b.len()) > 2 || a.len() > 64 {
+        return None;
+    }
     let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
+    for (i, ca) in a.iter().enumerate() {
         let mut cur = vec![i + 1];
         for (j, cb) in b.iter().enumerate() {
             cur.push(
-                (prev[j] + usize::from(ca != *cb))
+                (prev[j] + usize::from(ca != cb))
                     .min(prev[j + 1] + 1)
                     .min(cur[j] + 1),
             );
         }
         prev = cur;
     }
-    prev[b.len()]
+    Some(prev[b.len()]).filter(|d| *d <= 2)
 }
