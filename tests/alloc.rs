@@ -42,6 +42,7 @@ fn allocations_per_decision(path: &str, games: u64) -> f64 {
                 variant: None,
                 seed,
                 chance: ChanceMode::Seeded,
+                fuel: None,
             })
             .expect("starts");
         let mut agent = RandomAgent::new(seed);

@@ -21,6 +21,7 @@ fn omega_shift_seeded_trace() {
         variant: None,
         seed: 7,
         chance: ChanceMode::External,
+        fuel: None,
     };
     let mut st = g.start(&cfg).expect("starts");
     let mut agent = RandomAgent::new(7);
@@ -60,6 +61,7 @@ fn tic_tac_toe_tree() {
         variant: None,
         seed: 0,
         chance: ChanceMode::External,
+        fuel: None,
     };
     let c = rulebook::run::count(&g, &cfg, 9).expect("walks");
     assert_eq!(
@@ -82,6 +84,7 @@ fn omega_shift_ten_thousand_games_finish() {
         variant: None,
         seed: 1,
         chance: ChanceMode::Seeded,
+        fuel: None,
     };
     let s = rulebook::run::simulate(&g, &cfg, 10_000, false);
     assert_eq!(s.errors, 0, "{:?}", s.first_error);
@@ -101,6 +104,7 @@ fn omega_shift_views_hide_what_a_seat_may_not_see() {
             variant: None,
             seed: 3,
             chance: ChanceMode::Seeded,
+            fuel: None,
         })
         .expect("starts");
     for seat in 0..2u8 {
@@ -133,6 +137,7 @@ fn states_round_trip_through_json() {
             variant: None,
             seed: 11,
             chance: ChanceMode::Seeded,
+            fuel: None,
         })
         .expect("starts");
     let mut agent = RandomAgent::new(11);

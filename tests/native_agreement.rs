@@ -43,6 +43,7 @@ fn agree<N: Native>(path: &str, games: u64, new: impl Fn() -> N) -> u64 {
             variant: None,
             seed,
             chance: ChanceMode::External,
+            fuel: None,
         };
         let mut st = g.start(&cfg).expect("starts");
         let mut native = new();

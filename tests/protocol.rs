@@ -196,6 +196,7 @@ fn saves_round_trip_and_changed_rules_are_refused() {
             variant: None,
             seed: 21,
             chance: ChanceMode::Seeded,
+            fuel: None,
         },
     )
     .expect("starts");
@@ -237,6 +238,7 @@ fn protocol_games_agree_with_the_library() {
                 variant: None,
                 seed: i,
                 chance: ChanceMode::External,
+                fuel: None,
             };
             let mut local = Match::new(&g, cfg).expect("starts");
             assert_eq!(
@@ -321,6 +323,7 @@ fn views_never_hold_what_a_seat_may_not_see() {
                 variant,
                 seed: i,
                 chance: ChanceMode::Seeded,
+                fuel: None,
             };
             let mut m = Match::new(&g, cfg).expect("starts");
             let mut rng = ChaCha8Rng::seed_from_u64(100 + i);
@@ -487,6 +490,7 @@ fn a_bound_seat_commits_its_own_choice_in_a_choose_each() {
         variant: Some("draft".into()),
         seed: 4,
         chance: ChanceMode::Seeded,
+        fuel: None,
     };
     let mut m = Match::new(&g, cfg).expect("starts");
     let mut rng = ChaCha8Rng::seed_from_u64(4);

@@ -30,6 +30,7 @@ fn config(players: u8, seed: u64) -> Config {
         variant: None,
         seed,
         chance: ChanceMode::Seeded,
+        fuel: None,
     }
 }
 

@@ -317,6 +317,7 @@ fn check_game(book: &Rulebook, text: &str) -> Result<(), String> {
                 variant: variant.clone(),
                 seed,
                 chance: ChanceMode::Seeded,
+                fuel: None,
             };
             let mut st = g.start(&cfg).map_err(|e| e.to_string())?;
             let mut agent = RandomAgent::new(run::agent_seed(seed));

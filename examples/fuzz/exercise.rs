@@ -14,6 +14,10 @@ use rulebook::{Actor, ChanceMode, Config, Game};
 const GAMES: u64 = 3;
 /// Decisions per game at most.
 const DECISIONS: usize = 400;
+/// The work budget of each decision: small, so that three games of 400 decisions take a
+/// second or two at most; an input that still runs past the fuzzer's timeout does work the
+/// budget does not count.
+const FUEL: u64 = 200_000;
 
 /// Whether rendered text holds a character a terminal must not get.
 fn unsafe_char(out: &str) -> Option<char> {
@@ -58,6 +62,7 @@ pub fn play(g: &Game, seed: u64) -> Result<String, String> {
             players,
             variant,
             seed: seed ^ k,
+            fuel: Some(FUEL),
             chance: if rng.gen_bool(0.3) {
                 ChanceMode::External
             } else {

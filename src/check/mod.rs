@@ -6,6 +6,7 @@
 mod board;
 mod bodies;
 mod code;
+mod compile;
 mod consts;
 mod decls;
 mod diag;
@@ -67,7 +68,10 @@ pub fn load(name: &str, text: &str) -> Loaded {
             c.run(&file);
             let diagnostics = c.diagnostics();
             let failed = diagnostics.has_errors();
-            let (game, symbols) = c.finish();
+            let (mut game, symbols) = c.finish();
+            if !failed {
+                game.program = compile::compile(&game);
+            }
             Loaded {
                 game: (!failed).then_some(game),
                 diagnostics,
@@ -198,6 +202,7 @@ impl Checker {
                 tiebreaks: vec![],
                 score_locals: 1,
                 ties_shared: true,
+                program: Default::default(),
             },
             problems: vec![],
             omitted: (0, 0),

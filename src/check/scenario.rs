@@ -1,6 +1,6 @@
 //! Lowering of scenario files against a checked game.
 
-use super::{Checker, Code, Diagnostics, Symbols};
+use super::{compile, Checker, Code, Diagnostics, Symbols};
 use crate::ir::scenario::{Scenario, Step};
 use crate::ir::{Game, Type};
 use crate::source::Source;
@@ -64,19 +64,22 @@ pub fn lower(
                 StepKind::ExpectWinners(e) => {
                     c.begin_locals();
                     let (coll, _) = c.coll(e);
-                    Step::ExpectWinners(coll, c.end_locals())
+                    let code = compile::extend(&mut c.game, |k| k.coll(&coll));
+                    Step::ExpectWinners(code, c.end_locals())
                 }
                 StepKind::ExpectActor(e) => {
                     c.begin_locals();
                     let (x, t) = c.expr(e);
                     c.expect_type(t, Type::Player, e.span, "the actor");
-                    Step::ExpectActor(x, c.end_locals())
+                    let code = compile::extend(&mut c.game, |k| k.expr(&x));
+                    Step::ExpectActor(code, c.end_locals())
                 }
                 StepKind::Expect(e) => {
                     c.begin_locals();
                     let (x, t) = c.expr(e);
                     c.expect_type(t, Type::Bool, e.span, "an expectation");
-                    Step::Expect(x, c.end_locals())
+                    let code = compile::extend(&mut c.game, |k| k.expr(&x));
+                    Step::Expect(code, c.end_locals())
                 }
             };
             steps.push((step, st.span));
@@ -87,6 +90,7 @@ pub fn lower(
             steps,
         });
     }
+    compile::compile_procs(&mut c.game);
     // Only errors: what the scenarios leave unused is no warning of theirs.
     let mut d = c.diagnostics();
     let note = match d.omitted_errors + d.omitted_warnings {

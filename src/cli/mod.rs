@@ -301,6 +301,7 @@ impl GameArgs {
             variant: self.variant.clone(),
             seed: self.seed,
             chance: ChanceMode::Seeded,
+            fuel: None,
         };
         g.start(&cfg).map_err(|e| report(&g, e))?;
         Ok((g, cfg))

@@ -5,7 +5,6 @@
 //! resumes at any decision, even one in the middle of an effect.
 
 mod error;
-mod eval;
 mod options;
 mod outcome;
 mod run;
@@ -15,15 +14,17 @@ mod start;
 mod state;
 mod text;
 mod view;
+mod vm;
 mod why;
+mod zones;
 
 pub use error::RunError;
-pub use eval::{Ctx, Env};
 pub use session::{Match, Save, SAVE_VERSION};
 pub use state::State;
 pub(crate) use state::{Frame, Phase, Wait};
 pub use text::{field_visible, show_comp_for, show_value, ActionText};
 pub use view::{View, ZoneView};
+pub use vm::DEFAULT_FUEL;
 pub use why::WhyNot;
 
 use crate::ir::{Value, MAX_ARGS};
@@ -51,6 +52,11 @@ pub struct Config {
     pub seed: u64,
     /// How chance events are resolved.
     pub chance: ChanceMode,
+    /// The work budget of each decision (`None`: [`DEFAULT_FUEL`]): statements run, elements
+    /// of collections visited, path steps, parameter combinations tried and set allocations
+    /// searched each cost one unit; running out is a [`RunError::Limit`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fuel: Option<u64>,
 }
 
 /// Who must act now.
@@ -124,7 +130,14 @@ pub(crate) fn err(msg: impl Into<String>, span: Option<crate::source::Span>) -> 
     RunError::rule(msg, span)
 }
 
-/// Blames `span` for an error that has no place yet.
-pub(crate) fn with_span(e: impl Into<RunError>, span: Option<crate::source::Span>) -> RunError {
-    e.into().or_span(span)
+/// Blames a span for an evaluation's error that has no place yet.
+pub(crate) trait Blame<T> {
+    /// The result, with `span` given to an error without one.
+    fn blame(self, span: Option<crate::source::Span>) -> Result<T, RunError>;
+}
+
+impl<T> Blame<T> for Result<T, Box<RunError>> {
+    fn blame(self, span: Option<crate::source::Span>) -> Result<T, RunError> {
+        self.map_err(|e| (*e).or_span(span))
+    }
 }

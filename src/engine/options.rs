@@ -1,7 +1,8 @@
 //! The options of a decision: listing them, testing one, applying one; chance outcomes;
 //! simultaneous choices.
-use super::eval::{Ctx, Env};
+use super::vm::{with_machine, Eval, Machine};
 use super::*;
+use crate::ir::vm::{CBind, COptions, Narrow, Program, Step};
 use crate::ir::*;
 
 impl Game {
@@ -32,9 +33,11 @@ impl Game {
                 out.extend_from_slice(&st.cache);
                 Ok(())
             }
-            Wait::Decision { choice, actor } => self.options(st, choice, actor, &mut |a| {
-                out.push(a);
-                true
+            Wait::Decision { choice, actor } => with_machine(st.fuel, |m| {
+                self.options(m, st, choice, actor, &mut |a| {
+                    out.push(a);
+                    true
+                })
             }),
             Wait::Chance => {
                 self.chance_outcomes(st, &mut |v, _w| {
@@ -57,51 +60,55 @@ impl Game {
         let Some(frame) = st.frames.last() else {
             return Ok(0);
         };
-        let ctx = Ctx { g: self, s: st };
-        let mut locals = [Value::None; MAX_LOCALS];
-        let n = self.procs[frame.proc].locals as usize;
-        locals[..n].copy_from_slice(&st.locals[frame.base as usize..frame.base as usize + n]);
-        let mut env = Env {
-            locals: &mut locals[..],
-            me: frame.me,
-            depth: 0,
-        };
+        let mut locals = frame_locals(self, st, frame);
         let mut vals: Vec<(Value, u32)> = Vec::new();
-        match &self.procs[frame.proc].code[frame.pc as usize] {
-            Instr::Roll { domain, .. } => {
-                ctx.each(domain, &mut env, false, &mut |v, _| {
-                    let same = |x: &Value| match (*x, v) {
-                        (Value::Comp(a), Value::Comp(b)) => {
-                            a == b || (st.loc[a] == st.loc[b] && ctx.same_fields(a, b))
-                        }
-                        (a, b) => a == b,
-                    };
-                    match vals.iter_mut().find(|(x, _)| same(x)) {
-                        Some(e) => e.1 += 1,
-                        None => vals.push((v, 1)),
-                    }
-                    Ok(true)
-                })?;
-            }
-            Instr::Shuffle { zone, .. } => {
-                let z = ctx.zone(zone, &mut env)?;
-                let items = &st.zones[z];
-                let open = items.len() - st.chance_step as usize;
-                for (i, &c) in items[..open].iter().enumerate() {
-                    match items[..i].iter().position(|&o| ctx.same_fields(o, c)) {
-                        Some(j) => {
-                            if let Some(e) =
-                                vals.iter_mut().find(|(x, _)| *x == Value::Comp(items[j]))
-                            {
-                                e.1 += 1;
+        let step = self.program.procs[frame.proc].get(frame.pc as usize);
+        with_machine(st.fuel, |m| -> Result<(), RunError> {
+            match step {
+                Some(Step::Roll { domain, span, .. }) => {
+                    m.start(self, st, *domain, &mut locals, frame.me)
+                        .blame(Some(*span))?;
+                    while let Some(v) = m.next(self, st, Some(*span)).blame(Some(*span))? {
+                        let same = |x: &Value| match (*x, v) {
+                            (Value::Comp(a), Value::Comp(b)) => {
+                                a == b
+                                    || (st.zones.loc(a) == st.zones.loc(b)
+                                        && same_fields(self, st, a, b))
                             }
+                            (a, b) => a == b,
+                        };
+                        match vals.iter_mut().find(|(x, _)| same(x)) {
+                            Some(e) => e.1 += 1,
+                            None => vals.push((v, 1)),
                         }
-                        None => vals.push((Value::Comp(c), 1)),
                     }
                 }
+                Some(Step::Shuffle { zone, span }) => {
+                    let Value::Zone(z) = m
+                        .eval(self, st, *zone, &mut locals, frame.me)
+                        .blame(Some(*span))?
+                    else {
+                        return Ok(());
+                    };
+                    let items = st.zones.items(z);
+                    let open = items.len() - st.chance_step as usize;
+                    for (i, &c) in items[..open].iter().enumerate() {
+                        match items[..i].iter().position(|&o| same_fields(self, st, o, c)) {
+                            Some(j) => {
+                                if let Some(e) =
+                                    vals.iter_mut().find(|(x, _)| *x == Value::Comp(items[j]))
+                                {
+                                    e.1 += 1;
+                                }
+                            }
+                            None => vals.push((Value::Comp(c), 1)),
+                        }
+                    }
+                }
+                _ => {}
             }
-            _ => {}
-        }
+            Ok(())
+        })?;
         let total = vals.iter().map(|v| v.1).sum();
         for (v, w) in vals {
             f(v, w);
@@ -109,78 +116,56 @@ impl Game {
         Ok(total)
     }
 
-    /// Calls `f` with every legal option of a choice, until it returns false.
+    /// Calls `f` with every legal option of a choice for `actor`, until it returns false.
     pub(crate) fn options(
         &self,
+        m: &mut Machine,
         st: &State,
         choice: ChoiceId,
         actor: u8,
         f: &mut dyn FnMut(Action) -> bool,
     ) -> Result<(), RunError> {
         let ch = &self.choices[choice];
-        let frame = st.frames.last().expect("a waiting choice has a frame");
-        let ctx = Ctx { g: self, s: st };
-        let mut locals = [Value::None; MAX_LOCALS];
-        let n = self.procs[frame.proc].locals as usize;
-        locals[..n].copy_from_slice(&st.locals[frame.base as usize..frame.base as usize + n]);
-        let inline_me = match &ch.each {
-            Some((b, _)) => {
-                locals[b.slot as usize] = Value::Player(actor);
+        let cch = &self.program.choices[choice];
+        let Some(frame) = st.frames.last() else {
+            return Ok(());
+        };
+        let mut locals = frame_locals(self, st, frame);
+        let inline_me = match cch.each {
+            Some((_, slot)) => {
+                locals[slot as usize] = Value::Player(actor);
                 actor
             }
             None => frame.me,
         };
         for (ai, arm) in ch.arms.iter().enumerate() {
             let mut go_on = true;
+            let mut emit = |l: &[Value], binds: &[CBind]| {
+                let mut args = [Value::None; MAX_ARGS];
+                for (i, b) in binds.iter().enumerate() {
+                    args[i] = l[b.slot as usize];
+                }
+                go_on = f(Action {
+                    arm: ai as u16,
+                    args,
+                });
+                go_on
+            };
             match arm {
                 Arm::Action(a) => {
-                    let act = &self.actions[*a];
+                    let opts = &self.program.actions[*a];
                     let mut alocals = [Value::None; MAX_LOCALS];
-                    let mut env = Env {
-                        locals: &mut alocals[..],
-                        me: actor,
-                        depth: 0,
-                    };
-                    self.bind_rec(
-                        &ctx,
-                        &act.params,
-                        &act.guard_parts,
-                        0,
-                        &mut env,
-                        &mut |env| {
-                            let mut args = [Value::None; MAX_ARGS];
-                            for (i, b) in act.params.iter().enumerate() {
-                                args[i] = env.locals[b.slot as usize];
-                            }
-                            go_on = f(Action {
-                                arm: ai as u16,
-                                args,
-                            });
-                            go_on
-                        },
-                    )
-                    .map_err(|e| with_span(e, act.guard_span.or(Some(ch.span))))?;
-                }
-                Arm::Inline {
-                    binds, guard_parts, ..
-                } => {
-                    let mut env = Env {
-                        locals: &mut locals[..],
-                        me: inline_me,
-                        depth: 0,
-                    };
-                    self.bind_rec(&ctx, binds, guard_parts, 0, &mut env, &mut |env| {
-                        let mut args = [Value::None; MAX_ARGS];
-                        for (i, b) in binds.iter().enumerate() {
-                            args[i] = env.locals[b.slot as usize];
-                        }
-                        go_on = f(Action {
-                            arm: ai as u16,
-                            args,
-                        });
-                        go_on
+                    self.bind(m, st, opts, 0, &mut alocals, actor, &mut |l| {
+                        emit(l, &opts.binds)
                     })
-                    .map_err(|e| with_span(e, Some(ch.span)))?;
+                    .blame(self.actions[*a].guard_span.or(Some(ch.span)))?;
+                }
+                Arm::Inline { .. } => {
+                    let opts = cch.arms[ai].as_ref().expect("an inline option is compiled");
+                    self.bind(m, st, opts, 0, &mut locals, inline_me, &mut |l| {
+                        emit(l, &opts.binds)
+                    })
+                    .blame(Some(ch.span))?;
                 }
             }
             if !go_on {
@@ -190,45 +175,130 @@ impl Game {
         Ok(())
     }
 
-    /// Enumerates every binding of `binds` that passes `guard`.
-    #[allow(clippy::only_used_in_recursion)]
-    pub(crate) fn bind_rec(
+    /// Enumerates every binding of `opts` from binding `k` on that passes its guard, testing
+    /// each part of the guard as soon as the bindings it reads are bound.
+    #[allow(clippy::too_many_arguments)]
+    fn bind(
         &self,
-        ctx: &Ctx,
-        binds: &[Bind],
-        parts: &[(u16, crate::ir::Expr)],
+        m: &mut Machine,
+        st: &State,
+        opts: &COptions,
         k: usize,
-        env: &mut Env,
-        f: &mut dyn FnMut(&mut Env) -> bool,
-    ) -> Result<bool, RunError> {
-        // The parts of the guard that need exactly the first k bindings: check them now.
-        for (need, g) in parts {
-            if *need as usize == k && !ctx.bool(g, env)? {
+        locals: &mut [Value],
+        me: u8,
+        f: &mut dyn FnMut(&[Value]) -> bool,
+    ) -> Eval<bool> {
+        for part in &opts.parts {
+            if part.need as usize == k && !m.part(self, st, part, locals, me)? {
                 return Ok(true);
             }
         }
-        if k == binds.len() {
-            return Ok(f(env));
+        let Some(b) = opts.binds.get(k) else {
+            return Ok(f(locals));
+        };
+        if let Some(n) = b.narrow {
+            return self.bind_narrowed(m, st, opts, k, n, locals, me, f);
         }
-        let b = &binds[k];
-        let mut go_on = true;
-        let dedup = matches!(b.coll, Coll::Zone(_));
-        ctx.each(&b.coll, env, dedup, &mut |v, env| {
-            env.locals[b.slot as usize] = v;
-            go_on = self.bind_rec(ctx, binds, parts, k + 1, env, f)?;
-            Ok(go_on)
-        })?;
-        Ok(go_on)
+        m.start(self, st, b.coll, locals, me)?;
+        while let Some(v) = m.next(self, st, None)? {
+            if b.dedup && self.offered_before(st, v, me) {
+                continue;
+            }
+            locals[b.slot as usize] = v;
+            if !self.bind(m, st, opts, k + 1, locals, me, f)? {
+                m.stop();
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// A binding narrowed by a value index: only the positions where the variable holds the
+    /// value, in their order.
+    #[allow(clippy::too_many_arguments)]
+    fn bind_narrowed(
+        &self,
+        m: &mut Machine,
+        st: &State,
+        opts: &COptions,
+        k: usize,
+        n: Narrow,
+        locals: &mut [Value],
+        me: u8,
+        f: &mut dyn FnMut(&[Value]) -> bool,
+    ) -> Eval<bool> {
+        let b = &opts.binds[k];
+        let want = m.eval(self, st, n.value, locals, me)?;
+        let ix = self.program.indexes[self.program.var_index[n.var].expect("indexed") as usize];
+        let Some(code) = Program::value_code(want).filter(|c| *c < ix.codes) else {
+            return Ok(true);
+        };
+        let dim = self.vars[n.var].dims[0];
+        let size = self.vars[n.var].sizes[0];
+        let limit = match dim {
+            Dim::Player => st.players as u32,
+            _ => size,
+        };
+        let first = (ix.base + code * ix.words) as usize;
+        for w in 0..ix.words as usize {
+            let mut bits = st.index[first + w];
+            while bits != 0 {
+                let pos = (w * 64) as u32 + bits.trailing_zeros();
+                bits &= bits - 1;
+                if pos >= limit {
+                    return Ok(true);
+                }
+                m.spend(None)?;
+                locals[b.slot as usize] = match dim {
+                    Dim::Board(bd) => Value::Space(bd, pos),
+                    Dim::Enum(e) => Value::Enum(e, pos as u16),
+                    Dim::Player => Value::Player(pos as u8),
+                };
+                if !self.bind(m, st, opts, k + 1, locals, me, f)? {
+                    return Ok(false);
+                }
+            }
+        }
+        Ok(true)
+    }
+
+    /// Whether a component of a zone looks the same to `seat` as one below it (interchangeable
+    /// components are offered once: the lowest).
+    fn offered_before(&self, st: &State, v: Value, seat: u8) -> bool {
+        let Value::Comp(c) = v else { return false };
+        let comp = &self.comps[c];
+        let secret = self.types[comp.ty]
+            .fields
+            .iter()
+            .any(|f| f.seen_by.is_some());
+        let n = comp.fields.len();
+        let mine = &st.fields[comp.field_base as usize..comp.field_base as usize + n];
+        let mut below = st.zones.below(c);
+        while let Some(o) = below {
+            let same = if secret {
+                same_for(self, st, o, c, seat)
+            } else {
+                let other = &self.comps[o];
+                other.ty == comp.ty
+                    && &st.fields[other.field_base as usize..other.field_base as usize + n] == mine
+            };
+            if same {
+                return true;
+            }
+            below = st.zones.below(o);
+        }
+        false
     }
 
     pub(crate) fn has_option(
         &self,
+        m: &mut Machine,
         st: &State,
         choice: ChoiceId,
         actor: u8,
     ) -> Result<bool, RunError> {
         let mut any = false;
-        self.options(st, choice, actor, &mut |_| {
+        self.options(m, st, choice, actor, &mut |_| {
             any = true;
             false
         })?;
@@ -243,9 +313,11 @@ impl Game {
             Wait::Decision { choice, .. } if self.choices[choice].each.is_none() => {
                 found = st.cache.contains(a)
             }
-            Wait::Decision { choice, actor } => self.options(st, choice, actor, &mut |x| {
-                found = x == *a;
-                !found
+            Wait::Decision { choice, actor } => with_machine(st.fuel, |m| {
+                self.options(m, st, choice, actor, &mut |x| {
+                    found = x == *a;
+                    !found
+                })
             })?,
             Wait::Chance => {
                 self.chance_outcomes(st, &mut |v, _| {
@@ -302,7 +374,7 @@ impl Game {
                         let act = &self.actions[*ai];
                         let n = act.params.len();
                         let base = st.locals.len();
-                        self.push_frame(st, act.proc, actor, &[]);
+                        self.push_frame(st, act.proc, actor, &[])?;
                         for (i, b) in act.params.iter().enumerate().take(n) {
                             st.locals[base + b.slot as usize] = a.args[i];
                         }
@@ -326,46 +398,102 @@ impl Game {
     pub(crate) fn apply_chance(&self, st: &mut State, v: Value) -> Result<(), RunError> {
         let fi = st.frames.len() - 1;
         let frame = st.frames[fi];
-        match &self.procs[frame.proc].code[frame.pc as usize] {
-            Instr::Roll { target, span, .. } => {
-                let mut locals = std::mem::take(&mut st.locals);
-                let r = self.assign(st, &mut locals, frame, target, AssignOp::Set, v, *span);
-                st.locals = locals;
-                r?;
-                st.frames[fi].pc += 1;
-            }
-            Instr::Shuffle { zone, .. } => {
-                let ctx = Ctx { g: self, s: st };
-                let mut locals = st.locals[frame.base as usize..].to_vec();
-                let z = ctx.zone(
-                    zone,
-                    &mut Env {
-                        locals: &mut locals,
-                        me: frame.me,
-                        depth: 0,
-                    },
-                )?;
-                let Value::Comp(c) = v else {
-                    return Err(RunError::illegal("a shuffle outcome must be a component"));
-                };
-                let len = st.zones[z].len();
-                let pos = len - 1 - st.chance_step as usize;
-                let Some(i) = st.zones[z][..=pos].iter().position(|&x| x == c) else {
-                    return Err(RunError::illegal(
-                        "that component is not among the shuffled ones",
-                    ));
-                };
-                st.zones[z].swap(i, pos);
-                st.chance_step += 1;
-                if st.chance_step as usize + 1 >= len {
-                    st.chance_step = 0;
+        let step = self.program.procs[frame.proc].get(frame.pc as usize);
+        with_machine(st.fuel, |m| -> Result<(), RunError> {
+            match step {
+                Some(Step::Roll { target, span, .. }) => {
+                    let mut locals = std::mem::take(&mut st.locals);
+                    let base = frame.base as usize;
+                    let r = self.assign(
+                        m,
+                        st,
+                        &mut locals[base..],
+                        frame.me,
+                        target,
+                        AssignOp::Set,
+                        v,
+                        *span,
+                    );
+                    st.locals = locals;
+                    r?;
                     st.frames[fi].pc += 1;
                 }
+                Some(Step::Shuffle { zone, span }) => {
+                    let mut locals = frame_locals(self, st, &frame);
+                    let Value::Zone(z) = m
+                        .eval(self, st, *zone, &mut locals, frame.me)
+                        .blame(Some(*span))?
+                    else {
+                        return Err(RunError::illegal("no zone is being shuffled"));
+                    };
+                    let Value::Comp(c) = v else {
+                        return Err(RunError::illegal("a shuffle outcome must be a component"));
+                    };
+                    let mut items = st.zones.items(z);
+                    let len = items.len();
+                    let pos = len - 1 - st.chance_step as usize;
+                    let Some(i) = items[..=pos].iter().position(|&x| x == c) else {
+                        return Err(RunError::illegal(
+                            "that component is not among the shuffled ones",
+                        ));
+                    };
+                    items.swap(i, pos);
+                    st.zones.set_items(z, &items);
+                    st.chance_step += 1;
+                    if st.chance_step as usize + 1 >= len {
+                        st.chance_step = 0;
+                        st.frames[fi].pc += 1;
+                    }
+                }
+                _ => return Err(RunError::illegal("no chance event is waiting")),
             }
-            _ => return Err(RunError::illegal("no chance event is waiting")),
-        }
-        Ok(())
+            Ok(())
+        })
     }
+}
+
+/// The locals of the frame a choice waits in, copied (listing options never changes the
+/// state).
+pub(crate) fn frame_locals(g: &Game, st: &State, f: &Frame) -> [Value; MAX_LOCALS] {
+    let mut out = [Value::None; MAX_LOCALS];
+    let n = (g.procs[f.proc].locals as usize).min(MAX_LOCALS);
+    let from = f.base as usize;
+    if let Some(src) = st.locals.get(from..from + n) {
+        out[..n].copy_from_slice(src);
+    }
+    out
+}
+
+/// Two components look the same to `seat`: same type, and equal in every field the seat may
+/// see (so that a choice never reveals a secret by offering two options).
+pub(crate) fn same_for(g: &Game, s: &State, a: CompId, b: CompId, seat: u8) -> bool {
+    let (ca, cb) = (&g.comps[a], &g.comps[b]);
+    if ca.ty != cb.ty {
+        return false;
+    }
+    let fields = &g.types[ca.ty].fields;
+    fields.iter().enumerate().all(|(f, fd)| {
+        let (x, y) = (
+            s.fields[g.field_slot(a, f as u16)],
+            s.fields[g.field_slot(b, f as u16)],
+        );
+        x == y
+            || (fd.seen_by.is_some()
+                && !field_visible(g, s, a, f as u16, Some(seat))
+                && !field_visible(g, s, b, f as u16, Some(seat)))
+    })
+}
+
+/// Two components are interchangeable when they have the same type and field values.
+pub(crate) fn same_fields(g: &Game, s: &State, a: CompId, b: CompId) -> bool {
+    let (ca, cb) = (&g.comps[a], &g.comps[b]);
+    if ca.ty != cb.ty {
+        return false;
+    }
+    let n = ca.fields.len();
+    let fa = &s.fields[ca.field_base as usize..ca.field_base as usize + n];
+    let fb = &s.fields[cb.field_base as usize..cb.field_base as usize + n];
+    fa == fb
 }
 
 impl Game {
@@ -392,9 +520,11 @@ impl Game {
         out.clear();
         match st.wait {
             Wait::Decision { choice, .. } if self.pending(st).contains(&seat) => {
-                self.options(st, choice, seat, &mut |a| {
-                    out.push(a);
-                    true
+                with_machine(st.fuel, |m| {
+                    self.options(m, st, choice, seat, &mut |a| {
+                        out.push(a);
+                        true
+                    })
                 })
             }
             _ => Ok(()),

@@ -1,24 +1,20 @@
 //! The end of a game: `end when`, scores, tie-breakers and winners.
-use super::eval::{Ctx, Env};
+
+use super::vm::{with_machine, Machine};
 use super::*;
+use crate::ir::vm::Code;
 use crate::ir::*;
 
 impl Game {
     /// Evaluates `end when` conditions; ends the game when one holds.
-    pub(crate) fn check_end(&self, st: &mut State) -> Result<bool, RunError> {
-        for (cond, span) in &self.end_when {
-            let ctx = Ctx { g: self, s: st };
+    pub(crate) fn check_end_m(&self, m: &mut Machine, st: &mut State) -> Result<bool, RunError> {
+        let me = st.current.unwrap_or(0);
+        for (cond, span) in &self.program.end_when {
             let mut locals = [Value::None; MAX_LOCALS];
-            let mut env = Env {
-                locals: &mut locals,
-                me: st.current.unwrap_or(0),
-                depth: 0,
-            };
-            if ctx
-                .bool(cond, &mut env)
-                .map_err(|e| with_span(e, Some(*span)))?
+            if m.eval_bool(self, st, *cond, &mut locals, me)
+                .blame(Some(*span))?
             {
-                self.finish(st, EndKind::Score, None)?;
+                self.finish_m(m, st, EndKind::Score, None)?;
                 return Ok(true);
             }
         }
@@ -28,41 +24,34 @@ impl Game {
     /// Every seat's `score` evaluated on this state, in seat order (all 0 when the game
     /// declares no `score`).
     pub fn scores(&self, st: &State) -> Result<Vec<i64>, RunError> {
-        let Some(score) = &self.score else {
+        with_machine(st.fuel, |m| self.scores_m(m, st))
+    }
+
+    fn scores_m(&self, m: &mut Machine, st: &State) -> Result<Vec<i64>, RunError> {
+        let Some(score) = self.program.score else {
             return Ok(vec![0; st.players as usize]);
         };
         (0..st.players)
-            .map(|p| self.player_value(st, score, p))
+            .map(|p| self.player_value(m, st, score, p))
             .collect()
     }
 
-    pub(crate) fn player_value(
-        &self,
-        st: &State,
-        e: &crate::ir::Expr,
-        p: u8,
-    ) -> Result<i64, RunError> {
-        let ctx = Ctx { g: self, s: st };
-        let mut locals = vec![Value::None; self.score_locals.max(1) as usize];
+    /// `score(p)` or a `tiebreak(p)` of one player.
+    fn player_value(&self, m: &mut Machine, st: &State, e: Code, p: u8) -> Result<i64, RunError> {
+        let mut locals = [Value::None; MAX_LOCALS];
         locals[0] = Value::Player(p);
-        ctx.int(
-            e,
-            &mut Env {
-                locals: &mut locals,
-                me: p,
-                depth: 0,
-            },
-        )
-        .map_err(RunError::from)
+        m.eval_int(self, st, e, &mut locals, p).blame(None)
     }
 
-    pub(crate) fn finish(
+    /// Ends the game: scores, then winners by how it ended.
+    pub(crate) fn finish_m(
         &self,
+        m: &mut Machine,
         st: &mut State,
         kind: EndKind,
         winner: Option<Value>,
     ) -> Result<(), RunError> {
-        let scores = self.scores(st)?;
+        let scores = self.scores_m(m, st)?;
         let (winners, kind) = match (kind, winner) {
             (_, Some(Value::Player(p))) => (vec![p], OutcomeKind::Won),
             (_, Some(_)) => ((0..st.players).collect(), OutcomeKind::Won),
@@ -72,8 +61,8 @@ impl Game {
                 let mut keys: Vec<(u8, Vec<i64>)> = Vec::new();
                 for p in 0..st.players {
                     let mut k = vec![scores[p as usize]];
-                    for t in &self.tiebreaks {
-                        k.push(self.player_value(st, t, p)?);
+                    for t in &self.program.tiebreaks {
+                        k.push(self.player_value(m, st, *t, p)?);
                     }
                     keys.push((p, k));
                 }

@@ -1,221 +1,220 @@
-//! The bytecode loop: runs the rules until the next decision, chance event or end.
-use super::eval::{Ctx, Env};
+//! The step loop: runs the rules' compiled procedures until the next decision, chance event
+//! or end. Every step costs a unit of the decision's work budget.
+
+use super::vm::{with_machine, Iter, Machine};
 use super::*;
+use crate::ir::vm::{Step, Target};
 use crate::ir::*;
 use rand::Rng;
+
+/// Procedures (the flow, actions run with `do`, chosen actions) may be nested this deep.
+pub const MAX_FRAMES: usize = 1024;
 
 impl Game {
     /// Runs until a decision, a chance event (external mode) or the end.
     pub(crate) fn run(&self, st: &mut State) -> Result<(), RunError> {
+        with_machine(st.fuel, |m| self.run_m(m, st))
+    }
+
+    /// [`Game::run`] on a machine already in use (fuel shared with the caller).
+    pub(crate) fn run_m(&self, m: &mut Machine, st: &mut State) -> Result<(), RunError> {
         let mut locals = std::mem::take(&mut st.locals);
         let mut iters = std::mem::take(&mut st.iters);
-        let r = self.run_inner(st, &mut locals, &mut iters);
+        let r = self.steps(m, st, &mut locals, &mut iters);
         st.locals = locals;
         st.iters = iters;
         r
     }
 
-    fn run_inner(
+    /// Pushes a procedure's frame with its first locals set.
+    pub(crate) fn push_frame(
         &self,
+        st: &mut State,
+        proc: ProcId,
+        me: u8,
+        args: &[Value],
+    ) -> Result<(), RunError> {
+        push(self, &mut st.frames, &mut st.locals, proc, me, args, None)
+    }
+
+    fn steps(
+        &self,
+        m: &mut Machine,
         st: &mut State,
         locals: &mut Vec<Value>,
         iters: &mut Vec<Value>,
     ) -> Result<(), RunError> {
-        let mut steps: u64 = 0;
         let mut last_loop: Option<Span> = None;
         loop {
-            steps += 1;
-            if steps > STEP_LIMIT {
-                return Err(err(format!("the rules ran {STEP_LIMIT} steps without reaching a decision: a loop that never ends?"), last_loop));
-            }
+            m.spend(last_loop)?;
             let Some(&frame) = st.frames.last() else {
                 match st.phase {
                     Phase::Setup => {
                         st.phase = Phase::Flow;
-                        let base = locals.len() as u32;
-                        locals.resize(
-                            base as usize + self.procs[self.flow].locals as usize,
-                            Value::None,
-                        );
-                        st.frames.push(Frame {
-                            proc: self.flow,
-                            pc: 0,
-                            base,
-                            me: 0,
-                        });
+                        st.freeze(self);
+                        push(self, &mut st.frames, locals, self.flow, 0, &[], None)?;
                         continue;
                     }
                     _ => {
                         st.locals = std::mem::take(locals);
-                        let r = self.finish(st, EndKind::Score, None);
+                        let r = self.finish_m(m, st, EndKind::Score, None);
                         *locals = std::mem::take(&mut st.locals);
                         return r;
                     }
                 }
             };
             let fi = st.frames.len() - 1;
-            let code = &self.procs[frame.proc].code;
+            let code = &self.program.procs[frame.proc];
             if frame.pc as usize >= code.len() {
                 locals.truncate(frame.base as usize);
                 st.frames.pop();
                 continue;
             }
             let base = frame.base as usize;
-            let ctx = Ctx { g: self, s: st };
-            let mut env = Env {
-                locals: &mut locals[base..],
-                me: frame.me,
-                depth: 0,
-            };
+            let me = frame.me;
             let mut next = frame.pc + 1;
+            macro_rules! eval {
+                ($code:expr, $span:expr) => {
+                    m.eval(self, st, $code, &mut locals[base..], me)
+                        .blame($span)?
+                };
+            }
             match &code[frame.pc as usize] {
-                Instr::Let(slot, e) => {
-                    let v = ctx.eval(e, &mut env).map_err(|e| with_span(e, None))?;
-                    env.locals[*slot as usize] = v;
+                Step::Let(slot, e, span) => {
+                    let v = eval!(*e, Some(*span));
+                    locals[base + *slot as usize] = v;
                 }
-                Instr::Assign {
+                Step::Assign {
                     target,
                     op,
                     value,
                     span,
                 } => {
-                    let v = ctx
-                        .eval(value, &mut env)
-                        .map_err(|e| with_span(e, Some(*span)))?;
-                    self.assign(st, locals, frame, target, *op, v, *span)?;
+                    let v = eval!(*value, Some(*span));
+                    self.assign(m, st, &mut locals[base..], me, target, *op, v, *span)?;
                 }
-                Instr::Move {
+                Step::Move {
                     what,
                     to,
                     bottom,
                     span,
                 } => {
-                    let c = ctx
-                        .comp(what, &mut env)
-                        .map_err(|e| with_span(e, Some(*span)))?;
-                    let z = ctx
-                        .zone(to, &mut env)
-                        .map_err(|e| with_span(e, Some(*span)))?;
+                    let c = comp(self, st, eval!(*what, Some(*span)), *span)?;
+                    let z = zone(self, st, eval!(*to, Some(*span)), *span)?;
                     self.move_comp(st, c, z, *bottom, *span)?;
                 }
-                Instr::Deal {
+                Step::Deal {
                     count,
                     from,
                     to,
                     bottom,
                     span,
                 } => {
-                    let f = ctx
-                        .zone(from, &mut env)
-                        .map_err(|e| with_span(e, Some(*span)))?;
-                    let t = ctx
-                        .zone(to, &mut env)
-                        .map_err(|e| with_span(e, Some(*span)))?;
+                    let f = zone(self, st, eval!(*from, Some(*span)), *span)?;
+                    let t = zone(self, st, eval!(*to, Some(*span)), *span)?;
                     let n = match count {
-                        Some(c) => ctx
-                            .int(c, &mut env)
-                            .map_err(|e| with_span(e, Some(*span)))?
-                            .max(0) as usize,
+                        Some(c) => match eval!(*c, Some(*span)) {
+                            Value::Int(n) => n.max(0) as usize,
+                            other => return Err(expected(self, st, "a number", other, *span)),
+                        },
                         None => usize::MAX,
                     };
-                    let n = n.min(st.zones[f].len());
+                    let n = n.min(st.zones.len(f));
                     for _ in 0..n {
-                        let c = *st.zones[f].last().expect("counted");
+                        let Some(c) = st.zones.top(f) else { break };
+                        m.spend(Some(*span))?;
                         self.move_comp(st, c, t, *bottom, *span)?;
                     }
                 }
-                Instr::Shuffle { zone, span } => {
-                    let z = ctx
-                        .zone(zone, &mut env)
-                        .map_err(|e| with_span(e, Some(*span)))?;
-                    if st.zones[z].len() > 1 {
+                Step::Shuffle { zone: z, span } => {
+                    let z = zone(self, st, eval!(*z, Some(*span)), *span)?;
+                    if st.zones.len(z) > 1 {
                         if st.chance == ChanceMode::External {
                             st.wait = Wait::Chance;
-                            return self.pause_checks(st, locals);
+                            return self.pause_checks(m, st, locals);
                         }
-                        let items = &mut st.zones[z];
+                        let mut items = st.zones.items(z);
                         for i in (1..items.len()).rev() {
                             let j = st.rng.gen_range(0..=i);
                             items.swap(i, j);
                         }
+                        st.zones.set_items(z, &items);
                     }
                 }
-                Instr::Roll {
+                Step::Roll {
                     target,
                     domain,
                     span,
                 } => {
                     if st.chance == ChanceMode::External {
                         st.wait = Wait::Chance;
-                        return self.pause_checks(st, locals);
+                        return self.pause_checks(m, st, locals);
                     }
+                    let v = self.roll(m, st, *domain, &mut locals[base..], me, *span)?;
+                    self.assign(
+                        m,
+                        st,
+                        &mut locals[base..],
+                        me,
+                        target,
+                        AssignOp::Set,
+                        v,
+                        *span,
+                    )?;
+                }
+                Step::Jump(t) => next = *t,
+                Step::JumpIfNot(c, t, span) => match eval!(*c, Some(*span)) {
+                    Value::Bool(true) => {}
+                    Value::Bool(false) => next = *t,
+                    other => return Err(expected(self, st, "true or false", other, *span)),
+                },
+                Step::ForInit { coll, slot, span } => {
                     let start = iters.len();
-                    ctx.each(domain, &mut env, false, &mut |v, _| {
+                    m.start(self, st, *coll, &mut locals[base..], me)
+                        .blame(Some(*span))?;
+                    while let Some(v) = m.next(self, st, Some(*span)).blame(Some(*span))? {
                         iters.push(v);
-                        Ok(true)
-                    })
-                    .map_err(|e| with_span(e, Some(*span)))?;
-                    let n = iters.len() - start;
-                    if n == 0 {
-                        return Err(err("a roll with no possible values", Some(*span)));
                     }
-                    let v = iters[start + st.rng.gen_range(0..n)];
-                    iters.truncate(start);
-                    self.assign(st, locals, frame, target, AssignOp::Set, v, *span)?;
+                    let s = base + *slot as usize;
+                    locals[s] = Value::Int(start as i64);
+                    locals[s + 1] = Value::Int(iters.len() as i64);
+                    locals[s + 2] = Value::Int(start as i64);
                 }
-                Instr::Jump(t) => next = *t,
-                Instr::JumpIfNot(c, t, span) => {
-                    if !ctx
-                        .bool(c, &mut env)
-                        .map_err(|e| with_span(e, Some(*span)))?
-                    {
-                        next = *t;
-                    }
-                }
-                Instr::ForInit { coll, slot } => {
-                    let start = iters.len();
-                    ctx.each(coll, &mut env, false, &mut |v, _| {
-                        iters.push(v);
-                        Ok(true)
-                    })?;
-                    let s = *slot as usize;
-                    env.locals[s] = Value::Int(start as i64);
-                    env.locals[s + 1] = Value::Int(iters.len() as i64);
-                    env.locals[s + 2] = Value::Int(start as i64);
-                }
-                Instr::ForNext { slot, var, exit } => {
-                    let s = *slot as usize;
-                    let (Value::Int(pos), Value::Int(end)) = (env.locals[s], env.locals[s + 1])
-                    else {
+                Step::ForNext { slot, var, exit } => {
+                    let s = base + *slot as usize;
+                    let (Value::Int(pos), Value::Int(end)) = (locals[s], locals[s + 1]) else {
                         return Err(err("internal: loop state lost", None));
                     };
                     if pos < end {
-                        env.locals[*var as usize] = iters[pos as usize];
-                        env.locals[s] = Value::Int(pos + 1);
+                        locals[base + *var as usize] = iters[pos as usize];
+                        locals[s] = Value::Int(pos + 1);
                     } else {
                         next = *exit;
                     }
                 }
-                Instr::ForDone { slot } => {
-                    if let Value::Int(start) = env.locals[*slot as usize + 2] {
+                Step::ForDone { slot } => {
+                    if let Value::Int(start) = locals[base + *slot as usize + 2] {
                         iters.truncate(start as usize);
                     }
                 }
-                Instr::Choose(cid) if self.choices[*cid].each.is_some() => {
+                Step::Choose(cid) if self.program.choices[*cid].each.is_some() => {
                     let ch = &self.choices[*cid];
-                    let (bind, iter) = ch.each.as_ref().expect("checked");
-                    let mut seats = [false; crate::ir::MAX_PLAYERS];
-                    ctx.each(&bind.coll, &mut env, false, &mut |v, _| {
+                    let (coll, _) = self.program.choices[*cid].each.expect("checked");
+                    let (_, iter) = ch.each.as_ref().expect("checked");
+                    let mut seats = [false; MAX_PLAYERS];
+                    m.start(self, st, coll, &mut locals[base..], me)
+                        .blame(Some(ch.span))?;
+                    while let Some(v) = m.next(self, st, Some(ch.span)).blame(Some(ch.span))? {
                         if let Value::Player(p) = v {
-                            seats[p as usize] = true;
+                            if p < st.players {
+                                seats[p as usize] = true;
+                            }
                         }
-                        Ok(true)
-                    })
-                    .map_err(|e| with_span(e, Some(ch.span)))?;
-                    env.locals[*iter as usize] = Value::Int(0);
-                    env.locals[*iter as usize + 1] = Value::Player(frame.me);
+                    }
+                    locals[base + *iter as usize] = Value::Int(0);
+                    locals[base + *iter as usize + 1] = Value::Player(me);
                     st.locals = std::mem::take(locals);
-                    let ended = self.check_end(st);
+                    let ended = self.check_end_m(m, st);
                     let mut pending = Ok(None);
                     if let Ok(false) = ended {
                         st.commits = vec![Some(Action::SKIP); st.players as usize];
@@ -223,11 +222,11 @@ impl Game {
                             if !seats[p as usize] {
                                 continue;
                             }
-                            match self.has_option(st, *cid, p) {
+                            match self.has_option(m, st, *cid, p) {
                                 Ok(true) => st.commits[p as usize] = None,
                                 Ok(false) => {}
                                 Err(e) => {
-                                    pending = Err(with_span(e, Some(ch.span)));
+                                    pending = Err(e.or_span(Some(ch.span)));
                                     break;
                                 }
                             }
@@ -254,10 +253,10 @@ impl Game {
                         }
                     }
                 }
-                Instr::SimNext(cid) => {
+                Step::SimNext(cid) => {
                     let ch = &self.choices[*cid];
                     let (bind, iter) = ch.each.as_ref().expect("a simultaneous choice");
-                    let start = match env.locals[*iter as usize] {
+                    let start = match locals[base + *iter as usize] {
                         Value::Int(n) => n as usize,
                         _ => 0,
                     };
@@ -267,40 +266,39 @@ impl Game {
                     });
                     match found {
                         None => {
-                            st.frames[fi].me = match env.locals[*iter as usize + 1] {
+                            st.frames[fi].me = match locals[base + *iter as usize + 1] {
                                 Value::Player(p) => p,
-                                _ => frame.me,
+                                _ => me,
                             };
                             st.commits.clear();
                             next = ch.end_pc;
                         }
                         Some((seat, a)) => {
-                            env.locals[*iter as usize] = Value::Int(seat as i64 + 1);
-                            env.locals[bind.slot as usize] = Value::Player(seat as u8);
+                            locals[base + *iter as usize] = Value::Int(seat as i64 + 1);
+                            locals[base + bind.slot as usize] = Value::Player(seat as u8);
                             st.frames[fi].me = seat as u8;
                             match &ch.arms[a.arm as usize] {
                                 Arm::Action(ai) => {
                                     let act = &self.actions[*ai];
                                     st.frames[fi].pc = frame.pc;
-                                    let nb = locals.len();
-                                    locals.resize(
-                                        nb + self.procs[act.proc].locals as usize,
-                                        Value::None,
-                                    );
+                                    push(
+                                        self,
+                                        &mut st.frames,
+                                        locals,
+                                        act.proc,
+                                        seat as u8,
+                                        &[],
+                                        Some(ch.span),
+                                    )?;
+                                    let nb = st.frames[st.frames.len() - 1].base as usize;
                                     for (i, b) in act.params.iter().enumerate() {
                                         locals[nb + b.slot as usize] = a.args[i];
                                     }
-                                    st.frames.push(Frame {
-                                        proc: act.proc,
-                                        pc: 0,
-                                        base: nb as u32,
-                                        me: seat as u8,
-                                    });
                                     continue;
                                 }
                                 Arm::Inline { binds, body_pc, .. } => {
                                     for (i, b) in binds.iter().enumerate() {
-                                        env.locals[b.slot as usize] = a.args[i];
+                                        locals[base + b.slot as usize] = a.args[i];
                                     }
                                     next = *body_pc;
                                 }
@@ -308,14 +306,11 @@ impl Game {
                         }
                     }
                 }
-                Instr::Choose(cid) => {
+                Step::Choose(cid) => {
                     let ch = &self.choices[*cid];
-                    let actor = match &ch.by {
-                        Some(b) => match ctx
-                            .eval(b, &mut env)
-                            .map_err(|e| with_span(e, Some(ch.span)))?
-                        {
-                            Value::Player(p) => p,
+                    let actor = match self.program.choices[*cid].by {
+                        Some(b) => match eval!(b, Some(ch.span)) {
+                            Value::Player(p) if p < st.players => p,
                             other => {
                                 return Err(err(
                                     format!(
@@ -326,21 +321,21 @@ impl Game {
                                 ))
                             }
                         },
-                        None => frame.me,
+                        None => me,
                     };
                     st.locals = std::mem::take(locals);
-                    let ended = self.check_end(st);
+                    let ended = self.check_end_m(m, st);
                     let has = match &ended {
                         Ok(false) => {
                             let mut cache = std::mem::take(&mut st.cache);
                             cache.clear();
                             let r = self
-                                .options(st, *cid, actor, &mut |a| {
+                                .options(m, st, *cid, actor, &mut |a| {
                                     cache.push(a);
                                     true
                                 })
                                 .map(|_| !cache.is_empty())
-                                .map_err(|e| with_span(e, Some(ch.span)));
+                                .map_err(|e| e.or_span(Some(ch.span)));
                             st.cache = cache;
                             r
                         }
@@ -359,34 +354,23 @@ impl Game {
                     }
                     next = ch.else_pc.unwrap_or(ch.end_pc);
                 }
-                Instr::Do { action, args, span } => {
+                Step::Do { action, args, span } => {
                     let act = &self.actions[*action];
                     let mut vals = [Value::None; MAX_ARGS];
                     for (i, a) in args.iter().enumerate().take(MAX_ARGS) {
-                        vals[i] = ctx
-                            .eval(a, &mut env)
-                            .map_err(|e| with_span(e, Some(*span)))?;
+                        vals[i] = eval!(*a, Some(*span));
                     }
                     st.frames[fi].pc = next;
-                    let nb = locals.len();
-                    locals.resize(nb + self.procs[act.proc].locals as usize, Value::None);
+                    push(self, &mut st.frames, locals, act.proc, me, &[], Some(*span))?;
+                    let nb = st.frames[st.frames.len() - 1].base as usize;
                     for (i, b) in act.params.iter().enumerate() {
                         locals[nb + b.slot as usize] = vals[i];
                     }
-                    st.frames.push(Frame {
-                        proc: act.proc,
-                        pc: 0,
-                        base: nb as u32,
-                        me: frame.me,
-                    });
                     continue;
                 }
-                Instr::TurnStart { player, save, span } => {
-                    let p = match ctx
-                        .eval(player, &mut env)
-                        .map_err(|e| with_span(e, Some(*span)))?
-                    {
-                        Value::Player(p) => p,
+                Step::TurnStart { player, save, span } => {
+                    let p = match eval!(*player, Some(*span)) {
+                        Value::Player(p) if p < st.players => p,
                         other => {
                             return Err(err(
                                 format!(
@@ -397,12 +381,12 @@ impl Game {
                             ))
                         }
                     };
-                    env.locals[*save as usize] = st.current.map_or(Value::None, Value::Player);
+                    locals[base + *save as usize] = st.current.map_or(Value::None, Value::Player);
                     st.current = Some(p);
                     st.frames[fi].me = p;
                 }
-                Instr::TurnEnd { save } => {
-                    let prev = env.locals[*save as usize];
+                Step::TurnEnd { save } => {
+                    let prev = locals[base + *save as usize];
                     st.current = if let Value::Player(p) = prev {
                         Some(p)
                     } else {
@@ -410,118 +394,152 @@ impl Game {
                     };
                     st.frames[fi].me = st.current.unwrap_or(0);
                 }
-                Instr::End(kind) => {
+                Step::End(kind) => {
                     st.locals = std::mem::take(locals);
-                    let r = self.finish(st, *kind, None);
+                    let r = self.finish_m(m, st, *kind, None);
                     *locals = std::mem::take(&mut st.locals);
                     return r;
                 }
-                Instr::Win { who, span } => {
-                    let w = ctx
-                        .eval(who, &mut env)
-                        .map_err(|e| with_span(e, Some(*span)))?;
+                Step::Win { who, span } => {
+                    let w = eval!(*who, Some(*span));
                     st.locals = std::mem::take(locals);
-                    let r = self.finish(st, EndKind::Score, Some(w));
+                    let r = self.finish_m(m, st, EndKind::Score, Some(w));
                     *locals = std::mem::take(&mut st.locals);
                     return r;
                 }
-                Instr::LoopGuard { span } => last_loop = Some(*span),
-                Instr::Reveal {
-                    comp,
+                Step::LoopGuard { span } => last_loop = Some(*span),
+                Step::Reveal {
+                    comp: c,
                     field,
                     on,
                     span,
                 } => {
-                    let c = ctx
-                        .comp(comp, &mut env)
-                        .map_err(|e| with_span(e, Some(*span)))?;
-                    st.revealed[(self.comps[c].field_base + *field as u32) as usize] = *on;
+                    let c = comp(self, st, eval!(*c, Some(*span)), *span)?;
+                    if (*field as usize) < self.comps[c].fields.len() {
+                        let slot = self.field_slot(c, *field);
+                        st.revealed[slot] = *on;
+                    }
                 }
             }
             st.frames[fi].pc = next;
         }
     }
 
-    /// Before waiting on chance: end conditions still apply.
-    pub(crate) fn pause_checks(
+    /// A random element of a roll's domain, drawn from the state's generator. A range is
+    /// drawn from without listing it.
+    fn roll(
         &self,
+        m: &mut Machine,
+        st: &mut State,
+        domain: crate::ir::vm::Code,
+        locals: &mut [Value],
+        me: u8,
+        span: Span,
+    ) -> Result<Value, RunError> {
+        let start = m.buf.len();
+        m.start(self, st, domain, locals, me).blame(Some(span))?;
+        if let Some(Iter::Numbers { next, last, done }) = m.iters.last().copied() {
+            m.stop();
+            if done || next > last {
+                return Err(err("a roll with no possible values", Some(span)));
+            }
+            let n = (last as i128 - next as i128 + 1) as u128;
+            let k = if n <= usize::MAX as u128 {
+                st.rng.gen_range(0..n as usize) as i128
+            } else {
+                st.rng.gen_range(0..=u128::MAX) as i128
+            };
+            return Ok(Value::Int((next as i128 + k) as i64));
+        }
+        while let Some(v) = m.next(self, st, Some(span)).blame(Some(span))? {
+            m.buf.push(v);
+        }
+        let n = m.buf.len() - start;
+        if n == 0 {
+            return Err(err("a roll with no possible values", Some(span)));
+        }
+        let v = m.buf[start + st.rng.gen_range(0..n)];
+        m.buf.truncate(start);
+        Ok(v)
+    }
+
+    /// Before waiting on chance: end conditions still apply.
+    fn pause_checks(
+        &self,
+        m: &mut Machine,
         st: &mut State,
         locals: &mut Vec<Value>,
     ) -> Result<(), RunError> {
         st.locals = std::mem::take(locals);
-        let r = self.check_end(st);
+        let r = self.check_end_m(m, st);
         *locals = std::mem::take(&mut st.locals);
         r.map(|_| ())
     }
 
+    /// Assigns (or adds to, or takes from) a variable, a field or a local; a range type's
+    /// bounds are enforced.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn assign(
         &self,
+        m: &mut Machine,
         st: &mut State,
         locals: &mut [Value],
-        frame: Frame,
-        target: &LValue,
+        me: u8,
+        target: &Target,
         op: AssignOp,
         v: Value,
         span: Span,
     ) -> Result<(), RunError> {
-        let base = frame.base as usize;
-        let ctx = Ctx { g: self, s: st };
-        let mut env = Env {
-            locals: &mut locals[base..],
-            me: frame.me,
-            depth: 0,
-        };
-        #[derive(Clone, Copy)]
-        enum Where {
+        let sp = Some(span);
+        enum Place {
             Local(usize),
-            Var(usize, VarId),
-            Field(usize, CompId, u16),
+            Var(VarId, usize),
+            Field(CompId, u16),
         }
-        let at = match target {
-            LValue::Local(l) => Where::Local(base + *l as usize),
-            LValue::Var { var, index } => Where::Var(
-                ctx.var_slot(*var, index, &mut env)
-                    .map_err(|e| with_span(e, Some(span)))?,
-                *var,
-            ),
-            LValue::Field { comp, field } => {
-                let c = ctx
-                    .comp(comp, &mut env)
-                    .map_err(|e| with_span(e, Some(span)))?;
-                Where::Field(self.field_slot(c, *field), c, *field)
+        let at = match *target {
+            Target::Local(l) => Place::Local(l as usize),
+            Target::Var { var, index } => {
+                m.run_code(self, st, index, locals, me).blame(sp)?;
+                let slot = m.target_slot(self, st, var).blame(sp)?;
+                Place::Var(var, slot)
+            }
+            Target::Field { comp: c, field } => {
+                let v = m.eval(self, st, c, locals, me).blame(sp)?;
+                let c = comp(self, st, v, span)?;
+                if field as usize >= self.comps[c].fields.len() {
+                    return Err(err("this component has no such field", sp));
+                }
+                Place::Field(c, field)
             }
         };
-        let name = |at: &Where| -> String {
-            match at {
-                Where::Local(_) => "a local".into(),
-                Where::Var(_, var) => format!("`{}`", self.vars[*var].name),
-                Where::Field(_, c, f) => format!(
-                    "field `{}`",
-                    self.types[self.comps[*c].ty].fields[*f as usize].name
-                ),
-            }
-        };
-        let (slot_ref, range): (&mut Value, Option<(i64, i64)>) = match at {
-            Where::Local(i) => (&mut locals[i], None),
-            Where::Var(i, var) => (&mut st.vars[i], self.vars[var].range),
-            Where::Field(i, c, f) => (
-                &mut st.fields[i],
+        let (old, range) = match at {
+            Place::Local(i) => (locals[i], None),
+            Place::Var(var, slot) => (st.vars[slot], self.vars[var].range),
+            Place::Field(c, f) => (
+                st.fields[self.field_slot(c, f)],
                 self.types[self.comps[c].ty].fields[f as usize].range,
+            ),
+        };
+        let describe = || match &at {
+            Place::Local(_) => "a local".to_string(),
+            Place::Var(var, _) => format!("`{}`", self.vars[*var].name),
+            Place::Field(c, f) => format!(
+                "field `{}`",
+                self.types[self.comps[*c].ty].fields[*f as usize].name
             ),
         };
         let new = match op {
             AssignOp::Set => v,
-            AssignOp::Add | AssignOp::Sub => match (*slot_ref, v) {
+            AssignOp::Add | AssignOp::Sub => match (old, v) {
                 (Value::Int(a), Value::Int(b)) => {
                     let r = if op == AssignOp::Add {
                         a.checked_add(b)
                     } else {
                         a.checked_sub(b)
                     };
-                    Value::Int(r.ok_or_else(|| err("arithmetic overflow", Some(span)))?)
+                    Value::Int(r.ok_or_else(|| err("arithmetic overflow", sp))?)
                 }
-                _ => return Err(err(format!("{} is not a number", name(&at)), Some(span))),
+                _ => return Err(err(format!("{} is not a number", describe()), sp)),
             },
         };
         if let (Some((lo, hi)), Value::Int(n)) = (range, new) {
@@ -529,16 +547,24 @@ impl Game {
                 return Err(err(
                     format!(
                         "{} would become {n}, outside its range {lo}..{hi}",
-                        name(&at)
+                        describe()
                     ),
-                    Some(span),
+                    sp,
                 ));
             }
         }
-        *slot_ref = new;
+        match at {
+            Place::Local(i) => locals[i] = new,
+            Place::Var(var, slot) => st.set_var(&self.program, var, self.vars[var].base, slot, new),
+            Place::Field(c, f) => {
+                let slot = self.field_slot(c, f);
+                st.fields[slot] = new;
+            }
+        }
         Ok(())
     }
 
+    /// Moves a component onto the top (or bottom) of a zone of its type.
     pub(crate) fn move_comp(
         &self,
         st: &mut State,
@@ -560,16 +586,62 @@ impl Game {
                 Some(span),
             ));
         }
-        let from = st.loc[c];
-        if let Some(i) = st.zones[from].iter().rposition(|&x| x == c) {
-            st.zones[from].remove(i);
-        }
-        if bottom {
-            st.zones[to].insert(0, c);
-        } else {
-            st.zones[to].push(c);
-        }
-        st.loc[c] = to;
+        st.zones.put(c, to, bottom);
         Ok(())
+    }
+}
+
+/// Pushes a procedure's frame, its locals after the caller's.
+fn push(
+    g: &Game,
+    frames: &mut Vec<Frame>,
+    locals: &mut Vec<Value>,
+    proc: ProcId,
+    me: u8,
+    args: &[Value],
+    span: Option<Span>,
+) -> Result<(), RunError> {
+    if frames.len() >= MAX_FRAMES {
+        return Err(RunError::Limit {
+            message: format!(
+                "actions run inside each other more than {MAX_FRAMES} deep (a `do` that never \
+                 stops?)"
+            ),
+            span,
+        });
+    }
+    let base = locals.len();
+    let n = g.procs[proc].locals as usize;
+    locals.resize(base + n.max(args.len()), Value::None);
+    locals[base..base + args.len()].copy_from_slice(args);
+    frames.push(Frame {
+        proc,
+        pc: 0,
+        base: base as u32,
+        me,
+    });
+    Ok(())
+}
+
+fn expected(g: &Game, st: &State, what: &str, got: Value, span: Span) -> RunError {
+    err(
+        format!("expected {what}, got {}", show_value(g, st, got)),
+        Some(span),
+    )
+}
+
+/// A value that must be a component.
+fn comp(g: &Game, st: &State, v: Value, span: Span) -> Result<CompId, RunError> {
+    match v {
+        Value::Comp(c) => Ok(c),
+        other => Err(expected(g, st, "a component", other, span)),
+    }
+}
+
+/// A value that must be a zone instance.
+fn zone(g: &Game, st: &State, v: Value, span: Span) -> Result<InstId, RunError> {
+    match v {
+        Value::Zone(z) => Ok(z),
+        other => Err(expected(g, st, "a zone", other, span)),
     }
 }

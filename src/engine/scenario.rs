@@ -1,6 +1,7 @@
 //! Running checked scenarios: set up a position, apply actions, check what must hold.
 
-use super::{Action, Actor, ChanceMode, Config, Env, RunError, State};
+use super::vm::with_machine;
+use super::{Action, Actor, Blame, ChanceMode, Config, RunError, State};
 use crate::ir::scenario::{Scenario, Step};
 use crate::ir::{Game, ProcId, Value};
 use crate::source::Span;
@@ -24,29 +25,30 @@ impl Game {
             Actor::Player(p) => p,
             _ => st.current.unwrap_or(0),
         };
-        self.push_frame(st, proc, me, &[]);
+        self.push_frame(st, proc, me, &[])?;
         st.wait = super::Wait::Running;
-        self.run(st)
+        let r = self.run(st);
+        // A scenario may change what `setup` wrote: remembered answers must not be reused.
+        if st.phase == super::Phase::Flow {
+            st.freeze(self);
+        }
+        r
     }
 
-    /// Evaluates an expression on a state with `locals` fresh local slots, `me` being the
+    /// Evaluates compiled code on a state with `locals` fresh local slots, `me` being the
     /// acting player (else the current player, else seat 0).
-    pub fn eval_on(&self, st: &State, e: &crate::ir::Expr, locals: u16) -> Result<Value, RunError> {
-        let ctx = super::Ctx { g: self, s: st };
+    pub fn eval_on(
+        &self,
+        st: &State,
+        e: crate::ir::vm::Code,
+        locals: u16,
+    ) -> Result<Value, RunError> {
         let mut l = vec![Value::None; locals.max(1) as usize];
         let me = match self.actor(st) {
             Actor::Player(p) => p,
             _ => st.current.unwrap_or(0),
         };
-        ctx.eval(
-            e,
-            &mut Env {
-                locals: &mut l,
-                me,
-                depth: 0,
-            },
-        )
-        .map_err(RunError::from)
+        with_machine(st.fuel, |m| m.eval(self, st, e, &mut l, me).blame(None))
     }
 
     /// Runs one scenario: configuration steps apply until the first other step starts the
@@ -61,6 +63,7 @@ impl Game {
             variant: None,
             seed: 0,
             chance: ChanceMode::Seeded,
+            fuel: None,
         };
         let mut st: Option<State> = None;
         for (step, span) in &sc.steps {
@@ -168,24 +171,17 @@ impl Game {
                 let Some(o) = st.outcome() else {
                     return Err("expected winners, but the game is not over".into());
                 };
-                let ctx = super::Ctx { g: self, s: st };
                 let mut l = vec![Value::None; (*n).max(1) as usize];
                 let mut want = Vec::new();
-                ctx.each(
-                    coll,
-                    &mut Env {
-                        locals: &mut l,
-                        me: 0,
-                        depth: 0,
-                    },
-                    false,
-                    &mut |v, _| {
+                with_machine(st.fuel, |m| -> Result<(), RunError> {
+                    m.start(self, st, *coll, &mut l, 0).blame(None)?;
+                    while let Some(v) = m.next(self, st, None).blame(None)? {
                         if let Value::Player(p) = v {
                             want.push(p);
                         }
-                        Ok(true)
-                    },
-                )
+                    }
+                    Ok(())
+                })
                 .map_err(|e| e.to_string())?;
                 want.sort_unstable();
                 let mut got = o.winners.clone();
@@ -202,7 +198,7 @@ impl Game {
                 }
             }
             Step::ExpectActor(e, n) => {
-                let want = self.eval_on(st, e, *n).map_err(|e| e.to_string())?;
+                let want = self.eval_on(st, *e, *n).map_err(|e| e.to_string())?;
                 let got = match self.actor(st) {
                     Actor::Player(p) => Value::Player(p),
                     _ => Value::None,
@@ -217,7 +213,7 @@ impl Game {
                     ))
                 }
             }
-            Step::Expect(e, n) => match self.eval_on(st, e, *n) {
+            Step::Expect(e, n) => match self.eval_on(st, *e, *n) {
                 Ok(Value::Bool(true)) => Ok(()),
                 Ok(_) => Err("expectation does not hold".into()),
                 Err(e) => Err(format!("expectation could not be evaluated: {e}")),

@@ -1,5 +1,6 @@
 //! Starting a match: the configuration checked, the state built, the setup run.
-use super::eval::{Ctx, Env};
+use super::vm::{with_machine, DEFAULT_FUEL};
+use super::zones::Zones;
 use super::*;
 use crate::ir::*;
 use rand::SeedableRng;
@@ -46,22 +47,15 @@ impl Game {
         for c in &self.comps {
             fields.extend_from_slice(&c.fields);
         }
-        // Each zone gets room for the components that could ever be in it (up to 64), so that
-        // moving components during play does not allocate.
-        let mut per_type: Table<TypeId, usize> = vec![0usize; self.types.len()].into();
-        for c in &self.comps {
-            per_type[c.ty] += 1;
-        }
-        let mut zones: Table<InstId, Vec<CompId>> = self
-            .instances
-            .iter()
-            .map(|i| Vec::with_capacity(per_type[self.zones[i.zone].ty].min(64)))
-            .collect();
-        let mut loc: Table<CompId, InstId> = Table::new();
+        let mut zones = Zones::new(self.instances.len(), self.comps.len());
         for (i, c) in self.comps.enumerate() {
-            zones[c.zone].push(i);
-            loc.push(c.zone);
+            zones.push_top(i, c.zone);
         }
+        let fuel = match cfg.fuel {
+            Some(0) => return Err(RunError::config("the work budget must be at least 1")),
+            Some(f) => f,
+            None => DEFAULT_FUEL,
+        };
         let mut st = State {
             players: cfg.players,
             variant,
@@ -70,7 +64,9 @@ impl Game {
             revealed: vec![false; fields.len()],
             fields,
             zones,
-            loc,
+            index: vec![0; self.program.index_words as usize],
+            fuel,
+            frozen: 0,
             frames: vec![],
             locals: vec![],
             iters: vec![],
@@ -85,62 +81,44 @@ impl Game {
             decisions: 0,
             outcome: None,
         };
-        for v in &self.vars {
-            let init = match &v.init {
-                Some(e) => {
-                    let mut locals = [Value::None; MAX_LOCALS];
-                    let ctx = Ctx { g: self, s: &st };
-                    ctx.eval(
-                        e,
-                        &mut Env {
-                            locals: &mut locals,
-                            me: 0,
-                            depth: 0,
-                        },
-                    )
-                    .map_err(|e| e.or_span(Some(v.span)))?
+        with_machine(fuel, |m| -> Result<(), RunError> {
+            let mut locals = [Value::None; MAX_LOCALS];
+            for (vid, v) in self.vars.enumerate() {
+                let init = match self.program.var_inits[vid] {
+                    Some(code) => m
+                        .eval(self, &st, code, &mut locals, 0)
+                        .map_err(|e| e.or_span(Some(v.span)))?,
+                    None => match v.ty {
+                        Type::Int => Value::Int(v.range.map_or(0, |(lo, hi)| 0.clamp(lo, hi))),
+                        Type::Bool => Value::Bool(false),
+                        _ => Value::None,
+                    },
+                };
+                if let (Some((lo, hi)), Value::Int(n)) = (v.range, init) {
+                    if n < lo || n > hi {
+                        return Err(err(
+                            format!(
+                                "`{}` would start at {n}, outside its range {lo}..{hi}",
+                                v.name
+                            ),
+                            Some(v.span),
+                        ));
+                    }
                 }
-                None => match v.ty {
-                    Type::Int => Value::Int(v.range.map_or(0, |(lo, hi)| 0.clamp(lo, hi))),
-                    Type::Bool => Value::Bool(false),
-                    _ => Value::None,
-                },
-            };
-            if let (Some((lo, hi)), Value::Int(n)) = (v.range, init) {
-                if n < lo || n > hi {
-                    return Err(err(
-                        format!(
-                            "`{}` would start at {n}, outside its range {lo}..{hi}",
-                            v.name
-                        ),
-                        Some(v.span),
-                    ));
+                for k in 0..v.count {
+                    st.set_var(&self.program, vid, v.base, (v.base + k) as usize, init);
                 }
             }
-            for k in 0..v.count {
-                st.vars[(v.base + k) as usize] = init;
-            }
-        }
+            Ok(())
+        })?;
+        st.index = st.computed_index(self);
         let first = self.setup.unwrap_or(self.flow);
         if self.setup.is_none() {
             st.phase = Phase::Flow;
+            st.freeze(self);
         }
-        self.push_frame(&mut st, first, 0, &[]);
+        self.push_frame(&mut st, first, 0, &[])?;
         self.run(&mut st)?;
         Ok(st)
-    }
-
-    pub(crate) fn push_frame(&self, st: &mut State, proc: ProcId, me: u8, args: &[Value]) {
-        let base = st.locals.len() as u32;
-        let n = self.procs[proc].locals as usize;
-        st.locals
-            .resize(base as usize + n.max(args.len()), Value::None);
-        st.locals[base as usize..base as usize + args.len()].copy_from_slice(args);
-        st.frames.push(Frame {
-            proc,
-            pc: 0,
-            base,
-            me,
-        });
     }
 }

@@ -1,6 +1,8 @@
 //! The running game: plain data that clones, saves and resumes at any decision.
 
+use super::zones::Zones;
 use super::*;
+use crate::ir::vm::Program;
 use crate::ir::*;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
@@ -29,7 +31,9 @@ pub(crate) struct Frame {
 }
 
 /// A running game. Cloning copies flat vectors; nothing in it points into the rules.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+/// `clone_from` reuses the target's allocations, so a walk that copies states into spare ones
+/// allocates nothing.
+#[derive(Debug, Serialize, Deserialize)]
 pub struct State {
     /// Number of seats in this match.
     pub players: u8,
@@ -40,8 +44,14 @@ pub struct State {
     pub(crate) fields: Vec<Value>,
     /// Per field slot: revealed to everyone (for fields declared `seen by`).
     pub(crate) revealed: Vec<bool>,
-    pub(crate) zones: Table<InstId, Vec<CompId>>,
-    pub(crate) loc: Table<CompId, InstId>,
+    pub(crate) zones: Zones,
+    /// Bits of the value indexes ([`crate::ir::vm::ValueIndex`]).
+    pub(crate) index: Vec<u64>,
+    /// The work budget of each decision.
+    pub(crate) fuel: u64,
+    /// A fingerprint of what `setup` left in the variables only it writes (0 during setup):
+    /// remembered guard answers are valid for matches with the same fingerprint.
+    pub(crate) frozen: u64,
     pub(crate) frames: Vec<Frame>,
     pub(crate) locals: Vec<Value>,
     pub(crate) iters: Vec<Value>,
@@ -61,6 +71,62 @@ pub struct State {
     pub(crate) outcome: Option<Outcome>,
 }
 
+impl Clone for State {
+    fn clone(&self) -> Self {
+        State {
+            players: self.players,
+            variant: self.variant,
+            consts: self.consts.clone(),
+            vars: self.vars.clone(),
+            fields: self.fields.clone(),
+            revealed: self.revealed.clone(),
+            zones: self.zones.clone(),
+            index: self.index.clone(),
+            fuel: self.fuel,
+            frozen: self.frozen,
+            frames: self.frames.clone(),
+            locals: self.locals.clone(),
+            iters: self.iters.clone(),
+            current: self.current,
+            wait: self.wait,
+            phase: self.phase,
+            rng: self.rng.clone(),
+            chance: self.chance,
+            chance_step: self.chance_step,
+            cache: self.cache.clone(),
+            commits: self.commits.clone(),
+            decisions: self.decisions,
+            outcome: self.outcome.clone(),
+        }
+    }
+
+    fn clone_from(&mut self, src: &Self) {
+        self.players = src.players;
+        self.variant = src.variant;
+        self.consts.clone_from(&src.consts);
+        self.vars.clone_from(&src.vars);
+        self.fields.clone_from(&src.fields);
+        self.revealed.clone_from(&src.revealed);
+        self.zones.clone_from(&src.zones);
+        self.index.clone_from(&src.index);
+        self.fuel = src.fuel;
+        self.frozen = src.frozen;
+        self.frames.clone_from(&src.frames);
+        self.locals.clone_from(&src.locals);
+        self.iters.clone_from(&src.iters);
+        self.current = src.current;
+        self.wait = src.wait;
+        self.phase = src.phase;
+        self.rng.clone_from(&src.rng);
+        self.chance = src.chance;
+        self.chance_step = src.chance_step;
+        self.cache.clone_from(&src.cache);
+        self.commits.clone_from(&src.commits);
+        self.decisions = src.decisions;
+        self.outcome.clone_from(&src.outcome);
+    }
+}
+
 impl State {
     /// The outcome, once the game is over.
     pub fn outcome(&self) -> Option<&Outcome> {
@@ -74,9 +140,17 @@ impl State {
     pub fn current(&self) -> Option<u8> {
         self.current
     }
-    /// Components (indices into [`Game::comps`]) in a zone instance, bottom to top.
-    pub fn zone(&self, inst: InstId) -> &[CompId] {
-        self.zones.get(inst).map_or(&[], |z| z.as_slice())
+    /// The components in a zone instance, bottom to top (empty for an instance the game does
+    /// not have).
+    pub fn zone(&self, inst: InstId) -> Vec<CompId> {
+        if (inst.0 as usize) < self.zones_count() {
+            self.zones.items(inst)
+        } else {
+            Vec::new()
+        }
+    }
+    fn zones_count(&self) -> usize {
+        self.zones.instances()
     }
     /// The current value of field `field` (index into its type's fields) of component `c`;
     /// `none` for a component or field the game does not have.
@@ -94,5 +168,148 @@ impl State {
     /// past the last slot.
     pub fn var(&self, slot: usize) -> Value {
         self.vars.get(slot).copied().unwrap_or_default()
+    }
+
+    /// Writes a variable slot, keeping the variable's value index (if it has one) up to date.
+    #[inline]
+    pub(crate) fn set_var(&mut self, p: &Program, var: VarId, base: u32, slot: usize, v: Value) {
+        let old = std::mem::replace(&mut self.vars[slot], v);
+        if let Some(ix) = p.var_index[var] {
+            if old != v {
+                let ix = p.indexes[ix as usize];
+                let pos = slot - base as usize;
+                let word = pos / 64;
+                let bit = 1u64 << (pos % 64);
+                if let Some(c) = Program::value_code(old).filter(|c| *c < ix.codes) {
+                    self.index[(ix.base + c * ix.words) as usize + word] &= !bit;
+                }
+                if let Some(c) = Program::value_code(v).filter(|c| *c < ix.codes) {
+                    self.index[(ix.base + c * ix.words) as usize + word] |= bit;
+                }
+            }
+        }
+    }
+}
+
+impl State {
+    /// Fingerprints the variables only `setup` writes, the constants and the player count.
+    pub(crate) fn freeze(&mut self, g: &Game) {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        self.players.hash(&mut h);
+        for c in self.consts.iter() {
+            c.hash(&mut h);
+        }
+        for &v in &g.program.frozen {
+            let var = &g.vars[v];
+            self.vars[var.base as usize..(var.base + var.count) as usize].hash(&mut h);
+        }
+        self.frozen = h.finish() | 1;
+    }
+
+    /// The value index bits as the variables now hold them.
+    pub(crate) fn computed_index(&self, g: &Game) -> Vec<u64> {
+        let p = &g.program;
+        let mut bits = vec![0u64; p.index_words as usize];
+        for ix in &p.indexes {
+            let var = &g.vars[ix.var];
+            for pos in 0..var.count as usize {
+                let v = self.vars[var.base as usize + pos];
+                if let Some(c) = Program::value_code(v).filter(|c| *c < ix.codes) {
+                    bits[(ix.base + c * ix.words) as usize + pos / 64] |= 1 << (pos % 64);
+                }
+            }
+        }
+        bits
+    }
+}
+
+impl Game {
+    /// Checks that a state (one read from outside: deserialized, or built by hand) fits this
+    /// game: every table of the right size, every list of components consistent, every frame
+    /// and wait pointing at code that exists. A state that passes can be given to the other
+    /// methods of the game; one that does not would make them fail, or worse.
+    pub fn validate_state(&self, st: &State) -> Result<(), RunError> {
+        let bad = |what: &str| {
+            Err(RunError::Save {
+                message: format!("this state does not fit the game: {what}"),
+            })
+        };
+        let fields: usize = self.comps.iter().map(|c| c.fields.len()).sum();
+        if st.players < self.min_players || st.players > self.max_players {
+            return bad("its player count");
+        }
+        if st.variant.is_some_and(|v| self.variants.get(v).is_none()) {
+            return bad("its variant");
+        }
+        if st.consts.len() != self.consts.len()
+            || st.vars.len() != self.var_slots as usize
+            || st.fields.len() != fields
+            || st.revealed.len() != fields
+            || st.index.len() != self.program.index_words as usize
+        {
+            return bad("the size of its tables");
+        }
+        if !st.zones.consistent(self.instances.len(), self.comps.len()) {
+            return bad("its zones");
+        }
+        if st.index != st.computed_index(self) {
+            return bad("its value indexes");
+        }
+        let mut base = 0u32;
+        for f in &st.frames {
+            let Some(proc) = self.procs.get(f.proc) else {
+                return bad("a frame's procedure");
+            };
+            if f.pc as usize > self.program.procs[f.proc].len()
+                || f.base != base.min(f.base)
+                || f.base as usize + proc.locals as usize > st.locals.len()
+                || f.me >= st.players
+            {
+                return bad("a frame");
+            }
+            base = f.base;
+        }
+        match st.wait {
+            Wait::Decision { choice, actor } => {
+                if self.choices.get(choice).is_none() || actor >= st.players {
+                    return bad("the choice it waits at");
+                }
+            }
+            Wait::Chance | Wait::Running | Wait::Over => {}
+        }
+        if st.current.is_some_and(|p| p >= st.players) || st.commits.len() > st.players as usize {
+            return bad("its players");
+        }
+        let actions = st.cache.iter().chain(st.commits.iter().flatten());
+        let values = st
+            .vars
+            .iter()
+            .chain(&st.fields)
+            .chain(&st.locals)
+            .chain(&st.iters)
+            .chain(st.consts.iter())
+            .chain(actions.flat_map(|a| a.args.iter()));
+        for v in values {
+            if !self.value_fits(*v) {
+                return bad("a value it holds");
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether a value refers only to things this game has.
+    fn value_fits(&self, v: Value) -> bool {
+        match v {
+            Value::None | Value::Int(_) | Value::Bool(_) => true,
+            Value::Player(p) => p < self.max_players,
+            Value::Enum(e, i) => self
+                .enums
+                .get(e)
+                .is_some_and(|d| (i as usize) < d.values.len()),
+            Value::Comp(c) => self.comps.get(c).is_some(),
+            Value::Space(b, s) => self.boards.get(b).is_some_and(|d| s < d.len()),
+            Value::Zone(z) => self.instances.get(z).is_some(),
+        }
     }
 }

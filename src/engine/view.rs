@@ -79,7 +79,7 @@ impl Game {
                 continue;
             }
             let z = &self.zones[info.zone];
-            let items = &st.zones[inst];
+            let items = st.zones.items(inst);
             let sees_all = match z.visibility {
                 Visibility::Public => true,
                 Visibility::Owner => seat.is_some() && info.owner == seat,
@@ -100,7 +100,7 @@ impl Game {
                 Vec::new()
             };
             let shown: Vec<CompId> = if sees_all {
-                items.clone()
+                items
             } else if z.visibility == Visibility::Top {
                 items.last().copied().into_iter().collect()
             } else {
@@ -110,11 +110,12 @@ impl Game {
                 .iter()
                 .map(|&c| self.hidden_name_fields(st, c, seat))
                 .collect();
+            let count = st.zones.len(inst);
             zones.push(ZoneView {
                 fields,
                 zone: self.zone_instance_name(inst),
-                count: items.len(),
-                open: sees_all || items.is_empty(),
+                count,
+                open: sees_all || count == 0,
                 visible,
             });
         }
@@ -245,27 +246,31 @@ impl Game {
         let mut out = st.clone();
         for t in self.types.ids() {
             // Hidden positions holding components of type t: (zone instance, index).
+            let mut lists: Vec<(InstId, Vec<CompId>)> = Vec::new();
             let mut places = Vec::new();
             for inst in self.instances.ids() {
                 if self.zones[self.instances[inst].zone].ty != t {
                     continue;
                 }
                 let open = self.zone_open_to(st, inst, seat);
-                let items = &st.zones[inst];
+                let items = st.zones.items(inst);
                 let top_open = self.zones[self.instances[inst].zone].visibility == Visibility::Top;
                 for i in 0..items.len() {
                     if !(open || top_open && i + 1 == items.len()) {
-                        places.push((inst, i));
+                        places.push((lists.len(), i));
                     }
                 }
+                lists.push((inst, items));
             }
-            let mut comps: Vec<CompId> = places.iter().map(|&(z, i)| st.zones[z][i]).collect();
+            let mut comps: Vec<CompId> = places.iter().map(|&(l, i)| lists[l].1[i]).collect();
             for i in (1..comps.len()).rev() {
                 comps.swap(i, rng.gen_range(0..=i));
             }
-            for (&(z, i), &c) in places.iter().zip(&comps) {
-                out.zones[z][i] = c;
-                out.loc[c] = z;
+            for (&(l, i), &c) in places.iter().zip(&comps) {
+                lists[l].1[i] = c;
+            }
+            for (inst, items) in &lists {
+                out.zones.set_items(*inst, items);
             }
             // Secret fields the seat cannot see: exchange values among such components.
             for (fi, f) in self.types[t].fields.iter().enumerate() {
@@ -308,7 +313,7 @@ impl Game {
             .ids()
             .filter(|&inst| self.instances[inst].owner.is_none_or(|o| o < st.players));
         for (z, inst) in view.zones.iter_mut().zip(shown) {
-            let items = &open.zones[inst];
+            let items = open.zones.items(inst);
             z.visible = items
                 .iter()
                 .map(|&c| super::show_comp_for(self, &open, c, None))

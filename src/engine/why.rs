@@ -1,5 +1,5 @@
 //! Why an action is, or is not, legal now.
-use super::eval::{Ctx, Env};
+use super::vm::with_machine;
 use super::*;
 use crate::ir::*;
 
@@ -39,6 +39,18 @@ impl Game {
     /// assert!(game.why_not(&st, "place cell=a1").unwrap().legal);
     /// ```
     pub fn why_not(&self, st: &State, text: &str) -> Result<WhyNot, RunError> {
+        self.why_not_for(st, None, text)
+    }
+
+    /// [`Game::why_not`] asked by one seat (`None`: whoever must act). In a `choose each`
+    /// every seat still to choose is asked about its own options; otherwise a seat that is not
+    /// to act is told so. Nothing is evaluated with bindings left from an earlier decision.
+    pub fn why_not_for(
+        &self,
+        st: &State,
+        seat: Option<u8>,
+        text: &str,
+    ) -> Result<WhyNot, RunError> {
         let no = |reason: String, span: Option<Span>| {
             Ok(WhyNot {
                 legal: false,
@@ -51,13 +63,24 @@ impl Game {
             Wait::Chance => return no("chance must act now, not a player".into(), None),
             _ => return no("the game is over".into(), None),
         };
-        let ch = &self.choices[choice];
-        let mut words = text.split_whitespace().peekable();
-        let label = match words.peek() {
-            Some(w) if !w.contains('=') => words.next().map(str::to_string),
-            _ => None,
+        let actor = match seat {
+            None => actor,
+            Some(p) if p == actor || self.pending(st).contains(&p) => p,
+            Some(p) => {
+                return no(
+                    format!(
+                        "{} must act now, not {}",
+                        player_name(actor),
+                        player_name(p)
+                    ),
+                    None,
+                )
+            }
         };
-        let pairs: Vec<(&str, &str)> = words.filter_map(|w| w.split_once('=')).collect();
+        let ch = &self.choices[choice];
+        let parsed = ActionText::parse(text);
+        let label = parsed.label.map(str::to_string);
+        let pairs = parsed.args;
         let offered: Vec<String> = ch
             .arms
             .iter()
@@ -85,7 +108,7 @@ impl Game {
             _ => false,
         });
         let Some(arm) = found else {
-            let what = label.clone().unwrap_or_else(|| text.to_string());
+            let what = crate::source::quote(label.as_deref().unwrap_or(text), 40);
             return if label
                 .as_ref()
                 .is_some_and(|l| self.actions.iter().any(|a| &a.name == l))
@@ -107,63 +130,96 @@ impl Game {
                 )
             };
         };
-        let frame = st.frames.last().expect("a waiting choice has a frame");
-        let ctx = Ctx { g: self, s: st };
+        let Some(frame) = st.frames.last() else {
+            return no("nothing waits for a decision".into(), None);
+        };
+        let ai = ch
+            .arms
+            .iter()
+            .position(|a| std::ptr::eq(a, arm))
+            .expect("the arm is one of the choice's");
+        // Bindings from an earlier decision are never read: the frame's own locals only, and
+        // the seat asking bound in a simultaneous choice.
         let mut locals = [Value::None; MAX_LOCALS];
-        let (binds, guard, guard_span, me) = match arm {
-            Arm::Action(ai) => {
-                let a = &self.actions[*ai];
-                (&a.params, a.guard.as_ref(), a.guard_span, actor)
-            }
+        let (opts, binds, guard_span, me) = match arm {
+            Arm::Action(a) => (
+                &self.program.actions[*a],
+                &self.actions[*a].params,
+                self.actions[*a].guard_span,
+                actor,
+            ),
             Arm::Inline {
-                binds,
-                guard,
-                guard_span,
-                ..
+                binds, guard_span, ..
             } => {
-                let n = self.procs[frame.proc].locals as usize;
-                locals[..n]
-                    .copy_from_slice(&st.locals[frame.base as usize..frame.base as usize + n]);
-                (binds, guard.as_ref(), *guard_span, frame.me)
+                locals = super::options::frame_locals(self, st, frame);
+                let me = match self.program.choices[choice].each {
+                    Some((_, slot)) => {
+                        locals[slot as usize] = Value::Player(actor);
+                        actor
+                    }
+                    None => frame.me,
+                };
+                (
+                    self.program.choices[choice].arms[ai]
+                        .as_ref()
+                        .expect("an inline option is compiled"),
+                    binds,
+                    *guard_span,
+                    me,
+                )
             }
         };
-        let mut env = Env {
-            locals: &mut locals[..],
-            me,
-            depth: 0,
-        };
-        for b in binds {
-            let Some((_, want)) = pairs.iter().find(|(k, _)| *k == b.name) else {
-                return no(
-                    format!("`{}` needs a value: write `{}=...`", b.name, b.name),
-                    Some(b.span),
-                );
-            };
-            let mut hit = None;
-            ctx.each(&b.coll, &mut env, false, &mut |v, _| {
-                if show_value(self, st, v) == *want {
-                    hit = Some(v);
-                    return Ok(false);
+        let verdict = with_machine(st.fuel, |m| -> Result<Option<WhyNot>, RunError> {
+            for (b, cb) in binds.iter().zip(&opts.binds) {
+                let Some((_, want)) = pairs.iter().find(|(k, _)| *k == b.name) else {
+                    return Ok(Some(WhyNot {
+                        legal: false,
+                        reason: format!("`{}` needs a value: write `{}=...`", b.name, b.name),
+                        span: Some(b.span),
+                    }));
+                };
+                let mut hit = None;
+                m.start(self, st, cb.coll, &mut locals, me)
+                    .blame(Some(b.span))?;
+                while let Some(v) = m.next(self, st, Some(b.span)).blame(Some(b.span))? {
+                    if show_value(self, st, v) == *want {
+                        hit = Some(v);
+                        m.stop();
+                        break;
+                    }
                 }
-                Ok(true)
-            })?;
-            match hit {
-                Some(v) => env.locals[b.slot as usize] = v,
-                None => {
-                    return no(
-                        format!(
-                            "`{}={want}` is not one of the values `{}` can take now",
-                            b.name, b.name
-                        ),
-                        Some(b.span),
-                    )
+                match hit {
+                    Some(v) => locals[cb.slot as usize] = v,
+                    None => {
+                        return Ok(Some(WhyNot {
+                            legal: false,
+                            reason: format!(
+                                "`{}={}` is not one of the values `{}` can take now",
+                                b.name,
+                                crate::source::quote(want, 40),
+                                b.name
+                            ),
+                            span: Some(b.span),
+                        }))
+                    }
                 }
             }
-        }
-        if let Some(g) = guard {
-            if !ctx.bool(g, &mut env)? {
-                return no("its condition does not hold now".into(), guard_span);
+            if let Some(g) = opts.guard {
+                if !m
+                    .eval_bool(self, st, g, &mut locals, me)
+                    .blame(guard_span)?
+                {
+                    return Ok(Some(WhyNot {
+                        legal: false,
+                        reason: "its condition does not hold now".into(),
+                        span: guard_span,
+                    }));
+                }
             }
+            Ok(None)
+        })?;
+        if let Some(w) = verdict {
+            return Ok(w);
         }
         Ok(WhyNot {
             legal: true,

@@ -61,7 +61,7 @@ pub enum Arm {
 #[derive(Clone, Debug)]
 pub enum Instr {
     /// `let x = e` (and the counter of `repeat n`): stores a value in a local slot.
-    Let(u16, Expr),
+    Let(u16, Expr, Span),
     /// `target = value`, `+=` or `-=`; a range type's bounds are checked.
     Assign {
         /// What is assigned.
@@ -126,6 +126,8 @@ pub enum Instr {
     ForInit {
         /// The collection, listed once when the loop starts.
         coll: Coll,
+        /// The loop statement.
+        span: Span,
         /// The first of the loop's three local slots.
         slot: u16,
     },

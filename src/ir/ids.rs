@@ -73,12 +73,24 @@ ids! {
 }
 
 /// A vector indexed by one kind of id.
-#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(PartialEq, Eq, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct Table<I, T> {
     items: Vec<T>,
     #[serde(skip)]
     _id: PhantomData<fn(I) -> I>,
+}
+
+impl<I, T: Clone> Clone for Table<I, T> {
+    fn clone(&self) -> Self {
+        Table {
+            items: self.items.clone(),
+            _id: PhantomData,
+        }
+    }
+    fn clone_from(&mut self, src: &Self) {
+        self.items.clone_from(&src.items);
+    }
 }
 
 impl<I, T: fmt::Debug> fmt::Debug for Table<I, T> {

@@ -13,6 +13,7 @@ pub mod ids;
 pub mod limits;
 mod names;
 pub mod scenario;
+pub mod vm;
 
 pub use code::*;
 pub use expr::*;
@@ -133,6 +134,8 @@ pub struct Game {
     /// `ties shared` (the default): every player tied for first wins; false for `ties draw`:
     /// such a tie is a draw.
     pub ties_shared: bool,
+    /// Everything above compiled to flat code: what the engine runs.
+    pub program: vm::Program,
 }
 
 /// A `const` declaration.

@@ -1,7 +1,7 @@
 //! Scenarios: a position set up, actions applied, expectations checked. Lowered by the
 //! checker from a scenario file, run by the engine.
 
-use super::{Coll, Expr, ProcId, Span};
+use super::{vm::Code, ProcId, Span};
 
 /// A scenario ready to run.
 #[derive(Clone, Debug)]
@@ -43,9 +43,9 @@ pub enum Step {
     ExpectNotFinished,
     /// `expect winners C`: the winners are exactly the players of collection `C`; with the
     /// number of local slots it needs.
-    ExpectWinners(Coll, u16),
+    ExpectWinners(Code, u16),
     /// `expect actor p`: player `p` must act now; with the number of local slots it needs.
-    ExpectActor(Expr, u16),
+    ExpectActor(Code, u16),
     /// `expect cond`: a boolean that must hold now; with the number of local slots it needs.
-    Expect(Expr, u16),
+    Expect(Code, u16),
 }

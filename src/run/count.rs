@@ -80,6 +80,8 @@ struct Level {
 fn walk(g: &Game, root: State, d0: u32, max: u32, c: &mut Counts) -> Result<(), RunError> {
     let mut stack: Vec<Level> = Vec::new();
     let mut spare: Vec<Vec<Action>> = Vec::new();
+    // States no longer on the path: copied into with `clone_from`, which reuses their room.
+    let mut spare_states: Vec<State> = Vec::new();
     let mut node = Some((root, d0));
     loop {
         if let Some((state, d)) = node.take() {
@@ -91,6 +93,8 @@ fn walk(g: &Game, root: State, d0: u32, max: u32, c: &mut Counts) -> Result<(), 
                     actions,
                     next: 0,
                 });
+            } else {
+                spare_states.push(state);
             }
         }
         let depth = d0 + stack.len() as u32;
@@ -100,13 +104,20 @@ fn walk(g: &Game, root: State, d0: u32, max: u32, c: &mut Counts) -> Result<(), 
         match top.actions.get(top.next) {
             Some(a) => {
                 top.next += 1;
-                let mut child = top.state.clone();
+                let mut child = match spare_states.pop() {
+                    Some(mut s) => {
+                        s.clone_from(&top.state);
+                        s
+                    }
+                    None => top.state.clone(),
+                };
                 g.apply_unchecked(&mut child, a)?;
                 node = Some((child, depth));
             }
             None => {
                 if let Some(done) = stack.pop() {
                     spare.push(done.actions);
+                    spare_states.push(done.state);
                 }
             }
         }

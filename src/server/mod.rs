@@ -241,6 +241,7 @@ impl<'g> Session<'g> {
                         None | Some(ChanceModeName::Seeded) => ChanceMode::Seeded,
                         Some(ChanceModeName::External) => ChanceMode::External,
                     },
+                    fuel: None,
                 };
                 self.checkpoint(Stage::BeforeEngine);
                 let m = Match::new(g, cfg).map_err(|e| run_error(g, &e))?;

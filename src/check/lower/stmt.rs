@@ -34,7 +34,7 @@ impl Checker {
             S::Let { name, value } => {
                 let (x, t) = self.expr(value);
                 let slot = self.bind_local(&name.name, t);
-                code.push(Instr::Let(slot, x));
+                code.push(Instr::Let(slot, x, s.span));
             }
             S::Assign { target, op, value } => {
                 let (lv, tt) = self.lvalue(target);
@@ -80,7 +80,11 @@ impl Checker {
                 let (coll, ty) = self.coll(&binding.coll);
                 let slot = self.alloc_local(3);
                 let var = self.bind_local(&binding.var.name, ty);
-                code.push(Instr::ForInit { coll, slot });
+                code.push(Instr::ForInit {
+                    coll,
+                    slot,
+                    span: s.span,
+                });
                 let top = Self::here(code);
                 let next = code.len();
                 code.push(Instr::ForNext { slot, var, exit: 0 });
@@ -101,7 +105,7 @@ impl Checker {
                     let (x, t) = self.expr(c);
                     self.expect_type(t, Type::Int, c.span, "a repeat count");
                     let slot = self.alloc_local(1);
-                    code.push(Instr::Let(slot, x));
+                    code.push(Instr::Let(slot, x, s.span));
                     slot
                 });
                 let top = Self::here(code);

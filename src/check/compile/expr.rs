@@ -1,0 +1,569 @@
+//! Expressions and collections to stack-machine code.
+
+use super::Compiler;
+use crate::ir::vm::*;
+use crate::ir::*;
+
+/// Functions are inlined into each other at most this deep.
+const MAX_INLINE_DEPTH: u32 = 4;
+/// A function body of at most this many nodes may be inlined.
+const MAX_INLINE_NODES: usize = 48;
+
+impl Compiler<'_> {
+    fn lit(&mut self, v: Value) {
+        match v {
+            Value::Int(n) if i32::try_from(n).is_ok() => {
+                self.emit(Op::Int(n as i32));
+            }
+            Value::None => {
+                self.emit(Op::None);
+            }
+            other => {
+                let i = self.pool(other);
+                self.emit(Op::Lit(i));
+            }
+        }
+    }
+
+    /// The row-major position of constant indexes in a table of dimensions `sizes`.
+    fn const_index(&self, ix: &[Expr], sizes: &[u32]) -> Option<u32> {
+        let mut k = 0u32;
+        for (x, size) in ix.iter().zip(sizes) {
+            let n = match x {
+                Expr::Lit(Value::Player(p)) => *p as u32,
+                Expr::Lit(Value::Enum(_, i)) => *i as u32,
+                Expr::Lit(Value::Space(_, s)) => *s,
+                _ => return None,
+            };
+            if n >= *size {
+                return None;
+            }
+            k = k.checked_mul(*size)?.checked_add(n)?;
+        }
+        Some(k)
+    }
+
+    pub(crate) fn emit_expr(&mut self, e: &Expr) {
+        match e {
+            Expr::Lit(v) => self.lit(*v),
+            Expr::Const(c) => {
+                self.emit(Op::Const(*c));
+            }
+            Expr::Local(l) => {
+                self.emit(Op::Local(*l));
+            }
+            Expr::Me => {
+                self.emit(Op::Me);
+            }
+            Expr::Current => {
+                self.emit(Op::Current);
+            }
+            Expr::PlayerCount => {
+                self.emit(Op::PlayerCount);
+            }
+            Expr::Var(v, ix) => {
+                let var = &self.g.vars[*v];
+                if let Some(k) = self.const_index(ix, &var.sizes) {
+                    self.emit(Op::Slot(var.base + k));
+                } else if let [Expr::Local(l)] = ix.as_slice() {
+                    self.emit(Op::VarLocal(*v, *l));
+                } else {
+                    for x in ix {
+                        self.emit_expr(x);
+                    }
+                    self.emit(Op::Var(*v));
+                }
+            }
+            Expr::Zone(z, ix) => {
+                let zone = &self.g.zones[*z];
+                if let Some(k) = self.const_index(ix, &zone.sizes) {
+                    self.emit(Op::Inst(InstId(zone.base.0 + k)));
+                } else if let [Expr::Local(l)] = ix.as_slice() {
+                    self.emit(Op::ZoneLocal(*z, *l));
+                } else {
+                    for x in ix {
+                        self.emit_expr(x);
+                    }
+                    self.emit(Op::Zone(*z));
+                }
+            }
+            Expr::Field(x, f) => {
+                if let Expr::Local(l) = **x {
+                    self.emit(Op::LocalField(l, *f));
+                } else {
+                    self.emit_expr(x);
+                    self.emit(Op::Field(*f));
+                }
+            }
+            Expr::Not(x) => {
+                self.emit_expr(x);
+                self.emit(Op::Not);
+            }
+            Expr::Neg(x) => match **x {
+                Expr::Lit(Value::Int(n)) if n.checked_neg().is_some() => self.lit(Value::Int(-n)),
+                _ => {
+                    self.emit_expr(x);
+                    self.emit(Op::Neg);
+                }
+            },
+            Expr::Bin(op, a, b, span) => self.binary(*op, a, b, *span),
+            Expr::If(c, a, b) => {
+                self.emit_expr(c);
+                let jf = self.emit(Op::JumpIfNot(0));
+                self.emit_expr(a);
+                let j = self.emit(Op::Jump(0));
+                let here = self.here();
+                self.patch(jf, here);
+                self.emit_expr(b);
+                let here = self.here();
+                self.patch(j, here);
+            }
+            // `seat(k)` for a seat every match has is known now.
+            Expr::Builtin(Builtin::Seat, args, _)
+                if matches!(args.as_slice(), [Expr::Lit(Value::Int(k))]
+                    if *k >= 0 && *k < self.g.min_players as i64) =>
+            {
+                let Expr::Lit(Value::Int(k)) = args[0] else {
+                    unreachable!("matched above")
+                };
+                self.lit(Value::Player(k as u8));
+            }
+            Expr::Builtin(b, args, span) => {
+                for a in args {
+                    self.emit_expr(a);
+                }
+                self.emit_at(Op::Builtin(*b), *span);
+            }
+            Expr::CallDef(d, args) => match self.inlined(*d, args) {
+                Some(body) => {
+                    self.inlining += 1;
+                    self.emit_expr(&body);
+                    self.inlining -= 1;
+                }
+                None => {
+                    for a in args {
+                        self.emit_expr(a);
+                    }
+                    self.emit(Op::Call(*d));
+                }
+            },
+            Expr::Agg(a, span) => self.aggregate(a, *span),
+        }
+    }
+
+    /// An expression simple enough to be read in place by a comparison.
+    fn operand(&mut self, e: &Expr) -> Option<Operand> {
+        Some(match e {
+            Expr::Local(l) => Operand::Local(*l),
+            Expr::Me => Operand::Me,
+            Expr::Lit(Value::None) => Operand::None,
+            Expr::Lit(Value::Int(n)) if i32::try_from(*n).is_ok() => Operand::Int(*n as i32),
+            Expr::Lit(v) => Operand::Lit(self.pool(*v)),
+            Expr::Const(c) => Operand::Const(*c),
+            Expr::Var(v, ix) => {
+                let var = &self.g.vars[*v];
+                if let Some(k) = self.const_index(ix, &var.sizes) {
+                    Operand::Slot(var.base + k)
+                } else if let ([Expr::Local(l)], Ok(size)) = (
+                    ix.as_slice(),
+                    u16::try_from(var.sizes.first().copied().unwrap_or(0)),
+                ) {
+                    Operand::VarAt {
+                        base: var.base,
+                        size,
+                        slot: *l,
+                    }
+                } else {
+                    return None;
+                }
+            }
+            Expr::Field(x, f) => match **x {
+                Expr::Local(l) => Operand::LocalField(l, *f),
+                _ => return None,
+            },
+            _ => return None,
+        })
+    }
+
+    fn pool(&mut self, v: Value) -> u32 {
+        match self.p.lits.iter().position(|l| *l == v) {
+            Some(i) => i as u32,
+            None => {
+                self.p.lits.push(v);
+                self.p.lits.len() as u32 - 1
+            }
+        }
+    }
+
+    fn binary(&mut self, op: BinOp, a: &Expr, b: &Expr, span: Span) {
+        let comparison = matches!(
+            op,
+            BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
+        );
+        if comparison {
+            if let (Some(x), Some(y)) = (self.operand(a), self.operand(b)) {
+                self.p.cmps.push(Cmp { op, a: x, b: y });
+                let id = self.p.cmps.len() as u32 - 1;
+                self.emit_at(Op::Cmp(id), span);
+                return;
+            }
+        }
+        match (op, a, b) {
+            (BinOp::And | BinOp::Or, _, _) => {
+                self.emit_expr(a);
+                let j = if op == BinOp::And {
+                    self.emit_at(Op::AndJump(0), span)
+                } else {
+                    self.emit_at(Op::OrJump(0), span)
+                };
+                self.emit_expr(b);
+                let here = self.here();
+                self.patch(j, here);
+            }
+            (BinOp::Eq | BinOp::Ne, x, Expr::Lit(Value::None))
+            | (BinOp::Eq | BinOp::Ne, Expr::Lit(Value::None), x) => {
+                self.emit_expr(x);
+                self.emit(if op == BinOp::Eq {
+                    Op::IsNone
+                } else {
+                    Op::NotNone
+                });
+            }
+            (BinOp::Eq | BinOp::Ne, x, Expr::Me) | (BinOp::Eq | BinOp::Ne, Expr::Me, x) => {
+                self.emit_expr(x);
+                self.emit(Op::IsMe);
+                if op == BinOp::Ne {
+                    self.emit(Op::Not);
+                }
+            }
+            _ => {
+                self.emit_expr(a);
+                self.emit_expr(b);
+                self.emit_at(Op::Bin(op), span);
+            }
+        }
+    }
+
+    /// The body of a small function with its parameters replaced by simple arguments, when
+    /// calling it is better done inline.
+    fn inlined(&self, d: DefId, args: &[Expr]) -> Option<Expr> {
+        if self.inlining >= MAX_INLINE_DEPTH {
+            return None;
+        }
+        let simple = |a: &Expr| {
+            matches!(
+                a,
+                Expr::Local(_)
+                    | Expr::Lit(_)
+                    | Expr::Me
+                    | Expr::Current
+                    | Expr::Const(_)
+                    | Expr::PlayerCount
+            )
+        };
+        let def = &self.g.defs[d];
+        if !args.iter().all(simple) || def.locals > def.params {
+            return None;
+        }
+        let mut nodes = 0;
+        if !inline_safe(&def.body, &mut nodes) || nodes > MAX_INLINE_NODES {
+            return None;
+        }
+        Some(substitute(&def.body, args))
+    }
+
+    fn aggregate(&mut self, a: &Agg, span: Span) {
+        match a.kind {
+            AggKind::Line => {
+                let (Some(bind), Some(n)) = (a.binds.first(), a.args.first()) else {
+                    self.lit(Value::Bool(false));
+                    return;
+                };
+                let Coll::Board(board) = bind.coll else {
+                    self.lit(Value::Bool(false));
+                    return;
+                };
+                self.emit_expr(n);
+                let through = match a.args.get(1) {
+                    Some(at) => {
+                        self.emit_expr(at);
+                        true
+                    }
+                    None => false,
+                };
+                let cond = self.out_of_line(a.filter.as_ref());
+                self.p.lines.push(LineOp {
+                    board,
+                    slot: bind.slot,
+                    cond,
+                    through,
+                });
+                let id = self.p.lines.len() as u32 - 1;
+                self.emit_at(Op::Line(id), span);
+            }
+            AggKind::BestSets => {
+                let bind = &a.binds[0];
+                self.emit_coll(&bind.coll);
+                let filter = self.out_of_line(a.filter.as_ref());
+                self.p.best_sets.push(BestSetsOp {
+                    sets: a.sets.clone(),
+                    slot: bind.slot,
+                    filter,
+                });
+                let id = self.p.best_sets.len() as u32 - 1;
+                self.emit_at(Op::BestSets(id), span);
+            }
+            _ => self.fold(a, span),
+        }
+    }
+
+    /// Code that is jumped over where it stands and run on its own (a condition tested per
+    /// space by `paths`, `group` or `line`).
+    fn out_of_line(&mut self, e: Option<&Expr>) -> Option<Code> {
+        let e = e?;
+        let skip = self.emit(Op::Jump(0));
+        let code = self.expr(e);
+        let here = self.here();
+        self.patch(skip, here);
+        Some(code)
+    }
+
+    /// `count`, `sum`, `max`, `min`, `any`, `all`, `first`: nested loops over the bindings
+    /// around the filter and the body, with the result accumulated on the stack.
+    fn fold(&mut self, a: &Agg, span: Span) {
+        let k = a.kind;
+        match k {
+            AggKind::Count | AggKind::Sum => self.lit(Value::Int(0)),
+            AggKind::Any => self.lit(Value::Bool(false)),
+            AggKind::All => self.lit(Value::Bool(true)),
+            _ => self.lit(Value::None),
+        }
+        // Loop heads and the IterNext of each binding, outermost first.
+        let mut levels: Vec<(u32, u32)> = Vec::new();
+        for b in &a.binds {
+            self.emit_coll(&b.coll);
+            let head = self.here();
+            let next = self.emit(Op::IterNext {
+                slot: b.slot,
+                exit: 0,
+            });
+            levels.push((head, next));
+        }
+        let Some(&(inner, _)) = levels.last() else {
+            return;
+        };
+        let element = || match a.binds.first() {
+            Some(b) => Expr::Local(b.slot),
+            None => Expr::Lit(Value::None),
+        };
+        // Jumps to the code that leaves every loop with a new result on top.
+        let mut breaks = Vec::new();
+        let all_plain = k == AggKind::All && a.body.is_none();
+        if let Some(f) = &a.filter {
+            self.emit_expr(f);
+            if all_plain {
+                // `all(x in C where c)`: an element that fails `c` makes it false.
+                let keep_going = self.emit(Op::JumpIfNot(0));
+                self.emit(Op::Jump(inner));
+                let here = self.here();
+                self.patch(keep_going, here);
+                self.emit(Op::Pop);
+                self.lit(Value::Bool(false));
+                breaks.push(self.emit(Op::Jump(0)));
+            } else {
+                self.emit(Op::JumpIfNot(inner));
+            }
+        }
+        match k {
+            AggKind::Count => {
+                self.emit(Op::AccCount);
+                self.emit(Op::Jump(inner));
+            }
+            AggKind::Sum | AggKind::Max | AggKind::Min => {
+                match &a.body {
+                    Some(b) => self.emit_expr(b),
+                    None => self.emit_expr(&element()),
+                }
+                let op = match k {
+                    AggKind::Sum => Op::AccSum,
+                    AggKind::Max => Op::AccMax(true),
+                    _ => Op::AccMax(false),
+                };
+                self.emit_at(op, span);
+                self.emit(Op::Jump(inner));
+            }
+            AggKind::Any => {
+                if let Some(b) = &a.body {
+                    self.emit_expr(b);
+                    self.emit(Op::JumpIfNot(inner));
+                }
+                self.emit(Op::Pop);
+                self.lit(Value::Bool(true));
+                breaks.push(self.emit(Op::Jump(0)));
+            }
+            AggKind::All => {
+                if let Some(b) = &a.body {
+                    self.emit_expr(b);
+                    let fails = self.emit(Op::JumpIfNot(0));
+                    self.emit(Op::Jump(inner));
+                    let here = self.here();
+                    self.patch(fails, here);
+                    self.emit(Op::Pop);
+                    self.lit(Value::Bool(false));
+                    breaks.push(self.emit(Op::Jump(0)));
+                } else if a.filter.is_none() {
+                    self.emit(Op::Jump(inner));
+                }
+            }
+            AggKind::First => {
+                self.emit(Op::Pop);
+                match &a.body {
+                    Some(b) => self.emit_expr(b),
+                    None => self.emit_expr(&element()),
+                }
+                breaks.push(self.emit(Op::Jump(0)));
+            }
+            AggKind::Line | AggKind::BestSets => {}
+        }
+        // Leaving every loop early: drop each iterator.
+        let mut leave_jump = None;
+        if !breaks.is_empty() {
+            let leave = self.here();
+            for b in breaks {
+                self.patch(b, leave);
+            }
+            for _ in &levels {
+                self.emit(Op::IterEnd);
+            }
+            leave_jump = Some(self.emit(Op::Jump(0)));
+        }
+        // A binding that runs out continues the binding around it; the outermost ends.
+        for (i, &(_, next)) in levels.iter().enumerate().rev() {
+            let to = if i == 0 { self.here() } else { levels[i - 1].0 };
+            self.patch(next, to);
+        }
+        let end = self.here();
+        if let Some(j) = leave_jump {
+            self.patch(j, end);
+        }
+        if let (AggKind::Max | AggKind::Min | AggKind::First, Some(o)) = (k, &a.otherwise) {
+            let skip = self.emit(Op::ElseJump(0));
+            self.emit_expr(o);
+            let here = self.here();
+            self.patch(skip, here);
+        }
+    }
+
+    pub(crate) fn emit_coll(&mut self, c: &Coll) {
+        match c {
+            Coll::Zone(e) => {
+                self.emit_expr(e);
+                self.emit(Op::IterZone);
+            }
+            Coll::Board(b) => {
+                self.emit(Op::IterBoard(*b));
+            }
+            Coll::Enum(e) => {
+                self.emit(Op::IterEnum(*e));
+            }
+            Coll::Type(t) => {
+                self.emit(Op::IterType(*t));
+            }
+            Coll::Players => {
+                self.emit(Op::IterPlayers);
+            }
+            Coll::Range(a, b) => {
+                self.emit_expr(a);
+                self.emit_expr(b);
+                self.emit(Op::IterRange);
+            }
+            Coll::List(xs) => {
+                for x in xs {
+                    self.emit_expr(x);
+                }
+                self.emit(Op::IterList(xs.len() as u16));
+            }
+            Coll::Adjacent(x) => {
+                self.emit_expr(x);
+                self.emit(Op::IterAdjacent);
+            }
+            Coll::Paths {
+                board,
+                slot,
+                from,
+                steps,
+                cond,
+            } => {
+                self.emit_expr(from);
+                self.emit_expr(steps);
+                let cond = self.out_of_line(cond.as_ref());
+                self.p.paths.push(PathsOp {
+                    board: *board,
+                    slot: *slot,
+                    cond,
+                });
+                self.emit(Op::IterPaths(self.p.paths.len() as u32 - 1));
+            }
+            Coll::Group {
+                board,
+                slot,
+                start,
+                cond,
+            } => {
+                self.emit_expr(start);
+                let cond = self.out_of_line(cond.as_ref());
+                self.p.groups.push(PathsOp {
+                    board: *board,
+                    slot: *slot,
+                    cond,
+                });
+                self.emit(Op::IterGroup(self.p.groups.len() as u32 - 1));
+            }
+        }
+    }
+}
+
+/// Whether a function body can be inlined (no bindings of its own), counting its nodes.
+fn inline_safe(e: &Expr, nodes: &mut usize) -> bool {
+    *nodes += 1;
+    match e {
+        Expr::Lit(_)
+        | Expr::Const(_)
+        | Expr::Local(_)
+        | Expr::Me
+        | Expr::Current
+        | Expr::PlayerCount => true,
+        Expr::Var(_, ix) | Expr::Zone(_, ix) | Expr::Builtin(_, ix, _) | Expr::CallDef(_, ix) => {
+            ix.iter().all(|x| inline_safe(x, nodes))
+        }
+        Expr::Field(x, _) | Expr::Not(x) | Expr::Neg(x) => inline_safe(x, nodes),
+        Expr::Bin(_, a, b, _) => inline_safe(a, nodes) && inline_safe(b, nodes),
+        Expr::If(a, b, c) => {
+            inline_safe(a, nodes) && inline_safe(b, nodes) && inline_safe(c, nodes)
+        }
+        Expr::Agg(..) => false,
+    }
+}
+
+/// A function body with its parameters (locals `0..args.len()`) replaced by the arguments.
+fn substitute(e: &Expr, args: &[Expr]) -> Expr {
+    let sub = |x: &Expr| substitute(x, args);
+    let subs = |xs: &[Expr]| xs.iter().map(|x| substitute(x, args)).collect();
+    match e {
+        Expr::Local(l) => args
+            .get(*l as usize)
+            .cloned()
+            .unwrap_or(Expr::Lit(Value::None)),
+        Expr::Lit(_) | Expr::Const(_) | Expr::Me | Expr::Current | Expr::PlayerCount => e.clone(),
+        Expr::Var(v, ix) => Expr::Var(*v, subs(ix)),
+        Expr::Zone(z, ix) => Expr::Zone(*z, subs(ix)),
+        Expr::Builtin(b, ix, s) => Expr::Builtin(*b, subs(ix), *s),
+        Expr::CallDef(d, ix) => Expr::CallDef(*d, subs(ix)),
+        Expr::Field(x, f) => Expr::Field(Box::new(sub(x)), *f),
+        Expr::Not(x) => Expr::Not(Box::new(sub(x))),
+        Expr::Neg(x) => Expr::Neg(Box::new(sub(x))),
+        Expr::Bin(op, a, b, s) => Expr::Bin(*op, Box::new(sub(a)), Box::new(sub(b)), *s),
+        Expr::If(a, b, c) => Expr::If(Box::new(sub(a)), Box::new(sub(b)), Box::new(sub(c))),
+        Expr::Agg(..) => e.clone(),
+    }
+}

@@ -1,0 +1,209 @@
+//! The last step of checking: the IR's expression trees and procedures compiled to the flat
+//! program the engine runs ([`ir::vm::Program`]). Compiling is done once per game; it never
+//! fails (the checker has reported every problem before).
+//!
+//! Besides translating, it plans the work of listing options: small functions without
+//! bindings are inlined, common shapes become single ops (`pawn[from]`, `x == none`,
+//! `card.rank`), and a binding pinned by its guard to where an indexed variable holds a value
+//! (`from in field where pawn[from] == me`) lists only those places.
+
+mod expr;
+mod plan;
+
+use crate::ir::vm::*;
+use crate::ir::*;
+
+/// Compiles a checked game's trees into its program.
+pub(crate) fn compile(g: &Game) -> Program {
+    let mut c = Compiler {
+        g,
+        p: Program::default(),
+        inlining: 0,
+    };
+    c.p.type_comps = g.types.iter().map(|_| Vec::new()).collect();
+    for (id, comp) in g.comps.enumerate() {
+        c.p.type_comps[comp.ty].push(id);
+    }
+    c.p.var_index = g.vars.iter().map(|_| None).collect();
+    c.p.frozen = frozen_vars(g);
+    c.p.id = NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    c.p.defs = g
+        .defs
+        .iter()
+        .map(|d| CDef {
+            params: d.params,
+            locals: d.locals,
+            body: Code::default(),
+        })
+        .collect();
+    for (id, d) in g.defs.enumerate() {
+        let body = c.expr(&d.body);
+        c.p.defs[id].body = body;
+    }
+    c.p.sets = g
+        .sets
+        .iter()
+        .map(|s| CSet {
+            params: s.params,
+            locals: s.locals,
+            conds: vec![],
+            points: Code::default(),
+        })
+        .collect();
+    for (id, s) in g.sets.enumerate() {
+        let conds = s.conds.iter().map(|(n, e)| (*n, c.expr(e))).collect();
+        let points = c.expr(&s.points);
+        c.p.sets[id].conds = conds;
+        c.p.sets[id].points = points;
+    }
+    let inits: Vec<Option<Code>> = g
+        .vars
+        .iter()
+        .map(|v| v.init.as_ref().map(|e| c.expr(e)))
+        .collect();
+    c.p.var_inits = inits.into();
+    c.p.end_when = g.end_when.iter().map(|(e, s)| (c.expr(e), *s)).collect();
+    c.p.score = g.score.as_ref().map(|e| c.expr(e));
+    c.p.tiebreaks = g.tiebreaks.iter().map(|e| c.expr(e)).collect();
+    let actions: Vec<COptions> = g
+        .actions
+        .iter()
+        .map(|a| c.options(&a.params, &a.guard_parts, a.guard.as_ref()))
+        .collect();
+    c.p.actions = actions.into();
+    let choices: Vec<CChoice> = g.choices.iter().map(|ch| c.choice(ch)).collect();
+    c.p.choices = choices.into();
+    let procs: Vec<Vec<Step>> = g.procs.iter().map(|p| c.proc(&p.code)).collect();
+    c.p.procs = procs.into();
+    c.p.spans.sort_by_key(|(pc, _)| *pc);
+    c.p
+}
+
+/// Tells compiled programs apart (for caches kept outside a state).
+static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+/// Variables that no procedure but `setup` writes (assigned or rolled).
+fn frozen_vars(g: &Game) -> Vec<VarId> {
+    let mut written = vec![false; g.vars.len()];
+    for (id, proc) in g.procs.enumerate() {
+        if Some(id) == g.setup {
+            continue;
+        }
+        for i in &proc.code {
+            let target = match i {
+                Instr::Assign { target, .. } | Instr::Roll { target, .. } => target,
+                _ => continue,
+            };
+            if let LValue::Var { var, .. } = target {
+                written[var.0 as usize] = true;
+            }
+        }
+    }
+    g.vars.ids().filter(|v| !written[v.0 as usize]).collect()
+}
+
+/// Compiles the procedures added to a game after it was first compiled (scenario setups).
+pub(crate) fn compile_procs(g: &mut Game) {
+    let mut p = std::mem::take(&mut g.program);
+    let done = p.procs.len();
+    let game: &Game = g;
+    let mut c = Compiler {
+        g: game,
+        p,
+        inlining: 0,
+    };
+    for proc in game.procs.iter().skip(done) {
+        let steps = c.proc(&proc.code);
+        c.p.procs.push(steps);
+    }
+    c.p.spans.sort_by_key(|(pc, _)| *pc);
+    p = c.p;
+    g.program = p;
+}
+
+/// Compiles more code into a game's program (the expressions of a scenario's steps).
+pub(crate) fn extend<T>(g: &mut Game, f: impl FnOnce(&mut Compiler) -> T) -> T {
+    let p = std::mem::take(&mut g.program);
+    let game: &Game = g;
+    let mut c = Compiler {
+        g: game,
+        p,
+        inlining: 0,
+    };
+    let out = f(&mut c);
+    c.p.spans.sort_by_key(|(pc, _)| *pc);
+    let p = c.p;
+    g.program = p;
+    out
+}
+
+/// The compiler's state: the game read, the program written.
+pub(crate) struct Compiler<'g> {
+    pub(crate) g: &'g Game,
+    pub(crate) p: Program,
+    /// How many function bodies are being inlined into each other right now.
+    pub(crate) inlining: u32,
+}
+
+impl Compiler<'_> {
+    pub(crate) fn here(&self) -> u32 {
+        self.p.ops.len() as u32
+    }
+
+    pub(crate) fn emit(&mut self, op: Op) -> u32 {
+        self.p.ops.push(op);
+        self.p.ops.len() as u32 - 1
+    }
+
+    /// Emits an op that can fail, recording the span blamed when it does.
+    pub(crate) fn emit_at(&mut self, op: Op, span: Span) -> u32 {
+        let at = self.emit(op);
+        self.p.spans.push((at, span));
+        at
+    }
+
+    /// Points the jump at `at` to `to`.
+    pub(crate) fn patch(&mut self, at: u32, to: u32) {
+        match &mut self.p.ops[at as usize] {
+            Op::Jump(t)
+            | Op::JumpIfNot(t)
+            | Op::AndJump(t)
+            | Op::OrJump(t)
+            | Op::ElseJump(t)
+            | Op::IterNext { exit: t, .. } => *t = to,
+            _ => {}
+        }
+    }
+
+    /// A compiled expression: one value on the stack.
+    pub(crate) fn expr(&mut self, e: &Expr) -> Code {
+        let start = self.here();
+        self.emit_expr(e);
+        Code {
+            start,
+            end: self.here(),
+        }
+    }
+
+    /// A compiled collection: one iterator on the iterator stack.
+    pub(crate) fn coll(&mut self, c: &Coll) -> Code {
+        let start = self.here();
+        self.emit_coll(c);
+        Code {
+            start,
+            end: self.here(),
+        }
+    }
+
+    /// Compiled code that pushes the values of several expressions (a variable's indexes).
+    pub(crate) fn exprs(&mut self, es: &[Expr]) -> Code {
+        let start = self.here();
+        for e in es {
+            self.emit_expr(e);
+        }
+        Code {
+            start,
+            end: self.here(),
+        }
+    }
+}

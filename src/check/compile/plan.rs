@@ -1,0 +1,353 @@
+//! Procedures to steps, and the plans for listing options: bindings, guard parts, and the
+//! bindings a variable's value index can narrow.
+
+use super::Compiler;
+use crate::ir::vm::*;
+use crate::ir::*;
+
+/// A value index may take at most this many bits (values x positions).
+const MAX_INDEX_BITS: u64 = 1 << 16;
+/// A remembered guard part may keep at most this many answers.
+const MAX_MEMO: u64 = 1 << 16;
+
+impl Compiler<'_> {
+    /// The bindings and guard of an action or of an inline option.
+    pub(crate) fn options(
+        &mut self,
+        binds: &[Bind],
+        parts: &[(u16, Expr)],
+        guard: Option<&Expr>,
+    ) -> COptions {
+        let mut out = COptions {
+            binds: Vec::with_capacity(binds.len()),
+            parts: Vec::with_capacity(parts.len()),
+            guard: guard.map(|g| self.expr(g)),
+        };
+        let mut narrowed = vec![false; parts.len()];
+        for (k, b) in binds.iter().enumerate() {
+            let coll = self.coll(&b.coll);
+            let mut narrow = None;
+            for (i, (need, part)) in parts.iter().enumerate() {
+                if narrow.is_none() && !narrowed[i] && *need as usize == k + 1 {
+                    if let Some((var, value)) = self.narrowing(b, part) {
+                        let value = self.expr(value);
+                        narrow = Some(Narrow { var, value });
+                        narrowed[i] = true;
+                    }
+                }
+            }
+            out.binds.push(CBind {
+                slot: b.slot,
+                coll,
+                dedup: matches!(b.coll, Coll::Zone(_)),
+                narrow,
+            });
+        }
+        for (i, (need, part)) in parts.iter().enumerate() {
+            if !narrowed[i] {
+                let code = self.expr(part);
+                let memo = self.memo(binds, part);
+                out.parts.push(Part {
+                    need: *need,
+                    code,
+                    memo,
+                });
+            }
+        }
+        out
+    }
+
+    /// A memo for a guard part that reads only bindings of small domains, `me`, constants and
+    /// variables only `setup` writes: its answers can be remembered for the rest of a match
+    /// (and for any match whose setup left those variables the same).
+    fn memo(&mut self, binds: &[Bind], part: &Expr) -> Option<u32> {
+        let mut reads = Vec::new();
+        let mut me = false;
+        if !self.frozen_expr(part, &mut reads, &mut me, 0) {
+            return None;
+        }
+        let mut keys = Vec::new();
+        let mut entries: u64 = if me { self.g.max_players as u64 } else { 1 };
+        for b in binds {
+            if !reads.contains(&b.slot) {
+                continue;
+            }
+            let size = match b.ty {
+                Type::Space(bd) => self.g.boards[bd].len() as u64,
+                Type::Enum(e) => self.g.enums[e].values.len() as u64,
+                Type::Player => self.g.max_players as u64,
+                _ => return None,
+            };
+            entries *= size.max(1);
+            keys.push((b.slot, size as u32));
+        }
+        // Reads a local that is not one of the bindings: not a function of the key.
+        if reads.iter().any(|l| !binds.iter().any(|b| b.slot == *l)) || entries > MAX_MEMO {
+            return None;
+        }
+        if keys.is_empty() && !me {
+            return None;
+        }
+        self.p.memos.push(MemoDef {
+            keys,
+            me,
+            entries: entries as u32,
+        });
+        Some(self.p.memos.len() as u32 - 1)
+    }
+
+    /// Whether an expression reads only locals (collected), `me`, constants and frozen
+    /// variables, through functions of the same kind.
+    fn frozen_expr(&self, e: &Expr, reads: &mut Vec<u16>, me: &mut bool, depth: u32) -> bool {
+        if depth > 8 {
+            return false;
+        }
+        let all = |xs: &[Expr], reads: &mut Vec<u16>, me: &mut bool| {
+            xs.iter().all(|x| self.frozen_expr(x, reads, me, depth))
+        };
+        match e {
+            Expr::Lit(_) | Expr::Const(_) | Expr::PlayerCount => true,
+            Expr::Me => {
+                *me = true;
+                true
+            }
+            Expr::Local(l) => {
+                if !reads.contains(l) {
+                    reads.push(*l);
+                }
+                true
+            }
+            Expr::Var(v, ix) => self.p.frozen.contains(v) && all(ix, reads, me),
+            Expr::Not(x) | Expr::Neg(x) => self.frozen_expr(x, reads, me, depth),
+            Expr::Bin(_, a, b, _) => {
+                self.frozen_expr(a, reads, me, depth) && self.frozen_expr(b, reads, me, depth)
+            }
+            Expr::If(a, b, c) => {
+                self.frozen_expr(a, reads, me, depth)
+                    && self.frozen_expr(b, reads, me, depth)
+                    && self.frozen_expr(c, reads, me, depth)
+            }
+            Expr::Builtin(
+                Builtin::Seat
+                | Builtin::Abs
+                | Builtin::Max2
+                | Builtin::Min2
+                | Builtin::Next
+                | Builtin::Prev,
+                args,
+                _,
+            ) => all(args, reads, me),
+            Expr::CallDef(d, args) => {
+                if !all(args, reads, me) {
+                    return false;
+                }
+                // The body reads its parameters, which are the arguments above.
+                let mut inner = Vec::new();
+                self.frozen_expr(&self.g.defs[*d].body, &mut inner, me, depth + 1)
+                    && inner.iter().all(|l| (*l as usize) < args.len())
+            }
+            _ => false,
+        }
+    }
+
+    /// A guard part `v[x] == e` (or `e == v[x]`) for a binding `x` over exactly the index of
+    /// `v`, where `e` reads only earlier bindings: the variable (now indexed) and `e`.
+    fn narrowing<'e>(&mut self, b: &Bind, part: &'e Expr) -> Option<(VarId, &'e Expr)> {
+        let Expr::Bin(BinOp::Eq, l, r, _) = part else {
+            return None;
+        };
+        let pinned = |x: &Expr| match x {
+            Expr::Var(v, ix) if matches!(ix.as_slice(), [Expr::Local(s)] if *s == b.slot) => {
+                Some(*v)
+            }
+            _ => None,
+        };
+        let (var, value) = match (pinned(l), pinned(r)) {
+            (Some(v), _) => (v, &**r),
+            (_, Some(v)) => (v, &**l),
+            _ => return None,
+        };
+        let def = &self.g.vars[var];
+        let dim_fits = matches!(
+            (&def.dims[..], &b.coll),
+            ([Dim::Board(x)], Coll::Board(y)) if x == y
+        ) || matches!(
+            (&def.dims[..], &b.coll),
+            ([Dim::Enum(x)], Coll::Enum(y)) if x == y
+        ) || matches!((&def.dims[..], &b.coll), ([Dim::Player], Coll::Players));
+        if !dim_fits {
+            return None;
+        }
+        // The value may read earlier bindings (the guard part's tag says no later one), but
+        // not this binding.
+        let mut reads_self = false;
+        value.reads(&mut |l| reads_self |= l == b.slot);
+        if reads_self {
+            return None;
+        }
+        self.index_var(var).then_some((var, value))
+    }
+
+    /// Keeps a value index for a variable; false when its values cannot be indexed cheaply.
+    fn index_var(&mut self, var: VarId) -> bool {
+        if self.p.var_index[var].is_some() {
+            return true;
+        }
+        let def = &self.g.vars[var];
+        let codes = match def.ty {
+            Type::Player => self.g.max_players as u64 + 1,
+            Type::Enum(e) => self.g.enums[e].values.len() as u64 + 1,
+            Type::Bool => 3,
+            Type::Space(b) => self.g.boards[b].len() as u64 + 1,
+            _ => return false,
+        };
+        let size = def.count as u64;
+        let words = size.div_ceil(64);
+        if codes * words * 64 > MAX_INDEX_BITS {
+            return false;
+        }
+        let index = ValueIndex {
+            var,
+            base: self.p.index_words,
+            words: words as u32,
+            codes: codes as u32,
+        };
+        self.p.index_words += (codes * words) as u32;
+        self.p.indexes.push(index);
+        self.p.var_index[var] = Some(self.p.indexes.len() as u32 - 1);
+        true
+    }
+
+    pub(crate) fn choice(&mut self, ch: &Choice) -> CChoice {
+        CChoice {
+            by: ch.by.as_ref().map(|e| self.expr(e)),
+            each: ch.each.as_ref().map(|(b, _)| (self.coll(&b.coll), b.slot)),
+            arms: ch
+                .arms
+                .iter()
+                .map(|a| match a {
+                    Arm::Action(_) => None,
+                    Arm::Inline {
+                        binds,
+                        guard,
+                        guard_parts,
+                        ..
+                    } => Some(self.options(binds, guard_parts, guard.as_ref())),
+                })
+                .collect(),
+        }
+    }
+
+    fn target(&mut self, t: &LValue) -> Target {
+        match t {
+            LValue::Local(l) => Target::Local(*l),
+            LValue::Var { var, index } => Target::Var {
+                var: *var,
+                index: self.exprs(index),
+            },
+            LValue::Field { comp, field } => Target::Field {
+                comp: self.expr(comp),
+                field: *field,
+            },
+        }
+    }
+
+    pub(crate) fn proc(&mut self, code: &[Instr]) -> Vec<Step> {
+        code.iter()
+            .map(|i| match i {
+                Instr::Let(slot, e, span) => Step::Let(*slot, self.expr(e), *span),
+                Instr::Assign {
+                    target,
+                    op,
+                    value,
+                    span,
+                } => Step::Assign {
+                    target: self.target(target),
+                    op: *op,
+                    value: self.expr(value),
+                    span: *span,
+                },
+                Instr::Move {
+                    what,
+                    to,
+                    bottom,
+                    span,
+                } => Step::Move {
+                    what: self.expr(what),
+                    to: self.expr(to),
+                    bottom: *bottom,
+                    span: *span,
+                },
+                Instr::Deal {
+                    count,
+                    from,
+                    to,
+                    bottom,
+                    span,
+                } => Step::Deal {
+                    count: count.as_ref().map(|c| self.expr(c)),
+                    from: self.expr(from),
+                    to: self.expr(to),
+                    bottom: *bottom,
+                    span: *span,
+                },
+                Instr::Shuffle { zone, span } => Step::Shuffle {
+                    zone: self.expr(zone),
+                    span: *span,
+                },
+                Instr::Roll {
+                    target,
+                    domain,
+                    span,
+                } => Step::Roll {
+                    target: self.target(target),
+                    domain: self.coll(domain),
+                    span: *span,
+                },
+                Instr::Jump(t) => Step::Jump(*t),
+                Instr::JumpIfNot(c, t, span) => Step::JumpIfNot(self.expr(c), *t, *span),
+                Instr::ForInit { coll, slot, span } => Step::ForInit {
+                    coll: self.coll(coll),
+                    slot: *slot,
+                    span: *span,
+                },
+                Instr::ForNext { slot, var, exit } => Step::ForNext {
+                    slot: *slot,
+                    var: *var,
+                    exit: *exit,
+                },
+                Instr::ForDone { slot } => Step::ForDone { slot: *slot },
+                Instr::Choose(c) => Step::Choose(*c),
+                Instr::SimNext(c) => Step::SimNext(*c),
+                Instr::Do { action, args, span } => Step::Do {
+                    action: *action,
+                    args: args.iter().map(|a| self.expr(a)).collect(),
+                    span: *span,
+                },
+                Instr::TurnStart { player, save, span } => Step::TurnStart {
+                    player: self.expr(player),
+                    save: *save,
+                    span: *span,
+                },
+                Instr::TurnEnd { save } => Step::TurnEnd { save: *save },
+                Instr::End(k) => Step::End(*k),
+                Instr::Win { who, span } => Step::Win {
+                    who: self.expr(who),
+                    span: *span,
+                },
+                Instr::Reveal {
+                    comp,
+                    field,
+                    on,
+                    span,
+                } => Step::Reveal {
+                    comp: self.expr(comp),
+                    field: *field,
+                    on: *on,
+                    span: *span,
+                },
+                Instr::LoopGuard { span } => Step::LoopGuard { span: *span },
+            })
+            .collect()
+    }
+}

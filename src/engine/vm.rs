@@ -1,0 +1,1413 @@
+//! The machine that runs compiled expressions and collections ([`crate::ir::vm`]): a value
+//! stack, an iterator stack and scratch space, reused from one evaluation to the next so that
+//! a running game allocates nothing per decision. It also keeps the work budget (fuel) of the
+//! decision being computed.
+
+use super::{RunError, State};
+use crate::ir::vm::{Code, Op, Operand, Program};
+use crate::ir::*;
+use std::cell::RefCell;
+
+/// Work the rules may do between two decisions, by default: statements run, elements of
+/// collections visited, path steps, parameter combinations tried and set allocations searched
+/// each cost one unit.
+pub const DEFAULT_FUEL: u64 = 10_000_000;
+
+/// The result of an evaluation; the error is boxed so that the success path stays small.
+pub(crate) type Eval<T> = Result<T, Box<RunError>>;
+
+/// One collection being walked.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Iter {
+    /// Spaces `next..end` of a board.
+    Spaces { board: BoardId, next: u32, end: u32 },
+    /// Values `next..end` of an enum.
+    Values { e: EnumId, next: u16, end: u16 },
+    /// Seats `next..end`.
+    Seats { next: u8, end: u8 },
+    /// Numbers `next..=last`; `done` once past the last.
+    Numbers { next: i64, last: i64, done: bool },
+    /// The components of a zone from `next` up.
+    Zone { next: Option<CompId> },
+    /// The components of a type, from position `pos` of the program's list.
+    Type { ty: TypeId, pos: u32 },
+    /// Neighbours `pos..end` in a board's adjacency.
+    Adjacent { board: BoardId, pos: u32, end: u32 },
+    /// Elements `pos..end` of the scratch buffer, from `start` (dropped with the iterator).
+    Buf { start: u32, pos: u32, end: u32 },
+}
+
+/// The machine.
+#[derive(Debug, Default)]
+pub(crate) struct Machine {
+    pub(crate) stack: Vec<Value>,
+    pub(crate) iters: Vec<Iter>,
+    pub(crate) buf: Vec<Value>,
+    /// Scratch flags for paths and groups.
+    marks: Vec<u8>,
+    /// Scratch for path walks: (space, next neighbour position, steps left).
+    walk: Vec<(u32, u32, u32)>,
+    /// Work left in this decision.
+    pub(crate) fuel: u64,
+    /// The budget a decision starts with.
+    pub(crate) budget: u64,
+    /// Nesting of function calls.
+    depth: u16,
+    /// Remembered guard answers: per memo, 0 (not known), 1 (false) or 2 (true), valid for the
+    /// program and setup fingerprint in `memo_owner`.
+    memos: Vec<Vec<u8>>,
+    memo_owner: (u64, u64),
+}
+
+thread_local! {
+    static MACHINE: RefCell<Machine> = RefCell::new(Machine::default());
+}
+
+/// Runs `f` with this thread's machine, emptied and given a fresh budget of `fuel` (a nested
+/// use, from a callback, gets a machine of its own).
+pub(crate) fn with_machine<T>(fuel: u64, f: impl FnOnce(&mut Machine) -> T) -> T {
+    MACHINE.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut m) => {
+            m.reset(fuel);
+            f(&mut m)
+        }
+        Err(_) => {
+            let mut m = Machine::default();
+            m.reset(fuel);
+            f(&mut m)
+        }
+    })
+}
+
+const ITEM: u8 = 1;
+const SEEN: u8 = 2;
+const OK: u8 = 4;
+const CHECKED: u8 = 8;
+
+fn err(msg: impl Into<String>, span: Option<Span>) -> Box<RunError> {
+    Box::new(RunError::rule(msg, span))
+}
+
+impl Machine {
+    /// Empties every stack and sets the budget.
+    pub(crate) fn reset(&mut self, fuel: u64) {
+        self.stack.clear();
+        self.iters.clear();
+        self.buf.clear();
+        self.fuel = fuel;
+        self.budget = fuel;
+        self.depth = 0;
+    }
+
+    /// A guard part's answer: remembered when the part allows it and the match is past its
+    /// setup, else evaluated.
+    pub(crate) fn part(
+        &mut self,
+        g: &Game,
+        s: &State,
+        part: &crate::ir::vm::Part,
+        locals: &mut [Value],
+        me: u8,
+    ) -> Eval<bool> {
+        let Some(id) = part.memo.filter(|_| s.frozen != 0) else {
+            return self.eval_bool(g, s, part.code, locals, me);
+        };
+        let def = &g.program.memos[id as usize];
+        let mut key: u32 = if def.me { me as u32 } else { 0 };
+        for &(slot, size) in &def.keys {
+            match Program::position(local(locals, slot)) {
+                Some(p) if p < size => key = key * size + p,
+                _ => return self.eval_bool(g, s, part.code, locals, me),
+            }
+        }
+        let owner = (g.program.id, s.frozen);
+        if self.memo_owner != owner {
+            self.memos.iter_mut().for_each(Vec::clear);
+            self.memo_owner = owner;
+        }
+        if self.memos.len() <= id as usize {
+            self.memos.resize(id as usize + 1, Vec::new());
+        }
+        let table = &mut self.memos[id as usize];
+        if table.is_empty() {
+            table.resize(def.entries as usize, 0);
+        }
+        match table.get(key as usize).copied() {
+            Some(1) => Ok(false),
+            Some(2) => Ok(true),
+            _ => {
+                let v = self.eval_bool(g, s, part.code, locals, me)?;
+                if let Some(slot) = self.memos[id as usize].get_mut(key as usize) {
+                    *slot = 1 + v as u8;
+                }
+                Ok(v)
+            }
+        }
+    }
+
+    /// Spends one unit of work; running out is a limit error (blamed on `span` when given).
+    #[inline(always)]
+    pub(crate) fn spend(&mut self, span: Option<Span>) -> Eval<()> {
+        if self.fuel == 0 {
+            return Err(self.out_of_fuel(span));
+        }
+        self.fuel -= 1;
+        Ok(())
+    }
+
+    #[cold]
+    fn out_of_fuel(&self, span: Option<Span>) -> Box<RunError> {
+        Box::new(RunError::Limit {
+            message: format!(
+                "the rules did more than {} units of work without reaching a decision \
+                 (a loop that never ends, or a search too large?)",
+                self.budget
+            ),
+            span,
+        })
+    }
+
+    /// Evaluates compiled code to one value.
+    pub(crate) fn eval(
+        &mut self,
+        g: &Game,
+        s: &State,
+        code: Code,
+        locals: &mut [Value],
+        me: u8,
+    ) -> Eval<Value> {
+        self.run_code(g, s, code, locals, me)?;
+        Ok(self.stack.pop().unwrap_or_default())
+    }
+
+    /// Evaluates code that must give a flag.
+    pub(crate) fn eval_bool(
+        &mut self,
+        g: &Game,
+        s: &State,
+        code: Code,
+        locals: &mut [Value],
+        me: u8,
+    ) -> Eval<bool> {
+        // A single comparison (most guard parts) is evaluated in place.
+        if code.end == code.start + 1 {
+            if let Op::Cmp(i) = g.program.ops[code.start as usize] {
+                return self.cmp(g, s, i, code.start, locals, me);
+            }
+        }
+        match self.eval(g, s, code, locals, me)? {
+            Value::Bool(b) => Ok(b),
+            other => Err(expected(g, s, "true or false", other, None)),
+        }
+    }
+
+    /// Evaluates code that must give a number.
+    pub(crate) fn eval_int(
+        &mut self,
+        g: &Game,
+        s: &State,
+        code: Code,
+        locals: &mut [Value],
+        me: u8,
+    ) -> Eval<i64> {
+        match self.eval(g, s, code, locals, me)? {
+            Value::Int(n) => Ok(n),
+            other => Err(expected(g, s, "a number", other, None)),
+        }
+    }
+
+    /// Starts walking a compiled collection: its iterator is on top of the iterator stack.
+    pub(crate) fn start(
+        &mut self,
+        g: &Game,
+        s: &State,
+        coll: Code,
+        locals: &mut [Value],
+        me: u8,
+    ) -> Eval<()> {
+        self.run_code(g, s, coll, locals, me)
+    }
+
+    /// Drops the top iterator.
+    pub(crate) fn stop(&mut self) {
+        if let Some(Iter::Buf { start, .. }) = self.iters.pop() {
+            self.buf.truncate(start as usize);
+        }
+    }
+
+    /// The next element of the top iterator, or `None` (and the iterator dropped) when it is
+    /// done. Each element costs a unit of work.
+    pub(crate) fn next(&mut self, g: &Game, s: &State, span: Option<Span>) -> Eval<Option<Value>> {
+        let Some(it) = self.iters.last_mut() else {
+            return Ok(None);
+        };
+        let v = match it {
+            Iter::Spaces { board, next, end } => (*next < *end).then(|| {
+                *next += 1;
+                Value::Space(*board, *next - 1)
+            }),
+            Iter::Values { e, next, end } => (*next < *end).then(|| {
+                *next += 1;
+                Value::Enum(*e, *next - 1)
+            }),
+            Iter::Seats { next, end } => (*next < *end).then(|| {
+                *next += 1;
+                Value::Player(*next - 1)
+            }),
+            Iter::Numbers { next, last, done } => {
+                if *done || *next > *last {
+                    None
+                } else {
+                    let v = *next;
+                    match next.checked_add(1) {
+                        Some(n) => *next = n,
+                        None => *done = true,
+                    }
+                    Some(Value::Int(v))
+                }
+            }
+            Iter::Zone { next } => next.map(|c| {
+                *next = s.zones.above(c);
+                Value::Comp(c)
+            }),
+            Iter::Type { ty, pos } => {
+                let list = &g.program.type_comps[*ty];
+                list.get(*pos as usize).map(|c| {
+                    *pos += 1;
+                    Value::Comp(*c)
+                })
+            }
+            Iter::Adjacent { board, pos, end } => (*pos < *end).then(|| {
+                *pos += 1;
+                Value::Space(*board, g.boards[*board].adj[*pos as usize - 1])
+            }),
+            Iter::Buf { pos, end, .. } => (*pos < *end).then(|| {
+                *pos += 1;
+                self.buf[*pos as usize - 1]
+            }),
+        };
+        match v {
+            Some(v) => {
+                self.spend(span)?;
+                Ok(Some(v))
+            }
+            None => {
+                self.stop();
+                Ok(None)
+            }
+        }
+    }
+
+    fn pop(&mut self) -> Value {
+        self.stack.pop().unwrap_or_default()
+    }
+
+    fn top(&mut self) -> &mut Value {
+        if self.stack.is_empty() {
+            self.stack.push(Value::None);
+        }
+        let n = self.stack.len();
+        &mut self.stack[n - 1]
+    }
+
+    /// Runs ops `code.start..code.end` (the values they leave stay on the stack). The
+    /// common ops are handled here, in a small loop; the others in [`Machine::slow_op`].
+    pub(crate) fn run_code(
+        &mut self,
+        g: &Game,
+        s: &State,
+        code: Code,
+        locals: &mut [Value],
+        me: u8,
+    ) -> Eval<()> {
+        let ops = &g.program.ops[..];
+        let mut pc = code.start;
+        while pc < code.end {
+            let op = ops[pc as usize];
+            pc += 1;
+            match op {
+                Op::Int(n) => self.stack.push(Value::Int(n as i64)),
+                Op::Local(l) => self.stack.push(local(locals, l)),
+                Op::Me => self.stack.push(Value::Player(me)),
+                Op::Slot(n) => self.stack.push(s.vars[n as usize]),
+                Op::LocalField(l, f) => {
+                    let v = field(g, s, local(locals, l), f)?;
+                    self.stack.push(v);
+                }
+                Op::Cmp(i) => {
+                    let v = self.cmp(g, s, i, pc - 1, locals, me)?;
+                    self.stack.push(Value::Bool(v));
+                }
+                Op::VarLocal(v, l) => {
+                    let var = &g.vars[v];
+                    let i = index_of(g, s, local(locals, l))?;
+                    if i >= var.sizes[0] {
+                        return Err(bad_index(&var.name));
+                    }
+                    self.stack.push(s.vars[(var.base + i) as usize]);
+                }
+                Op::Bin(op) => {
+                    let b = self.pop();
+                    let a = self.pop();
+                    let v = match (op, a, b) {
+                        (BinOp::Add, Value::Int(x), Value::Int(y))
+                            if x.checked_add(y).is_some() =>
+                        {
+                            Value::Int(x + y)
+                        }
+                        (BinOp::Sub, Value::Int(x), Value::Int(y))
+                            if x.checked_sub(y).is_some() =>
+                        {
+                            Value::Int(x - y)
+                        }
+                        (BinOp::Eq, a, b) => Value::Bool(a == b),
+                        (BinOp::Ne, a, b) => Value::Bool(a != b),
+                        (BinOp::Lt, Value::Int(x), Value::Int(y)) => Value::Bool(x < y),
+                        (BinOp::Gt, Value::Int(x), Value::Int(y)) => Value::Bool(x > y),
+                        (op, a, b) => binary(g, s, op, a, b)
+                            .map_err(|e| with(e, g.program.span_at(pc - 1)))?,
+                    };
+                    self.stack.push(v);
+                }
+                Op::IsMe => {
+                    let v = self.pop();
+                    self.stack.push(Value::Bool(v == Value::Player(me)));
+                }
+                Op::IsNone => {
+                    let v = self.pop();
+                    self.stack.push(Value::Bool(v == Value::None));
+                }
+                Op::Jump(t) => pc = t,
+                Op::JumpIfNot(t) => match self.stack.pop() {
+                    Some(Value::Bool(true)) => {}
+                    Some(Value::Bool(false)) => pc = t,
+                    other => {
+                        return Err(expected(
+                            g,
+                            s,
+                            "true or false",
+                            other.unwrap_or_default(),
+                            None,
+                        ))
+                    }
+                },
+                Op::Lit(i) => self.stack.push(g.program.lits[i as usize]),
+                Op::None => self.stack.push(Value::None),
+                Op::Const(c) => self.stack.push(s.consts[c]),
+                Op::Inst(i) => self.stack.push(Value::Zone(i)),
+                Op::ZoneLocal(z, l) => {
+                    let zone = &g.zones[z];
+                    let i = index_of(g, s, local(locals, l))?;
+                    if i >= zone.sizes[0] {
+                        return Err(bad_index(&zone.name));
+                    }
+                    self.stack.push(Value::Zone(InstId(zone.base.0 + i)));
+                }
+                Op::Field(f) => {
+                    let c = self.pop();
+                    self.stack.push(field(g, s, c, f)?);
+                }
+                Op::Not => match self.pop() {
+                    Value::Bool(b) => self.stack.push(Value::Bool(!b)),
+                    other => return Err(expected(g, s, "true or false", other, None)),
+                },
+                Op::NotNone => {
+                    let v = self.pop();
+                    self.stack.push(Value::Bool(v != Value::None));
+                }
+                Op::Pop => {
+                    self.stack.pop();
+                }
+                Op::Builtin(b) => {
+                    let v = self
+                        .builtin(g, s, b)
+                        .map_err(|e| with(e, g.program.span_at(pc - 1)))?;
+                    self.stack.push(v);
+                }
+                Op::Call(d) => self.call(g, s, d, me)?,
+                Op::IterNext { slot, exit } => match self
+                    .next(g, s, None)
+                    .map_err(|e| with(e, g.program.span_at(pc - 1)))?
+                {
+                    Some(v) => {
+                        if let Some(l) = locals.get_mut(slot as usize) {
+                            *l = v;
+                        }
+                    }
+                    None => pc = exit,
+                },
+                Op::AccCount => {
+                    if let Value::Int(n) = self.top() {
+                        *n += 1;
+                    }
+                }
+                _ => self.slow_op(g, s, op, &mut pc, locals, me)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// A comparison of two simple operands.
+    #[inline]
+    pub(crate) fn cmp(
+        &mut self,
+        g: &Game,
+        s: &State,
+        i: u32,
+        pc: u32,
+        locals: &[Value],
+        me: u8,
+    ) -> Eval<bool> {
+        let p = &g.program;
+        let c = p.cmps[i as usize];
+        let a = operand(g, s, c.a, locals, me)?;
+        let b = operand(g, s, c.b, locals, me)?;
+        Ok(match (c.op, a, b) {
+            (BinOp::Eq, a, b) => a == b,
+            (BinOp::Ne, a, b) => a != b,
+            (BinOp::Lt, Value::Int(x), Value::Int(y)) => x < y,
+            (BinOp::Le, Value::Int(x), Value::Int(y)) => x <= y,
+            (BinOp::Gt, Value::Int(x), Value::Int(y)) => x > y,
+            (BinOp::Ge, Value::Int(x), Value::Int(y)) => x >= y,
+            (op, a, b) => {
+                binary(g, s, op, a, b).map_err(|e| with(e, p.span_at(pc)))? == Value::Bool(true)
+            }
+        })
+    }
+
+    /// Every op, the rare ones included (kept out of the small loop of [`Machine::run_code`]).
+    #[inline(never)]
+    fn slow_op(
+        &mut self,
+        g: &Game,
+        s: &State,
+        op: Op,
+        pc: &mut u32,
+        locals: &mut [Value],
+        me: u8,
+    ) -> Eval<()> {
+        let p = &g.program;
+        match op {
+            Op::Int(n) => self.stack.push(Value::Int(n as i64)),
+            Op::Lit(i) => self.stack.push(p.lits[i as usize]),
+            Op::None => self.stack.push(Value::None),
+            Op::Local(l) => self.stack.push(local(locals, l)),
+            Op::Me => self.stack.push(Value::Player(me)),
+            Op::Current => self
+                .stack
+                .push(s.current.map_or(Value::None, Value::Player)),
+            Op::PlayerCount => self.stack.push(Value::Int(s.players as i64)),
+            Op::Const(c) => self.stack.push(s.consts[c]),
+            Op::Slot(n) => self.stack.push(s.vars[n as usize]),
+            Op::Var(v) => {
+                let slot = self.var_slot(g, s, v)?;
+                self.stack.push(s.vars[slot]);
+            }
+            Op::VarLocal(v, l) => {
+                let var = &g.vars[v];
+                let i = index_of(g, s, local(locals, l))?;
+                if i >= var.sizes[0] {
+                    return Err(bad_index(&var.name));
+                }
+                self.stack.push(s.vars[(var.base + i) as usize]);
+            }
+            Op::Inst(i) => self.stack.push(Value::Zone(i)),
+            Op::Zone(z) => {
+                let inst = self.zone_inst(g, s, z)?;
+                self.stack.push(Value::Zone(inst));
+            }
+            Op::ZoneLocal(z, l) => {
+                let zone = &g.zones[z];
+                let i = index_of(g, s, local(locals, l))?;
+                if i >= zone.sizes[0] {
+                    return Err(bad_index(&zone.name));
+                }
+                self.stack.push(Value::Zone(InstId(zone.base.0 + i)));
+            }
+            Op::Field(f) => {
+                let c = self.pop();
+                self.stack.push(field(g, s, c, f)?);
+            }
+            Op::LocalField(l, f) => {
+                let v = field(g, s, local(locals, l), f)?;
+                self.stack.push(v);
+            }
+            Op::Not => {
+                let v = self.pop();
+                match v {
+                    Value::Bool(b) => self.stack.push(Value::Bool(!b)),
+                    other => return Err(expected(g, s, "true or false", other, None)),
+                }
+            }
+            Op::Neg => match self.pop() {
+                Value::Int(n) => match n.checked_neg() {
+                    Some(m) => self.stack.push(Value::Int(m)),
+                    None => return Err(err("arithmetic overflow in `-`", None)),
+                },
+                other => return Err(expected(g, s, "a number", other, None)),
+            },
+            Op::Bin(op) => {
+                let b = self.pop();
+                let a = self.pop();
+                let v = binary(g, s, op, a, b).map_err(|e| with(e, p.span_at(*pc - 1)))?;
+                self.stack.push(v);
+            }
+            Op::IsNone => {
+                let v = self.pop();
+                self.stack.push(Value::Bool(v == Value::None));
+            }
+            Op::NotNone => {
+                let v = self.pop();
+                self.stack.push(Value::Bool(v != Value::None));
+            }
+            Op::IsMe => {
+                let v = self.pop();
+                self.stack.push(Value::Bool(v == Value::Player(me)));
+            }
+            Op::Cmp(i) => {
+                let v = self.cmp(g, s, i, *pc - 1, locals, me)?;
+                self.stack.push(Value::Bool(v));
+            }
+            Op::Jump(t) => *pc = t,
+            Op::JumpIfNot(t) => match self.pop() {
+                Value::Bool(true) => {}
+                Value::Bool(false) => *pc = t,
+                other => return Err(expected(g, s, "true or false", other, None)),
+            },
+            Op::AndJump(t) | Op::OrJump(t) => {
+                let jump_on = matches!(op, Op::OrJump(_));
+                match *self.top() {
+                    Value::Bool(b) if b == jump_on => *pc = t,
+                    Value::Bool(_) => {
+                        self.stack.pop();
+                    }
+                    other => {
+                        return Err(expected(g, s, "true or false", other, p.span_at(*pc - 1)))
+                    }
+                }
+            }
+            Op::ElseJump(t) => {
+                if *self.top() != Value::None {
+                    *pc = t;
+                } else {
+                    self.stack.pop();
+                }
+            }
+            Op::Pop => {
+                self.stack.pop();
+            }
+            Op::Builtin(b) => {
+                let v = self
+                    .builtin(g, s, b)
+                    .map_err(|e| with(e, p.span_at(*pc - 1)))?;
+                self.stack.push(v);
+            }
+            Op::Call(d) => self.call(g, s, d, me)?,
+            Op::IterZone => match self.pop() {
+                Value::Zone(z) => self.iters.push(Iter::Zone {
+                    next: s.zones.bottom(z),
+                }),
+                other => return Err(expected(g, s, "a zone", other, None)),
+            },
+            Op::IterRange => {
+                let (b, a) = (self.pop(), self.pop());
+                match (a, b) {
+                    (Value::Int(a), Value::Int(b)) => self.iters.push(Iter::Numbers {
+                        next: a,
+                        last: b,
+                        done: false,
+                    }),
+                    (Value::Int(_), other) | (other, _) => {
+                        return Err(expected(g, s, "a number", other, None))
+                    }
+                }
+            }
+            Op::IterBoard(b) => self.iters.push(Iter::Spaces {
+                board: b,
+                next: 0,
+                end: g.boards[b].len(),
+            }),
+            Op::IterEnum(e) => self.iters.push(Iter::Values {
+                e,
+                next: 0,
+                end: g.enums[e].values.len() as u16,
+            }),
+            Op::IterType(ty) => self.iters.push(Iter::Type { ty, pos: 0 }),
+            Op::IterPlayers => self.iters.push(Iter::Seats {
+                next: 0,
+                end: s.players,
+            }),
+            Op::IterList(n) => {
+                let from = self.stack.len().saturating_sub(n as usize);
+                let start = self.buf.len() as u32;
+                self.buf.extend(self.stack.drain(from..));
+                self.iters.push(Iter::Buf {
+                    start,
+                    pos: start,
+                    end: self.buf.len() as u32,
+                });
+            }
+            Op::IterAdjacent => match self.pop() {
+                Value::Space(b, sp) => {
+                    let board = &g.boards[b];
+                    self.iters.push(Iter::Adjacent {
+                        board: b,
+                        pos: board.adj_start[sp as usize],
+                        end: board.adj_start[sp as usize + 1],
+                    })
+                }
+                Value::None => self.iters.push(Iter::Seats { next: 0, end: 0 }),
+                other => return Err(expected(g, s, "a space", other, None)),
+            },
+            Op::IterPaths(id) => {
+                let steps = self.pop();
+                let from = self.pop();
+                self.paths(g, s, id, from, steps, locals, me)?;
+            }
+            Op::IterGroup(id) => {
+                let start = self.pop();
+                self.group(g, s, id, start, locals, me)?;
+            }
+            Op::IterNext { slot, exit } => match self.next(g, s, p.span_at(*pc - 1))? {
+                Some(v) => {
+                    if let Some(l) = locals.get_mut(slot as usize) {
+                        *l = v;
+                    }
+                }
+                None => *pc = exit,
+            },
+            Op::IterEnd => self.stop(),
+            Op::AccCount => {
+                if let Value::Int(n) = self.top() {
+                    *n += 1;
+                }
+            }
+            Op::AccSum => {
+                let v = self.pop();
+                let at = p.span_at(*pc - 1);
+                let Value::Int(x) = v else {
+                    return Err(err("`sum` needs numbers", at));
+                };
+                if let Value::Int(n) = self.top() {
+                    *n = n
+                        .checked_add(x)
+                        .ok_or_else(|| err("arithmetic overflow in `sum`", at))?;
+                }
+            }
+            Op::AccMax(max) => {
+                let Value::Int(x) = self.pop() else {
+                    return Err(err("`max`/`min` need numbers", p.span_at(*pc - 1)));
+                };
+                let top = self.top();
+                *top = match *top {
+                    Value::Int(m) if (max && m >= x) || (!max && m <= x) => Value::Int(m),
+                    _ => Value::Int(x),
+                };
+            }
+            Op::Line(id) => {
+                let v = self.line(g, s, id, locals, me)?;
+                self.stack.push(Value::Bool(v));
+            }
+            Op::BestSets(id) => {
+                let v = self.best_sets(g, s, id, locals, me, p.span_at(*pc - 1))?;
+                self.stack.push(Value::Int(v));
+            }
+        }
+        Ok(())
+    }
+
+    #[inline(never)]
+    fn var_slot(&mut self, g: &Game, s: &State, v: VarId) -> Eval<usize> {
+        let var = &g.vars[v];
+        let n = var.dims.len();
+        let mut k = 0u32;
+        let from = self.stack.len().saturating_sub(n);
+        for (i, x) in self.stack.drain(from..).enumerate() {
+            let idx = index_of(g, s, x)?;
+            if idx >= var.sizes[i] {
+                return Err(bad_index(&var.name));
+            }
+            k = k * var.sizes[i] + idx;
+        }
+        Ok((var.base + k) as usize)
+    }
+
+    #[inline(never)]
+    fn zone_inst(&mut self, g: &Game, s: &State, z: ZoneId) -> Eval<InstId> {
+        let zone = &g.zones[z];
+        let n = zone.dims.len();
+        let mut k = 0u32;
+        let from = self.stack.len().saturating_sub(n);
+        for (i, x) in self.stack.drain(from..).enumerate() {
+            let idx = index_of(g, s, x)?;
+            if idx >= zone.sizes[i] {
+                return Err(bad_index(&zone.name));
+            }
+            k = k * zone.sizes[i] + idx;
+        }
+        Ok(InstId(zone.base.0 + k))
+    }
+
+    /// Pops the slot of a variable's indexes (the code of a [`Target::Var`]'s index).
+    pub(crate) fn target_slot(&mut self, g: &Game, s: &State, v: VarId) -> Eval<usize> {
+        self.var_slot(g, s, v)
+    }
+
+    #[inline(never)]
+    fn call(&mut self, g: &Game, s: &State, d: DefId, me: u8) -> Eval<()> {
+        let def = &g.program.defs[d];
+        if self.depth >= MAX_CALL_DEPTH {
+            return Err(err(
+                format!(
+                    "function `{}` calls functions more than {MAX_CALL_DEPTH} deep",
+                    g.defs[d].name
+                ),
+                None,
+            ));
+        }
+        let mut dl = [Value::None; DEF_LOCALS];
+        let n = (def.params as usize).min(DEF_LOCALS);
+        for i in (0..n).rev() {
+            dl[i] = self.pop();
+        }
+        self.depth += 1;
+        let r = self.run_code(g, s, def.body, &mut dl[..], me);
+        self.depth -= 1;
+        r
+    }
+
+    #[inline(never)]
+    fn builtin(&mut self, g: &Game, s: &State, b: Builtin) -> Eval<Value> {
+        let zone = |m: &mut Machine| match m.pop() {
+            Value::Zone(z) => Ok(z),
+            other => Err(expected(g, s, "a zone", other, None)),
+        };
+        Ok(match b {
+            Builtin::Count => Value::Int(s.zones.len(zone(self)?) as i64),
+            Builtin::Top => s.zones.top(zone(self)?).map_or(Value::None, Value::Comp),
+            Builtin::Bottom => s.zones.bottom(zone(self)?).map_or(Value::None, Value::Comp),
+            Builtin::Empty => Value::Bool(s.zones.len(zone(self)?) == 0),
+            Builtin::Next | Builtin::Prev => match self.pop() {
+                Value::Player(p) if p < s.players => {
+                    let n = s.players;
+                    Value::Player(if b == Builtin::Next {
+                        (p + 1) % n
+                    } else {
+                        (p + n - 1) % n
+                    })
+                }
+                other => return Err(expected(g, s, "a player", other, None)),
+            },
+            Builtin::Owner => match self.pop() {
+                Value::Comp(c) => g.instances[s.zones.loc(c)]
+                    .owner
+                    .map_or(Value::None, Value::Player),
+                _ => Value::None,
+            },
+            Builtin::SpaceOf => match self.pop() {
+                Value::Comp(c) => g.instances[s.zones.loc(c)]
+                    .space
+                    .map_or(Value::None, |(b, i)| Value::Space(b, i)),
+                _ => Value::None,
+            },
+            Builtin::ZoneOf => match self.pop() {
+                Value::Comp(c) => Value::Zone(s.zones.loc(c)),
+                _ => Value::None,
+            },
+            Builtin::Seat => match self.pop() {
+                Value::Int(n) if n >= 0 && n < s.players as i64 => Value::Player(n as u8),
+                Value::Int(n) => {
+                    return Err(err(
+                        format!("there is no seat {n} with {} players", s.players),
+                        None,
+                    ))
+                }
+                other => return Err(expected(g, s, "a number", other, None)),
+            },
+            Builtin::Abs => match self.pop() {
+                Value::Int(n) => Value::Int(
+                    n.checked_abs()
+                        .ok_or_else(|| err("arithmetic overflow in `abs`", None))?,
+                ),
+                other => return Err(expected(g, s, "a number", other, None)),
+            },
+            Builtin::Max2 | Builtin::Min2 => {
+                let (y, x) = (self.pop(), self.pop());
+                match (x, y) {
+                    (Value::Int(x), Value::Int(y)) => Value::Int(if b == Builtin::Max2 {
+                        x.max(y)
+                    } else {
+                        x.min(y)
+                    }),
+                    (Value::Int(_), other) | (other, _) => {
+                        return Err(expected(g, s, "a number", other, None))
+                    }
+                }
+            }
+        })
+    }
+
+    /// Evaluates a condition on a space bound to `slot` (true without a condition).
+    #[allow(clippy::too_many_arguments)]
+    fn space_ok(
+        &mut self,
+        g: &Game,
+        s: &State,
+        cond: Option<Code>,
+        slot: u16,
+        v: Value,
+        locals: &mut [Value],
+        me: u8,
+    ) -> Eval<bool> {
+        let Some(c) = cond else { return Ok(true) };
+        let saved = local(locals, slot);
+        if let Some(l) = locals.get_mut(slot as usize) {
+            *l = v;
+        }
+        let r = self.eval_bool(g, s, c, locals, me);
+        if let Some(l) = locals.get_mut(slot as usize) {
+            *l = saved;
+        }
+        r
+    }
+
+    /// `paths(...)`: the ends of the simple paths of exactly `steps` steps from `from`, each
+    /// entered space meeting the condition; pushed as a buffer iterator, in board order.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn paths(
+        &mut self,
+        g: &Game,
+        s: &State,
+        id: u32,
+        from: Value,
+        steps: Value,
+        locals: &mut [Value],
+        me: u8,
+    ) -> Eval<()> {
+        let op = &g.program.paths[id as usize];
+        let start_buf = self.buf.len() as u32;
+        let n = match steps {
+            Value::Int(n) => n.max(0) as u64,
+            other => return Err(expected(g, s, "a number", other, None)),
+        };
+        let Value::Space(_, start) = from else {
+            self.iters.push(Iter::Buf {
+                start: start_buf,
+                pos: start_buf,
+                end: start_buf,
+            });
+            return Ok(());
+        };
+        let board = &g.boards[op.board];
+        let len = board.len() as usize;
+        let mut marks = std::mem::take(&mut self.marks);
+        let mut walk = std::mem::take(&mut self.walk);
+        marks.clear();
+        marks.resize(len, 0);
+        walk.clear();
+        let n = n.min(len as u64) as u32;
+        marks[start as usize] |= SEEN;
+        walk.push((start, board.adj_start[start as usize], n));
+        let mut result = Ok(());
+        if n == 0 {
+            marks[start as usize] |= ITEM;
+            walk.clear();
+        }
+        while let Some(&mut (at, ref mut pos, left)) = walk.last_mut() {
+            if *pos >= board.adj_start[at as usize + 1] {
+                marks[at as usize] &= !SEEN;
+                walk.pop();
+                continue;
+            }
+            let nb = board.adj[*pos as usize];
+            *pos += 1;
+            if let Err(e) = self.spend(None) {
+                result = Err(e);
+                break;
+            }
+            if marks[nb as usize] & SEEN != 0 {
+                continue;
+            }
+            if marks[nb as usize] & CHECKED == 0 {
+                match self.space_ok(
+                    g,
+                    s,
+                    op.cond,
+                    op.slot,
+                    Value::Space(op.board, nb),
+                    locals,
+                    me,
+                ) {
+                    Ok(ok) => marks[nb as usize] |= CHECKED | if ok { OK } else { 0 },
+                    Err(e) => {
+                        result = Err(e);
+                        break;
+                    }
+                }
+            }
+            if marks[nb as usize] & OK == 0 {
+                continue;
+            }
+            if left == 1 {
+                marks[nb as usize] |= ITEM;
+            } else {
+                marks[nb as usize] |= SEEN;
+                walk.push((nb, board.adj_start[nb as usize], left - 1));
+            }
+        }
+        if result.is_ok() {
+            for (sp, m) in marks.iter().enumerate() {
+                if m & ITEM != 0 {
+                    self.buf.push(Value::Space(op.board, sp as u32));
+                }
+            }
+        }
+        self.marks = marks;
+        self.walk = walk;
+        result?;
+        self.iters.push(Iter::Buf {
+            start: start_buf,
+            pos: start_buf,
+            end: self.buf.len() as u32,
+        });
+        Ok(())
+    }
+
+    /// `group(...)`: the connected spaces meeting the condition around `start`, in board
+    /// order, pushed as a buffer iterator.
+    #[inline(never)]
+    fn group(
+        &mut self,
+        g: &Game,
+        s: &State,
+        id: u32,
+        start: Value,
+        locals: &mut [Value],
+        me: u8,
+    ) -> Eval<()> {
+        let op = &g.program.groups[id as usize];
+        let start_buf = self.buf.len() as u32;
+        let Value::Space(_, first) = start else {
+            self.iters.push(Iter::Buf {
+                start: start_buf,
+                pos: start_buf,
+                end: start_buf,
+            });
+            return Ok(());
+        };
+        let board = &g.boards[op.board];
+        let mut marks = std::mem::take(&mut self.marks);
+        let mut walk = std::mem::take(&mut self.walk);
+        marks.clear();
+        marks.resize(board.len() as usize, 0);
+        walk.clear();
+        walk.push((first, 0, 0));
+        marks[first as usize] |= SEEN;
+        let mut result = Ok(());
+        while let Some((sp, _, _)) = walk.pop() {
+            if let Err(e) = self.spend(None) {
+                result = Err(e);
+                break;
+            }
+            match self.space_ok(
+                g,
+                s,
+                op.cond,
+                op.slot,
+                Value::Space(op.board, sp),
+                locals,
+                me,
+            ) {
+                Ok(false) => continue,
+                Ok(true) => {}
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            }
+            marks[sp as usize] |= ITEM;
+            for &nb in board.neighbours(sp) {
+                if marks[nb as usize] & SEEN == 0 {
+                    marks[nb as usize] |= SEEN;
+                    walk.push((nb, 0, 0));
+                }
+            }
+        }
+        if result.is_ok() {
+            for (sp, m) in marks.iter().enumerate() {
+                if m & ITEM != 0 {
+                    self.buf.push(Value::Space(op.board, sp as u32));
+                }
+            }
+        }
+        self.marks = marks;
+        self.walk = walk;
+        result?;
+        self.iters.push(Iter::Buf {
+            start: start_buf,
+            pos: start_buf,
+            end: self.buf.len() as u32,
+        });
+        Ok(())
+    }
+
+    /// `line(s in board, n [, at] where cond)`: `n` consecutive spaces in a straight line all
+    /// meet the condition (through `at` when given).
+    #[inline(never)]
+    fn line(&mut self, g: &Game, s: &State, id: u32, locals: &mut [Value], me: u8) -> Eval<bool> {
+        let op = &g.program.lines[id as usize];
+        let through = if op.through {
+            match self.pop() {
+                Value::Space(_, sp) => Some(sp as i64),
+                _ => {
+                    self.pop();
+                    return Ok(false);
+                }
+            }
+        } else {
+            None
+        };
+        let n = match self.pop() {
+            Value::Int(n) => n.max(1),
+            other => return Err(expected(g, s, "a number", other, None)),
+        };
+        let board = &g.boards[op.board];
+        let (bid, cond, slot) = (op.board, op.cond, op.slot);
+        let mut test = |m: &mut Machine, sp: i64| -> Eval<bool> {
+            m.spend(None)?;
+            m.space_ok(g, s, cond, slot, Value::Space(bid, sp as u32), locals, me)
+        };
+        match board.shape {
+            BoardShape::Grid { width, height, .. } => {
+                let (w, h) = (width as i64, height as i64);
+                const DIRS: [(i64, i64); 4] = [(1, 0), (0, 1), (1, 1), (-1, 1)];
+                if let Some(t) = through {
+                    let (tx, ty) = (t % w, t / w);
+                    if !test(self, t)? {
+                        return Ok(false);
+                    }
+                    for (dx, dy) in DIRS {
+                        let mut run = 1;
+                        for sign in [1i64, -1] {
+                            let mut k = 1;
+                            while run < n {
+                                let (x, y) = (tx + sign * dx * k, ty + sign * dy * k);
+                                if x < 0 || y < 0 || x >= w || y >= h || !test(self, y * w + x)? {
+                                    break;
+                                }
+                                run += 1;
+                                k += 1;
+                            }
+                        }
+                        if run >= n {
+                            return Ok(true);
+                        }
+                    }
+                    return Ok(false);
+                }
+                for y in 0..h {
+                    for x in 0..w {
+                        'dir: for (dx, dy) in DIRS {
+                            let (ex, ey) = (x + dx * (n - 1), y + dy * (n - 1));
+                            if ex < 0 || ex >= w || ey >= h {
+                                continue;
+                            }
+                            for k in 0..n {
+                                if !test(self, (y + dy * k) * w + x + dx * k)? {
+                                    continue 'dir;
+                                }
+                            }
+                            return Ok(true);
+                        }
+                    }
+                }
+                Ok(false)
+            }
+            BoardShape::Ring { size } => {
+                let size = size as i64;
+                let len = n.min(size);
+                // Through `t`: the runs that start at t, t - 1, ..., t - n + 1.
+                let count = if through.is_some() { len } else { size };
+                'start: for i in 0..count {
+                    let s0 = match through {
+                        Some(t) => (t - i).rem_euclid(size),
+                        None => i,
+                    };
+                    for k in 0..len {
+                        if !test(self, (s0 + k) % size)? {
+                            continue 'start;
+                        }
+                    }
+                    return Ok(true);
+                }
+                Ok(false)
+            }
+        }
+    }
+
+    /// `best_sets(...)`: the most points from disjoint sets of the kinds, formed from the
+    /// elements of the top iterator that pass the filter.
+    #[inline(never)]
+    fn best_sets(
+        &mut self,
+        g: &Game,
+        s: &State,
+        id: u32,
+        locals: &mut [Value],
+        me: u8,
+        span: Option<Span>,
+    ) -> Eval<i64> {
+        let op = &g.program.best_sets[id as usize];
+        let mut pool: Vec<Value> = Vec::new();
+        while let Some(v) = self.next(g, s, span)? {
+            if let Some(l) = locals.get_mut(op.slot as usize) {
+                *l = v;
+            }
+            let keep = match op.filter {
+                Some(f) => self.eval_bool(g, s, f, locals, me)?,
+                None => true,
+            };
+            if keep {
+                pool.push(v);
+            }
+        }
+        if pool.len() > 64 {
+            return Err(err(
+                format!("`best_sets` takes at most 64 members, got {}", pool.len()),
+                span,
+            ));
+        }
+        // Every way to form each kind of set, as (members mask, points); the best per mask.
+        let mut found: Vec<(u64, i64)> = Vec::new();
+        for &set in &op.sets {
+            let mut dl = [Value::None; DEF_LOCALS];
+            self.depth += 1;
+            let r = self.form(g, s, set, &pool, 0, 0, &mut dl, me, &mut found, span);
+            self.depth -= 1;
+            r?;
+        }
+        found.sort_unstable();
+        found.dedup_by(|x, y| {
+            if x.0 == y.0 {
+                y.1 = y.1.max(x.1);
+                true
+            } else {
+                false
+            }
+        });
+        let useful = found.iter().fold(0u64, |m, f| m | f.0);
+        let mut memo = std::collections::HashMap::new();
+        best_from(!useful, &found, &mut memo, &mut || self.spend(span))
+    }
+
+    /// Chooses members for a set kind one at a time, pruning with the conditions whose
+    /// members are all chosen.
+    #[allow(clippy::too_many_arguments)]
+    fn form(
+        &mut self,
+        g: &Game,
+        s: &State,
+        set: SetId,
+        pool: &[Value],
+        k: u16,
+        used: u64,
+        locals: &mut [Value],
+        me: u8,
+        out: &mut Vec<(u64, i64)>,
+        span: Option<Span>,
+    ) -> Eval<()> {
+        let cs = &g.program.sets[set];
+        if k == cs.params {
+            let pts = self.eval_int(g, s, cs.points, locals, me)?;
+            if pts > 0 {
+                out.push((used, pts));
+            }
+            return Ok(());
+        }
+        'member: for (i, &v) in pool.iter().enumerate() {
+            if used & (1 << i) != 0 {
+                continue;
+            }
+            self.spend(span)?;
+            locals[k as usize] = v;
+            for (need, c) in &cs.conds {
+                if *need == k && !self.eval_bool(g, s, *c, locals, me)? {
+                    continue 'member;
+                }
+            }
+            self.form(
+                g,
+                s,
+                set,
+                pool,
+                k + 1,
+                used | (1 << i),
+                locals,
+                me,
+                out,
+                span,
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// The best total from sets not touching `used`: the lowest free member either stays out, or
+/// joins one of the sets that contain it.
+fn best_from(
+    used: u64,
+    sets: &[(u64, i64)],
+    memo: &mut std::collections::HashMap<u64, i64>,
+    spend: &mut dyn FnMut() -> Eval<()>,
+) -> Eval<i64> {
+    if used == u64::MAX {
+        return Ok(0);
+    }
+    if let Some(v) = memo.get(&used) {
+        return Ok(*v);
+    }
+    spend()?;
+    let i = (!used).trailing_zeros();
+    let bit = 1u64 << i;
+    let mut best = best_from(used | bit, sets, memo, spend)?;
+    for &(mask, pts) in sets {
+        if mask & bit != 0 && mask & used == 0 {
+            best = best.max(pts.saturating_add(best_from(used | mask, sets, memo, spend)?));
+        }
+    }
+    memo.insert(used, best);
+    Ok(best)
+}
+
+/// The value of a comparison's operand.
+#[inline(always)]
+fn operand(g: &Game, s: &State, o: Operand, locals: &[Value], me: u8) -> Eval<Value> {
+    Ok(match o {
+        Operand::Local(l) => local(locals, l),
+        Operand::Me => Value::Player(me),
+        Operand::None => Value::None,
+        Operand::Int(n) => Value::Int(n as i64),
+        Operand::Lit(i) => g.program.lits[i as usize],
+        Operand::Const(c) => s.consts[c],
+        Operand::Slot(n) => s.vars[n as usize],
+        Operand::VarAt { base, size, slot } => {
+            let i = match local(locals, slot) {
+                Value::Space(_, i) => i,
+                Value::Player(p) => p as u32,
+                Value::Enum(_, i) => i as u32,
+                other => return Err(index_error(g, s, other)),
+            };
+            if i >= size as u32 {
+                return Err(err("an index is out of its range", None));
+            }
+            s.vars[(base + i) as usize]
+        }
+        Operand::LocalField(l, f) => field(g, s, local(locals, l), f)?,
+    })
+}
+
+#[inline(always)]
+fn local(locals: &[Value], l: u16) -> Value {
+    locals.get(l as usize).copied().unwrap_or_default()
+}
+
+fn with(mut e: Box<RunError>, span: Option<Span>) -> Box<RunError> {
+    *e = (*e).clone().or_span(span);
+    e
+}
+
+#[cold]
+fn bad_index(name: &str) -> Box<RunError> {
+    err(format!("an index of `{name}` is out of its range"), None)
+}
+
+#[cold]
+fn expected(g: &Game, s: &State, what: &str, got: Value, span: Option<Span>) -> Box<RunError> {
+    err(
+        format!("expected {what}, got {}", super::show_value(g, s, got)),
+        span,
+    )
+}
+
+#[cold]
+fn index_error(g: &Game, s: &State, v: Value) -> Box<RunError> {
+    err(
+        format!("cannot index by {}", super::show_value(g, s, v)),
+        None,
+    )
+}
+
+/// The number a player, enum value or space indexes by.
+#[inline(always)]
+fn index_of(g: &Game, s: &State, v: Value) -> Eval<u32> {
+    match v {
+        Value::Player(p) => Ok(p as u32),
+        Value::Enum(_, i) => Ok(i as u32),
+        Value::Space(_, sp) => Ok(sp),
+        other => Err(err(
+            format!("cannot index by {}", super::show_value(g, s, other)),
+            None,
+        )),
+    }
+}
+
+#[inline(always)]
+fn field(g: &Game, s: &State, c: Value, f: u16) -> Eval<Value> {
+    match c {
+        Value::Comp(c) if (f as usize) < g.comps[c].fields.len() => {
+            Ok(s.fields[g.field_slot(c, f)])
+        }
+        Value::None => Err(err("a field of `none` was read (no component here)", None)),
+        other => Err(err(
+            format!("a field of {} was read", super::show_value(g, s, other)),
+            None,
+        )),
+    }
+}
+
+/// A binary operator on two values.
+fn binary(g: &Game, s: &State, op: BinOp, a: Value, b: Value) -> Eval<Value> {
+    match op {
+        BinOp::Eq => return Ok(Value::Bool(a == b)),
+        BinOp::Ne => return Ok(Value::Bool(a != b)),
+        BinOp::And | BinOp::Or => {
+            return match (a, b) {
+                (Value::Bool(x), Value::Bool(y)) => {
+                    Ok(Value::Bool(if op == BinOp::And { x && y } else { x || y }))
+                }
+                (Value::Bool(_), other) | (other, _) => {
+                    Err(expected(g, s, "true or false", other, None))
+                }
+            }
+        }
+        _ => {}
+    }
+    let (x, y) = match (a, b) {
+        (Value::Int(x), Value::Int(y)) => (x, y),
+        (Value::Int(_), other) | (other, _) => {
+            return Err(err(
+                format!(
+                    "`{}` needs numbers, got {}",
+                    op.symbol(),
+                    super::show_value(g, s, other)
+                ),
+                None,
+            ))
+        }
+    };
+    let overflow = || err(format!("arithmetic overflow in `{}`", op.symbol()), None);
+    Ok(match op {
+        BinOp::Add => Value::Int(x.checked_add(y).ok_or_else(overflow)?),
+        BinOp::Sub => Value::Int(x.checked_sub(y).ok_or_else(overflow)?),
+        BinOp::Mul => Value::Int(x.checked_mul(y).ok_or_else(overflow)?),
+        BinOp::Div | BinOp::Mod if y == 0 => return Err(err("division by zero", None)),
+        BinOp::Div => Value::Int(x.checked_div_euclid(y).ok_or_else(overflow)?),
+        BinOp::Mod => Value::Int(x.checked_rem_euclid(y).ok_or_else(overflow)?),
+        BinOp::Lt => Value::Bool(x < y),
+        BinOp::Le => Value::Bool(x <= y),
+        BinOp::Gt => Value::Bool(x > y),
+        BinOp::Ge => Value::Bool(x >= y),
+        BinOp::Eq | BinOp::Ne | BinOp::And | BinOp::Or => Value::None,
+    })
+}

@@ -1,0 +1,564 @@
+//! The compiled program: every expression, collection and procedure of a game as flat code
+//! over typed slots, built once when the file is checked (`check::compile`) and run by the
+//! engine's machine. The expression trees of the IR stay for analysis and messages; the engine
+//! runs only this.
+//!
+//! Expressions are code for a stack machine: each compiled expression leaves one value on the
+//! stack; each compiled collection leaves one iterator on the iterator stack. Procedures are
+//! [`Step`]s with explicit jumps, so a paused game is plain data.
+
+use super::*;
+
+/// A compiled expression or collection: the ops `start..end` of [`Program::ops`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Code {
+    /// The first op.
+    pub start: u32,
+    /// Just past the last op.
+    pub end: u32,
+}
+
+/// One operation of the stack machine (8 bytes). Jumps are absolute positions in
+/// [`Program::ops`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Op {
+    /// Push a small number (larger ones are literals).
+    Int(i32),
+    /// Push a value from the literal pool ([`Program::lits`]).
+    Lit(u32),
+    /// Push `none`.
+    None,
+    /// Push a local slot.
+    Local(u16),
+    /// Push `me`.
+    Me,
+    /// Push `current` (or `none`).
+    Current,
+    /// Push the number of players.
+    PlayerCount,
+    /// Push a constant (as the variant in play sets it).
+    Const(ConstId),
+    /// Push the variable slot `n` (a variable without index, or with constant indexes).
+    Slot(u32),
+    /// Pop the indexes of a variable (one per dimension), push the value.
+    Var(VarId),
+    /// Push `var[local]` (a variable of one dimension indexed by a local).
+    VarLocal(VarId, u16),
+    /// Push the zone instance `n` (a zone without index, or with constant indexes).
+    Inst(InstId),
+    /// Pop the indexes of a zone (one per dimension), push the zone instance.
+    Zone(ZoneId),
+    /// Push `zone[local]` (a zone of one dimension indexed by a local).
+    ZoneLocal(ZoneId, u16),
+    /// Pop a component, push one of its fields (by index in its type).
+    Field(u16),
+    /// Push a field of the component in a local slot.
+    LocalField(u16, u16),
+    /// `not`.
+    Not,
+    /// `-x`.
+    Neg,
+    /// Pop two, push the result; arithmetic fails on overflow and division by zero.
+    Bin(BinOp),
+    /// Pop a value, push whether it is `none` (`x == none`).
+    IsNone,
+    /// Pop a value, push whether it is not `none` (`x != none`).
+    NotNone,
+    /// Pop a value, push whether it is `me`.
+    IsMe,
+    /// Push the result of a comparison of two simple operands ([`Program::cmps`]).
+    Cmp(u32),
+    /// Continue at a position.
+    Jump(u32),
+    /// Pop a flag; continue at the position when it is false.
+    JumpIfNot(u32),
+    /// `and`: when the flag on top is false, keep it and continue at the position; else pop it.
+    AndJump(u32),
+    /// `or`: when the flag on top is true, keep it and continue at the position; else pop it.
+    OrJump(u32),
+    /// When the value on top is not `none`, continue at the position (keep it); else pop it
+    /// and go on (to the `else` value of `max`, `min` or `first`).
+    ElseJump(u32),
+    /// Drop the value on top.
+    Pop,
+    /// A built-in function on the values on top (one, or two for `max`/`min`).
+    Builtin(Builtin),
+    /// Call a function: pop its arguments, push its value.
+    Call(DefId),
+    /// Pop a zone instance, push an iterator over its components, bottom to top.
+    IterZone,
+    /// Pop `b` then `a`, push an iterator over `a..b`.
+    IterRange,
+    /// Push an iterator over the spaces of a board.
+    IterBoard(BoardId),
+    /// Push an iterator over the values of an enum.
+    IterEnum(EnumId),
+    /// Push an iterator over the components of a type.
+    IterType(TypeId),
+    /// Push an iterator over the seats in play.
+    IterPlayers,
+    /// Pop `n` values, push an iterator over them in the order they were pushed.
+    IterList(u16),
+    /// Pop a space (or `none`), push an iterator over its neighbours.
+    IterAdjacent,
+    /// Pop the number of steps and the start space; push an iterator over the ends of the
+    /// paths ([`Program::paths`]).
+    IterPaths(u32),
+    /// Pop the start space; push an iterator over its group ([`Program::groups`]).
+    IterGroup(u32),
+    /// Advance the top iterator into a local slot; when it is done, drop it and continue at
+    /// `exit`. Each element costs one unit of fuel.
+    IterNext {
+        /// The local the element is written to.
+        slot: u16,
+        /// Where to continue when the iterator is done.
+        exit: u32,
+    },
+    /// Drop the top iterator (leaving a loop early).
+    IterEnd,
+    /// Add one to the number on top.
+    AccCount,
+    /// Pop a number, add it to the number on top.
+    AccSum,
+    /// Pop a number; keep the larger (or smaller) of it and the value on top (`none` at first).
+    AccMax(bool),
+    /// Pop the optional space and the length, push whether a line holds
+    /// ([`Program::lines`]).
+    Line(u32),
+    /// Drain the top iterator into a pool, push the best total of sets
+    /// ([`Program::best_sets`]).
+    BestSets(u32),
+}
+
+/// Something a comparison reads without going through the stack.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Operand {
+    /// A local slot.
+    Local(u16),
+    /// `me`.
+    Me,
+    /// `none`.
+    None,
+    /// A small number.
+    Int(i32),
+    /// A literal of the pool.
+    Lit(u32),
+    /// A constant.
+    Const(ConstId),
+    /// A variable slot.
+    Slot(u32),
+    /// `var[local]` of a variable of one dimension: its first slot, the dimension's size and
+    /// the local.
+    VarAt {
+        /// The variable's first slot.
+        base: u32,
+        /// The size of its dimension.
+        size: u16,
+        /// The local holding the index.
+        slot: u16,
+    },
+    /// A field of the component in a local.
+    LocalField(u16, u16),
+}
+
+/// `a op b` on two simple operands.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Cmp {
+    /// A comparison: `==`, `!=`, `<`, `<=`, `>`, `>=`.
+    pub op: BinOp,
+    /// The left side.
+    pub a: Operand,
+    /// The right side.
+    pub b: Operand,
+}
+
+const _: () = assert!(std::mem::size_of::<Op>() == 8);
+
+/// `paths(s in board, from, n where cond)`.
+#[derive(Clone, Debug)]
+pub struct PathsOp {
+    /// The board.
+    pub board: BoardId,
+    /// The local `s` is bound to while `cond` is tested.
+    pub slot: u16,
+    /// What every entered space must meet.
+    pub cond: Option<Code>,
+}
+
+/// `line(s in board, n [, at] where cond)`.
+#[derive(Clone, Debug)]
+pub struct LineOp {
+    /// The board.
+    pub board: BoardId,
+    /// The local `s` is bound to while `cond` is tested.
+    pub slot: u16,
+    /// What every space of the line must meet.
+    pub cond: Option<Code>,
+    /// Whether a space the line must pass through was given.
+    pub through: bool,
+}
+
+/// `best_sets(c in C where f, kinds...)`.
+#[derive(Clone, Debug)]
+pub struct BestSetsOp {
+    /// The kinds of sets to form.
+    pub sets: Vec<SetId>,
+    /// The local the pool's elements are bound to while `filter` is tested.
+    pub slot: u16,
+    /// Which elements join the pool.
+    pub filter: Option<Code>,
+}
+
+/// A binding `x in C` of an action or a choice, compiled.
+#[derive(Clone, Debug)]
+pub struct CBind {
+    /// The local slot written.
+    pub slot: u16,
+    /// The collection (leaves an iterator).
+    pub coll: Code,
+    /// Components of one zone with equal visible fields are offered once.
+    pub dedup: bool,
+    /// When the guard pins this binding to the spaces (or values) where an indexed variable
+    /// holds a value, only those are listed: `pawn[from] == me` over `from in field`.
+    pub narrow: Option<Narrow>,
+}
+
+/// A binding narrowed by a variable's value index.
+#[derive(Clone, Copy, Debug)]
+pub struct Narrow {
+    /// The variable, indexed by the binding's collection.
+    pub var: VarId,
+    /// The value it must hold (reads only earlier bindings).
+    pub value: Code,
+}
+
+/// The options one arm of a choice lists: its bindings and the parts of its guard, each
+/// tagged with the number of bindings it needs.
+#[derive(Clone, Debug, Default)]
+pub struct COptions {
+    /// The bindings, in order.
+    pub binds: Vec<CBind>,
+    /// The guard split at `and`, in the order they are tested.
+    pub parts: Vec<Part>,
+    /// The whole guard (for "why not" answers).
+    pub guard: Option<Code>,
+}
+
+/// One part of a guard.
+#[derive(Clone, Copy, Debug)]
+pub struct Part {
+    /// How many of the bindings it reads (it is tested once they are bound).
+    pub need: u16,
+    /// The condition.
+    pub code: Code,
+    /// When it reads only bindings, `me`, constants and variables that only `setup` writes,
+    /// its answers are remembered ([`Program::memos`]).
+    pub memo: Option<u32>,
+}
+
+/// The key of a remembered guard part: the bindings it reads (local slot, number of values)
+/// and whether it reads `me`.
+#[derive(Clone, Debug)]
+pub struct MemoDef {
+    /// The bindings read, with the size of their domains.
+    pub keys: Vec<(u16, u32)>,
+    /// Whether `me` is part of the key (up to the most seats).
+    pub me: bool,
+    /// The number of answers: the product of the domains.
+    pub entries: u32,
+}
+
+/// A compiled `choose`.
+#[derive(Clone, Debug)]
+pub struct CChoice {
+    /// `by p`.
+    pub by: Option<Code>,
+    /// `choose each p in C`: the players' collection and the slot `p` is bound to.
+    pub each: Option<(Code, u16)>,
+    /// Per arm: the inline options' bindings and guards (`None` for an action, whose options
+    /// are in [`Program::actions`]).
+    pub arms: Vec<Option<COptions>>,
+}
+
+/// Something a value is assigned or rolled to.
+#[derive(Clone, Copy, Debug)]
+pub enum Target {
+    /// A local slot.
+    Local(u16),
+    /// A variable; `index` pushes its indexes (one per dimension; empty code without index).
+    Var {
+        /// The variable.
+        var: VarId,
+        /// Its indexes.
+        index: Code,
+    },
+    /// A field of a component.
+    Field {
+        /// The component.
+        comp: Code,
+        /// The field, by index in the component's type.
+        field: u16,
+    },
+}
+
+/// One step of a compiled procedure (see [`Instr`], which it mirrors).
+#[derive(Clone, Debug)]
+pub enum Step {
+    /// `let x = e`.
+    Let(u16, Code, Span),
+    /// `t = e`, `+=`, `-=`.
+    Assign {
+        /// What is assigned.
+        target: Target,
+        /// `=`, `+=` or `-=`.
+        op: AssignOp,
+        /// The value.
+        value: Code,
+        /// The statement.
+        span: Span,
+    },
+    /// `move c to [bottom of] z`.
+    Move {
+        /// The component.
+        what: Code,
+        /// The zone.
+        to: Code,
+        /// To the bottom.
+        bottom: bool,
+        /// The statement.
+        span: Span,
+    },
+    /// `deal n from a to [bottom of] b`.
+    Deal {
+        /// How many (`None`: all).
+        count: Option<Code>,
+        /// From this zone.
+        from: Code,
+        /// To this zone.
+        to: Code,
+        /// To the bottom.
+        bottom: bool,
+        /// The statement.
+        span: Span,
+    },
+    /// `shuffle z`.
+    Shuffle {
+        /// The zone.
+        zone: Code,
+        /// The statement.
+        span: Span,
+    },
+    /// `roll x [in C]`.
+    Roll {
+        /// What receives the value.
+        target: Target,
+        /// The possible values (a collection).
+        domain: Code,
+        /// The statement.
+        span: Span,
+    },
+    /// Continue at a step.
+    Jump(u32),
+    /// Continue at the step when the condition is false.
+    JumpIfNot(Code, u32, Span),
+    /// Take the elements of a collection for a `for` loop (three locals from `slot`).
+    ForInit {
+        /// The collection.
+        coll: Code,
+        /// The loop's first local.
+        slot: u16,
+        /// The loop.
+        span: Span,
+    },
+    /// The next element, or leave the loop.
+    ForNext {
+        /// The loop's first local.
+        slot: u16,
+        /// The local of the loop's name.
+        var: u16,
+        /// Where the loop ends.
+        exit: u32,
+    },
+    /// Drop the loop's elements.
+    ForDone {
+        /// The loop's first local.
+        slot: u16,
+    },
+    /// Wait at a choice.
+    Choose(ChoiceId),
+    /// Run the next seat's committed option of a `choose each`.
+    SimNext(ChoiceId),
+    /// `do action(args)`.
+    Do {
+        /// The action.
+        action: ActionId,
+        /// Its arguments.
+        args: Vec<Code>,
+        /// The statement.
+        span: Span,
+    },
+    /// `turn p {`.
+    TurnStart {
+        /// The player.
+        player: Code,
+        /// The local that keeps the previous current player.
+        save: u16,
+        /// The statement.
+        span: Span,
+    },
+    /// `}` of a turn.
+    TurnEnd {
+        /// The local its start saved the previous current player in.
+        save: u16,
+    },
+    /// `end`, `end draw`, `end lose`.
+    End(EndKind),
+    /// `win p`.
+    Win {
+        /// The winner (`none`: everybody).
+        who: Code,
+        /// The statement.
+        span: Span,
+    },
+    /// `reveal` or `hide`.
+    Reveal {
+        /// The component.
+        comp: Code,
+        /// The field.
+        field: u16,
+        /// Reveal (true) or hide (false).
+        on: bool,
+        /// The statement.
+        span: Span,
+    },
+    /// A loop's back edge: the span blamed when the work budget runs out.
+    LoopGuard {
+        /// The loop.
+        span: Span,
+    },
+}
+
+/// A compiled function or set kind.
+#[derive(Clone, Debug, Default)]
+pub struct CDef {
+    /// Parameters, bound to locals `0..params`.
+    pub params: u16,
+    /// Locals its body needs.
+    pub locals: u16,
+    /// The body.
+    pub body: Code,
+}
+
+/// A compiled set kind.
+#[derive(Clone, Debug, Default)]
+pub struct CSet {
+    /// Members, bound to locals `0..params`.
+    pub params: u16,
+    /// Locals its conditions and points need.
+    pub locals: u16,
+    /// Its condition split at `and`: (the last member it needs, part).
+    pub conds: Vec<(u16, Code)>,
+    /// What one set is worth.
+    pub points: Code,
+}
+
+/// A variable whose values are indexed: per value, the set of index positions holding it, kept
+/// up to date on every write, so that a binding narrowed by it ([`Narrow`]) lists only those.
+#[derive(Clone, Copy, Debug)]
+pub struct ValueIndex {
+    /// The variable (one dimension).
+    pub var: VarId,
+    /// Its first word in the state's index bits.
+    pub base: u32,
+    /// Words per value code (the dimension's size / 64, rounded up).
+    pub words: u32,
+    /// Value codes: `none` is 0, then the values of the variable's type.
+    pub codes: u32,
+}
+
+/// Everything the engine runs.
+#[derive(Clone, Debug, Default)]
+pub struct Program {
+    /// The ops of every compiled expression and collection.
+    pub ops: Vec<Op>,
+    /// Values too large to sit in an op.
+    pub lits: Vec<Value>,
+    /// Comparisons of simple operands ([`Op::Cmp`]).
+    pub cmps: Vec<Cmp>,
+    /// Spans of ops that can fail, sorted by op position.
+    pub spans: Vec<(u32, Span)>,
+    /// The procedures, as steps.
+    pub procs: Table<ProcId, Vec<Step>>,
+    /// Every choice.
+    pub choices: Table<ChoiceId, CChoice>,
+    /// Every action's parameters and guard.
+    pub actions: Table<ActionId, COptions>,
+    /// Functions.
+    pub defs: Table<DefId, CDef>,
+    /// Set kinds.
+    pub sets: Table<SetId, CSet>,
+    /// `end when` conditions.
+    pub end_when: Vec<(Code, Span)>,
+    /// `score(p)`, the player in local 0.
+    pub score: Option<Code>,
+    /// `tiebreak(p)`, the player in local 0.
+    pub tiebreaks: Vec<Code>,
+    /// Initial values of variables.
+    pub var_inits: Table<VarId, Option<Code>>,
+    /// `paths` collections.
+    pub paths: Vec<PathsOp>,
+    /// `group` collections (the same shape as paths, without steps).
+    pub groups: Vec<PathsOp>,
+    /// `line` aggregates.
+    pub lines: Vec<LineOp>,
+    /// `best_sets` aggregates.
+    pub best_sets: Vec<BestSetsOp>,
+    /// The components of each type, in table order.
+    pub type_comps: Table<TypeId, Vec<CompId>>,
+    /// Indexed variables.
+    pub indexes: Vec<ValueIndex>,
+    /// Per variable: its position in `indexes`, if indexed.
+    pub var_index: Table<VarId, Option<u32>>,
+    /// Words of index bits a state keeps.
+    pub index_words: u32,
+    /// Remembered guard parts.
+    pub memos: Vec<MemoDef>,
+    /// Variables that only `setup` writes: after it, they never change in a match.
+    pub frozen: Vec<VarId>,
+    /// Tells programs apart for caches kept outside a state (remembered answers).
+    pub id: u64,
+}
+
+impl Program {
+    /// The span recorded for the op at `pc` (ops that can fail record the span of what they
+    /// compute), if any.
+    pub fn span_at(&self, pc: u32) -> Option<Span> {
+        self.spans
+            .binary_search_by_key(&pc, |(p, _)| *p)
+            .ok()
+            .map(|i| self.spans[i].1)
+    }
+
+    /// The position of a value among the values of its kind (a space's index, an enum value's
+    /// position, a seat), for memo keys; `None` for values that have no such position.
+    pub fn position(v: Value) -> Option<u32> {
+        match v {
+            Value::Player(p) => Some(p as u32),
+            Value::Enum(_, i) => Some(i as u32),
+            Value::Space(_, s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The code of an index value for a value index: `none` is 0, then the values in order.
+    pub fn value_code(v: Value) -> Option<u32> {
+        match v {
+            Value::None => Some(0),
+            Value::Player(p) => Some(p as u32 + 1),
+            Value::Enum(_, i) => Some(i as u32 + 1),
+            Value::Bool(b) => Some(b as u32 + 1),
+            Value::Space(_, s) => Some(s + 1),
+            _ => None,
+        }
+    }
+}
