@@ -70,13 +70,14 @@ enum Cmd {
     Simulate {
         #[command(flatten)]
         game: GameArgs,
-        #[arg(long, default_value_t = 100)]
+        /// How many games (at most 10,000,000).
+        #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(0..=MAX_GAMES))]
         games: u64,
         /// Print the summary as one JSON object.
         #[arg(long)]
         json: bool,
-        /// Threads to use; the summary is the same for any number.
-        #[arg(long, default_value_t = 1)]
+        /// Threads to use (1 to 256); the summary is the same for any number.
+        #[arg(long, default_value_t = 1, value_parser = threads)]
         threads: usize,
     },
     /// Play in the terminal against random players.
@@ -103,8 +104,8 @@ enum Cmd {
         depth: u32,
         #[arg(long)]
         json: bool,
-        /// Threads to use; the counts are the same for any number.
-        #[arg(long, default_value_t = 1)]
+        /// Threads to use (1 to 256); the counts are the same for any number.
+        #[arg(long, default_value_t = 1, value_parser = threads)]
         threads: usize,
     },
     /// Random playouts on one core for a while: playouts, decisions per second, peak memory.
@@ -113,6 +114,22 @@ enum Cmd {
     Serve(serve::ServeArgs),
     /// Replay a saved match and print its final state and outcome.
     Replay { file: PathBuf, save: PathBuf },
+}
+
+/// The most games `simulate` plays in one run: each game's result is kept until the summary
+/// is made.
+pub const MAX_GAMES: u64 = 10_000_000;
+
+/// The most threads `simulate` and `count` start: each has a stack of
+/// [`crate::run::THREAD_STACK`].
+pub const MAX_THREADS: usize = 256;
+
+/// Parses `--threads`: 1 to [`MAX_THREADS`].
+fn threads(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if (1..=MAX_THREADS).contains(&n) => Ok(n),
+        _ => Err(format!("a number of threads from 1 to {MAX_THREADS}")),
+    }
 }
 
 /// Runs the command line.

@@ -396,7 +396,8 @@ pub struct Expr {
 /// The kinds of expression.
 #[derive(Clone, Debug)]
 pub enum ExprKind {
-    /// A number (too large for `i64`: saturated, and the checker's range checks report it).
+    /// A number (one too large for `i64` stops the file before its tree is built:
+    /// `check::number`).
     Int(i64),
     /// `true` or `false`.
     Bool(bool),
