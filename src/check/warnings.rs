@@ -3,7 +3,7 @@
 use super::*;
 use crate::ir::{self};
 use crate::syntax::ast;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 impl Checker {
     /// Whether the file declares at most [`ir::MAX_DECLS`] names of each kind, values per enum
@@ -163,10 +163,18 @@ impl Checker {
                 ));
             }
         }
+        // The zones where components start, once: not every component for every zone.
+        let start: HashSet<ir::ZoneId> = self
+            .game
+            .comps
+            .iter()
+            .map(|c| self.game.instances[c.zone].zone)
+            .collect();
         for (zi, z) in self.game.zones.enumerate() {
-            let any = z.instances().any(|i| self.filled_zones.contains(&i))
-                || self.game.comps.iter().any(|c| z.has(c.zone));
-            if !any && self.used.contains(&Global::Zone(zi)) {
+            if !self.used.contains(&Global::Zone(zi)) || start.contains(&zi) {
+                continue;
+            }
+            if !z.instances().any(|i| self.filled_zones.contains(&i)) {
                 if let Some(sp) = self.decl_spans.get(&Global::Zone(zi)) {
                     unused.push((*sp, format!("zone `{}` is never filled", z.name), "no component starts here and nothing moves one here", Some("start components here with `components T in zone`, or `move`/`deal` into it")));
                 }
