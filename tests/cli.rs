@@ -266,3 +266,21 @@ fn count_refuses_a_depth_beyond_its_limit() {
     assert_ne!(code, 0);
     assert!(err.contains("beyond the limit of 10000"), "{err}");
 }
+
+/// `--fuel` sets the work budget of each decision: tic-tac-toe plays within a small budget,
+/// and a budget too small for its first decision stops the command with the work limit.
+#[test]
+fn fuel_sets_the_work_budget_of_each_decision() {
+    let ttt = "rules/classic/tic_tac_toe.rules";
+    let (code, out, err) = rulebook(&[
+        "simulate", ttt, "--games", "5", "--json", "--fuel", "100000",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["completed"].as_u64(), Some(5), "{out}");
+    let (code, _, err) = rulebook(&["simulate", ttt, "--games", "5", "--fuel", "3"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("more than 3 units of work"), "{err}");
+    let (code, _, err) = rulebook(&["simulate", ttt, "--fuel", "0"]);
+    assert_eq!(code, 2, "{err}");
+}

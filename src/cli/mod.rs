@@ -57,7 +57,15 @@ pub(crate) struct GameArgs {
     /// The seed of the run.
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// The work budget of each decision (default 10,000,000 units: statements run, elements
+    /// visited, path steps, combinations tried); a decision that needs more stops with
+    /// `limit_reached` and the span of the rule at work.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=MAX_FUEL))]
+    fuel: Option<u64>,
 }
+
+/// The largest `--fuel`: about an hour of work for one decision.
+const MAX_FUEL: u64 = 100_000_000_000;
 
 #[derive(Subcommand)]
 enum Cmd {
@@ -318,7 +326,7 @@ impl GameArgs {
             variant: self.variant.clone(),
             seed: self.seed,
             chance: ChanceMode::Seeded,
-            fuel: None,
+            fuel: self.fuel,
         };
         g.start(&cfg).map_err(|e| report(&g, e))?;
         Ok((g, cfg))

@@ -19,7 +19,7 @@ mod why;
 mod zones;
 
 pub use error::RunError;
-pub use session::{Match, Save, SAVE_VERSION};
+pub use session::{Match, Save, CHECKPOINT_EVERY, SAVE_VERSION};
 pub use state::State;
 pub(crate) use state::{Frame, Phase, Wait};
 pub use text::{field_visible, show_comp_for, show_value, ActionText};

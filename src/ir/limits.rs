@@ -10,8 +10,6 @@ pub const MAX_LOCALS: usize = 64;
 pub const DEF_LOCALS: usize = 16;
 /// How deep functions may call each other (or themselves) while one expression is evaluated.
 pub const MAX_CALL_DEPTH: u16 = 64;
-/// Instructions the rules may run between two decisions before they are stopped.
-pub const STEP_LIMIT: u64 = 2_000_000;
 /// The most spaces one board may have.
 pub const MAX_BOARD_SPACES: usize = 10_000;
 /// The most components a game may have, all `components` tables together; a table is
