@@ -154,3 +154,54 @@ fn deep_calls_run_or_stop_at_the_call_limit_on_a_small_stack() {
         err.message()
     );
 }
+
+/// During a `choose each` every seat picks from its own hidden hand. `why` asked by one seat
+/// about a card in another seat's hand must answer exactly as for a card in the face-down
+/// deck (both unseen): not legal, same reason, no place of a rule that looked at it. Asked in
+/// the second round, it must not use the first round's binding (it once answered `legal:
+/// true` for an opponent's card, while `apply` refused it).
+#[test]
+fn why_in_a_simultaneous_choice_tells_a_seat_nothing_about_other_hands() {
+    let g = game(
+        "game \"g\"\nplayers 2\ncomponent Card { rank: int }\n\
+         zone deck: Card hidden\nzone hand[Player]: Card owner\nzone kept[Player]: Card owner\n\
+         components Card in deck { \"c{i}\" for i in 1..9 { rank = i } }\n\
+         setup { for p in players { repeat 3 { move top(deck) to hand[p] } } }\n\
+         flow { repeat 2 { choose each p in players, card in hand[p] { move card to kept[p] } } end draw }",
+    );
+    let mut st = g
+        .start(&Config {
+            players: 2,
+            ..Config::default()
+        })
+        .expect("starts");
+    for round in 0..2 {
+        let cards = |z: &str| {
+            let v = g.view_all(&st);
+            v.zones
+                .iter()
+                .find(|zv| zv.zone == z)
+                .map(|zv| zv.visible.clone())
+                .unwrap_or_default()
+        };
+        let (theirs, deck) = (cards("hand[p2]"), cards("deck"));
+        assert!(!theirs.is_empty() && !deck.is_empty(), "round {round}");
+        let ask = |card: &str| {
+            g.why_not_for(&st, Some(0), &format!("card={card}"))
+                .expect("an answer")
+        };
+        let (a, b) = (ask(&theirs[0]), ask(&deck[0]));
+        assert!(!a.legal && !b.legal, "round {round}: {a:?} {b:?}");
+        assert_eq!(
+            a.reason.replace(&theirs[0], "X"),
+            b.reason.replace(&deck[0], "X"),
+            "round {round}"
+        );
+        assert_eq!(a.span, b.span);
+        for seat in 0..2 {
+            let mut legal = Vec::new();
+            g.legal_for(&st, seat, &mut legal).expect("options");
+            g.apply_for(&mut st, seat, &legal[0]).expect("commits");
+        }
+    }
+}
