@@ -69,7 +69,7 @@ impl Game {
             m.recycle(node);
             return Err(e);
         }
-        if node.is_over() || node.frames.len() < depth {
+        if node.wait == Wait::Over || node.frames.len() < depth {
             let steps = Steps {
                 start: runs.len() as u32,
                 len: path.len() as u32,

@@ -124,6 +124,7 @@ impl Machine {
         self.fuel = fuel;
         self.budget = fuel;
         self.depth = 0;
+        self.stop_depth = 0;
     }
 
     /// A guard part's answer: remembered when the part allows it and the match is past its
