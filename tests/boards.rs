@@ -3,7 +3,8 @@
 //! and the rewritten Breakthrough and Connect Four against the files they rewrite. Deeper counts
 //! that take long are in tests/long/perft.sh.
 
-use rulebook::engine::{ChanceMode, Config};
+use rulebook::agents::RandomAgent;
+use rulebook::engine::{Actor, ChanceMode, Config};
 use rulebook::Game;
 
 fn load(name: &str, text: &str) -> Game {
@@ -155,5 +156,53 @@ fn rewrites_count_like_the_originals() {
         let a = rulebook::run::count(&game(old), &config(None), depth).expect("walks");
         let b = rulebook::run::count(&game(new), &config(None), depth).expect("walks");
         assert_eq!(a, b, "{new} against {old}");
+    }
+}
+
+/// The geometric rewrites and the files they rewrite offer the same actions, as canonical
+/// texts in the same order, at every decision of 200 random games, and end them alike.
+#[test]
+fn rewrites_play_like_the_originals() {
+    for (old, new) in [
+        (
+            "rules/classic/breakthrough.rules",
+            "rules/classic/breakthrough_geometry.rules",
+        ),
+        (
+            "rules/classic/connect_four.rules",
+            "rules/classic/connect_four_geometry.rules",
+        ),
+    ] {
+        let (a, b) = (game(old), game(new));
+        let (mut abuf, mut bbuf) = (Vec::new(), Vec::new());
+        for seed in 0..200 {
+            let cfg = Config {
+                seed,
+                ..config(None)
+            };
+            let (mut sa, mut sb) = (
+                a.start(&cfg).expect("starts"),
+                b.start(&cfg).expect("starts"),
+            );
+            let mut agent = RandomAgent::new(seed);
+            let mut step = 0;
+            while a.actor(&sa) != Actor::Nobody {
+                let at = format!("{new}: game {seed}, decision {step}");
+                assert_eq!(a.actor(&sa), b.actor(&sb), "{at}: who moves");
+                a.legal(&sa, &mut abuf).expect("legal");
+                b.legal(&sb, &mut bbuf).expect("legal");
+                let ta: Vec<String> = abuf.iter().map(|x| a.action_text(&sa, x)).collect();
+                let tb: Vec<String> = bbuf.iter().map(|x| b.action_text(&sb, x)).collect();
+                assert_eq!(ta, tb, "{at}: {old} (left) and {new} (right)");
+                let pick = agent.pick(&abuf).expect("a legal action");
+                let k = abuf.iter().position(|x| *x == pick).expect("listed");
+                a.apply(&mut sa, &pick).expect("applies");
+                b.apply(&mut sb, &bbuf[k]).expect("applies");
+                step += 1;
+            }
+            assert_eq!(b.actor(&sb), Actor::Nobody, "{new}: game {seed} is over");
+            let (oa, ob) = (sa.outcome().expect("over"), sb.outcome().expect("over"));
+            assert_eq!(oa.winners, ob.winners, "{new}: game {seed}: winners");
+        }
     }
 }
