@@ -132,9 +132,9 @@ fn hex_small_boards_match_a_brute_force_count() {
 fn hex_swap_variant_adds_the_pie_rule() {
     let g = game("rules/classic/hex.rules");
     let plain = rulebook::run::count(&g, &config(None), 2).expect("walks");
-    let swap = rulebook::run::count(&g, &config(Some("swap")), 3).expect("walks");
+    let swap = rulebook::run::count(&g, &config(Some("swap")), 2).expect("walks");
     assert_eq!(plain.nodes, vec![1, 121, 121 * 120]);
-    assert_eq!(swap.nodes[..3], [1, 121, 121 * 121]);
+    assert_eq!(swap.nodes, vec![1, 121, 121 * 121]);
 }
 
 /// The geometric rewrites play the same games as the files they rewrite: equal game trees
