@@ -42,6 +42,7 @@ impl Checker {
                     params,
                     guard,
                     body,
+                    ..
                 } => self.action_body(name, params, guard.as_ref(), body),
                 _ => {}
             }
@@ -275,7 +276,9 @@ impl Checker {
         let slots: Vec<u16> = binds.iter().map(|b| b.slot).collect();
         let parts = self.guard_parts(guard, &slots);
         let mut code = vec![];
+        self.in_sequence = self.game.actions[a].sequence;
         self.block(body, &mut code, &mut vec![]);
+        self.in_sequence = false;
         let locals = self.end_locals();
         let proc = self.game.procs.next_id();
         self.game.procs.push(ir::Proc {

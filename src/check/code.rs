@@ -295,6 +295,23 @@ codes! {
     /// flow { n = BIG end }
     /// ```
     Number = "check::number";
+    /// Directions or coordinates asked of a board that has none: `step`, `ray`, `col`, `row`
+    /// or `directions` on a graph board.
+    /// ```rules
+    /// players 2
+    /// board m = graph { spaces a, b edges a - b }
+    /// var at: m
+    /// flow { at = step(a, north) end }
+    /// ```
+    Geometry = "check::geometry";
+    /// A misused `sequence action`: a choice inside it made by another player (`choose by`,
+    /// `choose each`), offered in a `choose each`, or offering another sequence action.
+    /// ```rules
+    /// players 2
+    /// sequence action hop() { choose by next(me) { stop { } } }
+    /// flow { turn seat(0) { choose { hop } } end }
+    /// ```
+    Sequence = "check::sequence";
     /// A warning: something declared and never used; an action never offered; a zone used but
     /// never filled.
     /// ```rules

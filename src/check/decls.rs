@@ -92,6 +92,7 @@ impl Checker {
         for name in self.ambiguous_values.keys() {
             self.globals.remove(name);
         }
+        self.declare_directions(file);
     }
 
     /// Constants, in order: each may use the ones above it.
@@ -127,9 +128,12 @@ impl Checker {
                 shape,
                 args,
                 flags,
+                graph,
+                closed,
             } = &d.kind
             {
                 self.board(name, shape, args, flags, d.span);
+                self.board_extras(graph.as_ref(), closed.as_ref());
             }
         }
         for d in &file.decls {
@@ -234,6 +238,14 @@ impl Checker {
                     .or_insert((Global::Space(bi, si as u32), ast::Span::default()));
             }
         }
+        // So are direction names (`north`, `clockwise`).
+        if let Some(e) = self.game.direction_enum {
+            for (i, n) in ir::DIRECTION_NAMES.iter().enumerate() {
+                self.globals
+                    .entry(n.to_string())
+                    .or_insert((Global::EnumValue(e, i as u16), ast::Span::default()));
+            }
+        }
     }
 
     /// Variants and the constants they set.
@@ -305,7 +317,12 @@ impl Checker {
                         points: ir::Expr::Lit(Value::None),
                     });
                 }
-                ast::DeclKind::Action { name, params, .. } => {
+                ast::DeclKind::Action {
+                    name,
+                    params,
+                    sequence,
+                    ..
+                } => {
                     let id = self.game.actions.next_id();
                     self.action_arity.insert(id, params.len());
                     self.define(name, Global::Action(id));
@@ -316,6 +333,7 @@ impl Checker {
                         guard_span: None,
                         guard_parts: vec![],
                         offered: false,
+                        sequence: *sequence,
                         proc: ir::ProcId(0),
                         span: name.span,
                     });

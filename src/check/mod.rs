@@ -10,6 +10,7 @@ mod compile;
 mod consts;
 mod decls;
 mod diag;
+mod geometry;
 mod lower;
 pub mod scenario;
 mod tables;
@@ -90,6 +91,8 @@ pub(crate) enum Global {
     EnumValue(EnumId, u16),
     /// A named space of a board (`a1`, `row3`).
     Space(BoardId, u32),
+    /// A named line of a graph board (`line mills = a, b, c`): a collection of its spaces.
+    Line(BoardId, u32),
     Type(TypeId),
     Board(BoardId),
     Zone(ZoneId),
@@ -107,6 +110,7 @@ impl Global {
             Global::Enum(_) => "enum",
             Global::EnumValue(..) => "enum value",
             Global::Space(..) => "space",
+            Global::Line(..) => "line",
             Global::Type(_) => "component type",
             Global::Board(_) => "board",
             Global::Zone(_) => "zone",
@@ -165,6 +169,8 @@ pub(crate) struct Checker {
     pub(crate) too_many_components: bool,
     /// How many "did you mean" hints were searched for.
     pub(crate) hints: usize,
+    /// Lowering the effect of a `sequence action`: its choices are part of the move.
+    pub(crate) in_sequence: bool,
 }
 
 impl Checker {
@@ -185,6 +191,7 @@ impl Checker {
                 types: Default::default(),
                 comps: Default::default(),
                 boards: Default::default(),
+                direction_enum: None,
                 zones: Default::default(),
                 zone_instances: 0,
                 instances: Default::default(),
@@ -236,6 +243,7 @@ impl Checker {
             field_owner: None,
             too_many_components: false,
             hints: 0,
+            in_sequence: false,
         }
     }
 
@@ -407,6 +415,7 @@ impl Checker {
             Global::Enum(i) => self.game.enums[i].name.clone(),
             Global::EnumValue(e, v) => self.game.enums[e].values[v as usize].clone(),
             Global::Space(b, s) => self.game.boards[b].space_names[s as usize].clone(),
+            Global::Line(b, l) => self.game.boards[b].geo.line_names[l as usize].0.clone(),
             Global::Type(i) => self.game.types[i].name.clone(),
             Global::Board(i) => self.game.boards[i].name.clone(),
             Global::Zone(i) => self.game.zones[i].name.clone(),

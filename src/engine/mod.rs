@@ -9,6 +9,7 @@ mod options;
 mod outcome;
 mod run;
 pub mod scenario;
+mod sequence;
 mod session;
 mod start;
 mod state;
@@ -80,6 +81,25 @@ pub struct Action {
     /// The values bound to the option's parameters, in order; unused entries are
     /// [`Value::None`].
     pub args: [Value; MAX_ARGS],
+    /// For a `sequence action`: the choices made inside its effect, kept in the state beside
+    /// the options of the waiting choice ([`Steps::NONE`] otherwise).
+    #[serde(default)]
+    pub steps: Steps,
+}
+
+/// The inner choices of a sequence action's option: `len` entries from `start` in the state's
+/// record of the options listed now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+pub struct Steps {
+    /// The first entry.
+    pub start: u32,
+    /// How many.
+    pub len: u32,
+}
+
+impl Steps {
+    /// No inner choice.
+    pub const NONE: Steps = Steps { start: 0, len: 0 };
 }
 
 impl Action {
@@ -89,6 +109,7 @@ impl Action {
     pub const SKIP: Action = Action {
         arm: u16::MAX - 1,
         args: [Value::None; MAX_ARGS],
+        steps: Steps::NONE,
     };
     /// The chance outcome `v`: a rolled value, or the component a shuffle places next (its
     /// positions are filled from the top down).
@@ -96,6 +117,7 @@ impl Action {
         Action {
             arm: Self::CHANCE,
             args: [v, Value::None, Value::None, Value::None],
+            steps: Steps::NONE,
         }
     }
 }

@@ -34,7 +34,7 @@ impl Game {
                 Ok(())
             }
             Wait::Decision { choice, actor } => with_machine(st.fuel, |m| {
-                self.options(m, st, choice, actor, &mut |a| {
+                self.options(m, st, choice, actor, &mut Vec::new(), &mut |a| {
                     out.push(a);
                     true
                 })
@@ -95,13 +95,15 @@ impl Game {
         Ok(total)
     }
 
-    /// Calls `f` with every legal option of a choice for `actor`, until it returns false.
+    /// Calls `f` with every legal option of a choice for `actor`, until it returns false. The
+    /// inner choices of a sequence action's options are recorded in `runs`.
     pub(crate) fn options(
         &self,
         m: &mut Machine,
         st: &State,
         choice: ChoiceId,
         actor: u8,
+        runs: &mut Vec<(ChoiceId, Action)>,
         f: &mut dyn FnMut(Action) -> bool,
     ) -> Result<(), RunError> {
         let ch = &self.choices[choice];
@@ -119,30 +121,52 @@ impl Game {
         };
         for (ai, arm) in ch.arms.iter().enumerate() {
             let mut go_on = true;
-            let mut emit = |l: &[Value], binds: &[CBind]| {
+            let args_of = |l: &[Value], binds: &[CBind]| {
                 let mut args = [Value::None; MAX_ARGS];
                 for (i, b) in binds.iter().enumerate() {
                     args[i] = l[b.slot as usize];
                 }
-                go_on = f(Action {
+                Action {
                     arm: ai as u16,
                     args,
-                });
-                go_on
+                    steps: Steps::NONE,
+                }
             };
             match arm {
+                Arm::Action(a) if self.actions[*a].sequence => {
+                    let opts = &self.program.actions[*a];
+                    let mut alocals = [Value::None; MAX_LOCALS];
+                    let mut failed = None;
+                    self.bind(m, st, opts, 0, &mut alocals, actor, &mut |m, l| {
+                        let first = args_of(l, &opts.binds);
+                        match self.explore(m, st, choice, actor, first, runs, f) {
+                            Ok(go) => go_on = go,
+                            Err(e) => {
+                                failed = Some(e);
+                                go_on = false;
+                            }
+                        }
+                        Ok(go_on)
+                    })
+                    .blame(self.actions[*a].guard_span.or(Some(ch.span)))?;
+                    if let Some(e) = failed {
+                        return Err(e);
+                    }
+                }
                 Arm::Action(a) => {
                     let opts = &self.program.actions[*a];
                     let mut alocals = [Value::None; MAX_LOCALS];
-                    self.bind(m, st, opts, 0, &mut alocals, actor, &mut |l| {
-                        emit(l, &opts.binds)
+                    self.bind(m, st, opts, 0, &mut alocals, actor, &mut |_, l| {
+                        go_on = f(args_of(l, &opts.binds));
+                        Ok(go_on)
                     })
                     .blame(self.actions[*a].guard_span.or(Some(ch.span)))?;
                 }
                 Arm::Inline { .. } => {
                     let opts = cch.arms[ai].as_ref().expect("an inline option is compiled");
-                    self.bind(m, st, opts, 0, &mut locals, inline_me, &mut |l| {
-                        emit(l, &opts.binds)
+                    self.bind(m, st, opts, 0, &mut locals, inline_me, &mut |_, l| {
+                        go_on = f(args_of(l, &opts.binds));
+                        Ok(go_on)
                     })
                     .blame(Some(ch.span))?;
                 }
@@ -165,7 +189,7 @@ impl Game {
         k: usize,
         locals: &mut [Value],
         me: u8,
-        f: &mut dyn FnMut(&[Value]) -> bool,
+        f: &mut dyn FnMut(&mut Machine, &[Value]) -> Eval<bool>,
     ) -> Eval<bool> {
         for part in &opts.parts {
             if part.need as usize == k && !m.part(self, st, part, locals, me)? {
@@ -173,7 +197,7 @@ impl Game {
             }
         }
         let Some(b) = opts.binds.get(k) else {
-            return Ok(f(locals));
+            return f(m, locals);
         };
         if let Some(n) = b.narrow {
             return self.bind_narrowed(m, st, opts, k, n, locals, me, f);
@@ -204,7 +228,7 @@ impl Game {
         n: Narrow,
         locals: &mut [Value],
         me: u8,
-        f: &mut dyn FnMut(&[Value]) -> bool,
+        f: &mut dyn FnMut(&mut Machine, &[Value]) -> Eval<bool>,
     ) -> Eval<bool> {
         let b = &opts.binds[k];
         let want = m.eval(self, st, n.value, locals, me)?;
@@ -219,6 +243,10 @@ impl Game {
             _ => size,
         };
         let first = (ix.base + code * ix.words) as usize;
+        let closing = match dim {
+            Dim::Board(bd) => self.boards[bd].closing(&st.consts),
+            _ => false,
+        };
         for w in 0..ix.words as usize {
             let mut bits = st.index[first + w];
             while bits != 0 {
@@ -228,6 +256,11 @@ impl Game {
                     return Ok(true);
                 }
                 m.spend(None)?;
+                if let Dim::Board(bd) = dim {
+                    if self.boards[bd].is_closed(pos, closing) {
+                        continue;
+                    }
+                }
                 locals[b.slot as usize] = match dim {
                     Dim::Board(bd) => Value::Space(bd, pos),
                     Dim::Enum(e) => Value::Enum(e, pos as u16),
@@ -277,7 +310,7 @@ impl Game {
         actor: u8,
     ) -> Result<bool, RunError> {
         let mut any = false;
-        self.options(m, st, choice, actor, &mut |_| {
+        self.options(m, st, choice, actor, &mut Vec::new(), &mut |_| {
             any = true;
             false
         })?;
@@ -293,7 +326,7 @@ impl Game {
                 found = st.cache.contains(a)
             }
             Wait::Decision { choice, actor } => with_machine(st.fuel, |m| {
-                self.options(m, st, choice, actor, &mut |x| {
+                self.options(m, st, choice, actor, &mut Vec::new(), &mut |x| {
                     found = x == *a;
                     !found
                 })
@@ -344,27 +377,11 @@ impl Game {
             }
         }
         match st.wait {
-            Wait::Decision { choice, actor } => {
-                let ch = &self.choices[choice];
-                let fi = st.frames.len() - 1;
-                match &ch.arms[a.arm as usize] {
-                    Arm::Action(ai) => {
-                        st.frames[fi].pc = ch.end_pc;
-                        let act = &self.actions[*ai];
-                        let n = act.params.len();
-                        let base = st.locals.len();
-                        self.push_frame(st, act.proc, actor, &[])?;
-                        for (i, b) in act.params.iter().enumerate().take(n) {
-                            st.locals[base + b.slot as usize] = a.args[i];
-                        }
-                    }
-                    Arm::Inline { binds, body_pc, .. } => {
-                        let base = st.frames[fi].base as usize;
-                        for (i, b) in binds.iter().enumerate() {
-                            st.locals[base + b.slot as usize] = a.args[i];
-                        }
-                        st.frames[fi].pc = *body_pc;
-                    }
+            Wait::Decision { .. } => {
+                let sequence = self.is_sequence(st, a);
+                self.enter(st, a)?;
+                if sequence {
+                    return self.replay(st, a.steps);
                 }
             }
             Wait::Chance => self.apply_chance(st, a.args[0])?,
@@ -372,6 +389,38 @@ impl Game {
         }
         st.wait = Wait::Running;
         self.run(st)
+    }
+
+    /// Takes an option of the waiting (plain) choice: the chosen action's frame is pushed with
+    /// its parameters, or the inline option's values bound; the game is then ready to run.
+    pub(crate) fn enter(&self, st: &mut State, a: &Action) -> Result<(), RunError> {
+        let Wait::Decision { choice, actor } = st.wait else {
+            return Err(RunError::Finished);
+        };
+        let ch = &self.choices[choice];
+        let fi = st.frames.len() - 1;
+        match ch.arms.get(a.arm as usize) {
+            Some(Arm::Action(ai)) => {
+                st.frames[fi].pc = ch.end_pc;
+                let act = &self.actions[*ai];
+                let n = act.params.len();
+                let base = st.locals.len();
+                self.push_frame(st, act.proc, actor, &[])?;
+                for (i, b) in act.params.iter().enumerate().take(n) {
+                    st.locals[base + b.slot as usize] = a.args[i];
+                }
+            }
+            Some(Arm::Inline { binds, body_pc, .. }) => {
+                let base = st.frames[fi].base as usize;
+                for (i, b) in binds.iter().enumerate() {
+                    st.locals[base + b.slot as usize] = a.args[i];
+                }
+                st.frames[fi].pc = *body_pc;
+            }
+            None => return Err(RunError::illegal("no such option")),
+        }
+        st.wait = Wait::Running;
+        Ok(())
     }
 
     pub(crate) fn apply_chance(&self, st: &mut State, v: Value) -> Result<(), RunError> {
@@ -524,7 +573,7 @@ impl Game {
         match st.wait {
             Wait::Decision { choice, .. } if self.pending(st).contains(&seat) => {
                 with_machine(st.fuel, |m| {
-                    self.options(m, st, choice, seat, &mut |a| {
+                    self.options(m, st, choice, seat, &mut Vec::new(), &mut |a| {
                         out.push(a);
                         true
                     })

@@ -68,6 +68,9 @@ impl Game {
             if frame.pc as usize >= code.len() {
                 locals.truncate(frame.base as usize);
                 st.frames.pop();
+                if st.frames.len() < m.stop_depth {
+                    return Ok(()); // an explored sequence action's effect is over
+                }
                 continue;
             }
             let base = frame.base as usize;
@@ -328,15 +331,18 @@ impl Game {
                     let has = match &ended {
                         Ok(false) => {
                             let mut cache = std::mem::take(&mut st.cache);
+                            let mut runs = std::mem::take(&mut st.runs);
                             cache.clear();
+                            runs.clear();
                             let r = self
-                                .options(m, st, *cid, actor, &mut |a| {
+                                .options(m, st, *cid, actor, &mut runs, &mut |a| {
                                     cache.push(a);
                                     true
                                 })
                                 .map(|_| !cache.is_empty())
                                 .map_err(|e| e.or_span(Some(ch.span)));
                             st.cache = cache;
+                            st.runs = runs;
                             r
                         }
                         _ => Ok(false),

@@ -78,6 +78,7 @@ impl Game {
             chance_step: 0,
             commits: vec![],
             cache: vec![],
+            runs: vec![],
             decisions: 0,
             outcome: None,
         };

@@ -64,6 +64,10 @@ pub struct State {
     pub(crate) chance_step: u32,
     /// The options of the waiting choice, listed once when the game paused there.
     pub(crate) cache: Vec<Action>,
+    /// The inner choices of the sequence actions among those options, each with the choice it
+    /// answers ([`Action::steps`] point here).
+    #[serde(default)]
+    pub(crate) runs: Vec<(ChoiceId, Action)>,
     /// Hidden commitments of a simultaneous choice, per seat (`None`: still to choose).
     pub(crate) commits: Vec<Option<Action>>,
     /// Decisions applied so far (players' and chance's).
@@ -94,6 +98,7 @@ impl Clone for State {
             chance: self.chance,
             chance_step: self.chance_step,
             cache: self.cache.clone(),
+            runs: self.runs.clone(),
             commits: self.commits.clone(),
             decisions: self.decisions,
             outcome: self.outcome.clone(),
@@ -121,6 +126,7 @@ impl Clone for State {
         self.chance = src.chance;
         self.chance_step = src.chance_step;
         self.cache.clone_from(&src.cache);
+        self.runs.clone_from(&src.runs);
         self.commits.clone_from(&src.commits);
         self.decisions = src.decisions;
         self.outcome.clone_from(&src.outcome);
@@ -281,7 +287,20 @@ impl Game {
         if st.current.is_some_and(|p| p >= st.players) || st.commits.len() > st.players as usize {
             return bad("its players");
         }
-        let actions = st.cache.iter().chain(st.commits.iter().flatten());
+        for a in &st.cache {
+            let end = a.steps.start as usize + a.steps.len as usize;
+            if a.steps.len > 0 && end > st.runs.len() {
+                return bad("the moves of an option");
+            }
+        }
+        if st.runs.iter().any(|(c, _)| self.choices.get(*c).is_none()) {
+            return bad("the moves of an option");
+        }
+        let actions = st
+            .cache
+            .iter()
+            .chain(st.commits.iter().flatten())
+            .chain(st.runs.iter().map(|r| &r.1));
         let values = st
             .vars
             .iter()

@@ -77,6 +77,20 @@ impl Game {
         let Wait::Decision { choice, .. } = st.wait else {
             return "?".into();
         };
+        let mut s = self.option_text(st, choice, a);
+        // A sequence action's option goes on with the choices made inside it.
+        let from = a.steps.start as usize;
+        if let Some(steps) = st.runs.get(from..from + a.steps.len as usize) {
+            for (c, inner) in steps {
+                s.push(' ');
+                s.push_str(&self.option_text(st, *c, inner));
+            }
+        }
+        s
+    }
+
+    /// The text of one option of `choice`: its label and `name=value` per bound name.
+    fn option_text(&self, st: &State, choice: ChoiceId, a: &Action) -> String {
         let mut s = String::new();
         let (label, binds) = match self.arm_of(choice, a.arm) {
             Some(arm) => self.arm_parts(arm),

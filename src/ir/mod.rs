@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 mod code;
 mod expr;
+pub mod geometry;
 pub mod ids;
 pub mod limits;
 mod names;
@@ -17,6 +18,7 @@ pub mod vm;
 
 pub use code::*;
 pub use expr::*;
+pub use geometry::*;
 pub use ids::*;
 pub use limits::*;
 pub use names::*;
@@ -95,6 +97,9 @@ pub struct Game {
     pub comps: Table<CompId, Comp>,
     /// Boards, in declaration order.
     pub boards: Table<BoardId, Board>,
+    /// The enum of directions (`Direction`: north, ..., clockwise, anticlockwise), which every
+    /// game has unless it declares the name `Direction` itself.
+    pub direction_enum: Option<EnumId>,
     /// Zone declarations, in declaration order; each spans `count` instances from `base`.
     pub zones: Table<ZoneId, ZoneDef>,
     /// Number of zone instances (all indices of all zones).
@@ -236,6 +241,19 @@ pub enum BoardShape {
         /// Number of spaces.
         size: u32,
     },
+    /// `hex(width, height)` (a rhombus; `side` 0) or `hex(side)` (a hexagon inside a
+    /// (2 side - 1) square box): hexagons named like a grid's cells, each next to the 6 cells
+    /// (c±1, r), (c, r±1), (c+1, r-1), (c-1, r+1).
+    Hex {
+        /// Columns of the bounding box.
+        width: u32,
+        /// Rows of the bounding box.
+        height: u32,
+        /// The side of a hexagon; 0 for a rhombus.
+        side: u32,
+    },
+    /// `graph { ... }`: named spaces, declared edges and lines; no directions.
+    Graph,
 }
 
 /// A board: named spaces and who neighbours whom.
@@ -252,6 +270,8 @@ pub struct Board {
     pub adj_start: Vec<u32>,
     /// Every space's neighbours, in increasing order per space, one space after another.
     pub adj: Vec<u32>,
+    /// Its geometry: directions, steps, coordinates, declared lines and closed spaces.
+    pub geo: Geometry,
 }
 
 impl Board {
@@ -398,6 +418,8 @@ pub struct ActionDef {
     pub guard_parts: Vec<(u16, Expr)>,
     /// Listed in some `choose` (not only run by `do`).
     pub offered: bool,
+    /// `sequence action`: the choices its effect reaches are part of one option.
+    pub sequence: bool,
     /// Its effect (index into [`Game::procs`]).
     pub proc: ProcId,
     /// The action's name in its declaration.

@@ -101,6 +101,8 @@ pub enum Op {
     IterList(u16),
     /// Pop a space (or `none`), push an iterator over its neighbours.
     IterAdjacent,
+    /// Pop a direction and a space (or `none`), push an iterator over the ray from the space.
+    IterRay,
     /// Pop the number of steps and the start space; push an iterator over the ends of the
     /// paths ([`Program::paths`]).
     IterPaths(u32),
@@ -128,6 +130,8 @@ pub enum Op {
     /// Drain the top iterator into a pool, push the best total of sets
     /// ([`Program::best_sets`]).
     BestSets(u32),
+    /// Push whether two kinds of spaces are connected ([`Program::connects`]).
+    Connected(u32),
 }
 
 /// Something a comparison reads without going through the stack.
@@ -196,6 +200,24 @@ pub struct LineOp {
     pub cond: Option<Code>,
     /// Whether a space the line must pass through was given.
     pub through: bool,
+}
+
+/// `connected(s in board, A, B where cond)`.
+#[derive(Clone, Debug)]
+pub struct ConnectOp {
+    /// The board.
+    pub board: BoardId,
+    /// The local `s` is bound to while the conditions are tested.
+    pub slot: u16,
+    /// Where the flood starts: spaces meeting this (and `cond`).
+    pub from: Code,
+    /// When `from` is `s == e` (with `e` not reading `s`): `e`, the only start space, so the
+    /// board need not be scanned for starts.
+    pub seed: Option<Code>,
+    /// Where it must arrive: a space meeting this (and `cond`).
+    pub to: Code,
+    /// What every space of the way must meet.
+    pub cond: Option<Code>,
 }
 
 /// `best_sets(c in C where f, kinds...)`.
@@ -513,6 +535,8 @@ pub struct Program {
     pub lines: Vec<LineOp>,
     /// `best_sets` aggregates.
     pub best_sets: Vec<BestSetsOp>,
+    /// `connected` aggregates.
+    pub connects: Vec<ConnectOp>,
     /// The components of each type, in table order.
     pub type_comps: Table<TypeId, Vec<CompId>>,
     /// Indexed variables.

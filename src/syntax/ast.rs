@@ -89,6 +89,10 @@ pub enum DeclKind {
         args: Vec<Expr>,
         /// Options after the shape (`diagonal`).
         flags: Vec<Ident>,
+        /// `graph { ... }`: the graph's spaces, edges and lines (the shape is then `graph`).
+        graph: Option<GraphDecl>,
+        /// `closed [...] when FLAG`: the closed spaces and the condition.
+        closed: Option<ClosedDecl>,
     },
     /// `zone name[Index, ...]: Type visibility`.
     Zone {
@@ -125,6 +129,8 @@ pub enum DeclKind {
     Action {
         /// The action's name.
         name: Ident,
+        /// `sequence action`: the effect's own choices are part of the move.
+        sequence: bool,
         /// Its parameters, each bound to a collection.
         params: Vec<Binding>,
         /// The `where` condition, if any.
@@ -165,6 +171,28 @@ pub enum DeclKind {
     },
     /// `ties draw` or `ties shared`.
     Ties(Ident),
+}
+
+/// The body of `graph { ... }`.
+#[derive(Clone, Debug, Default)]
+pub struct GraphDecl {
+    /// `spaces a, b, c`, in order (several `spaces` parts add up).
+    pub spaces: Vec<Ident>,
+    /// `edges a - b, ...`.
+    pub edges: Vec<(Ident, Ident)>,
+    /// `line NAME = a, b, c` (with a name) and `lines a b c, ...` (without), in order.
+    pub lines: Vec<(Option<Ident>, Vec<Ident>)>,
+}
+
+/// `closed [a, b] when FLAG`.
+#[derive(Clone, Debug)]
+pub struct ClosedDecl {
+    /// The closed spaces.
+    pub spaces: Vec<Ident>,
+    /// The condition after `when`, if any.
+    pub when: Option<Expr>,
+    /// The whole clause.
+    pub span: Span,
 }
 
 /// One field of a `component` declaration: `name: type [seen by f] [= default]`.

@@ -224,13 +224,22 @@ pub(super) fn decl(p: Pair<Rule>) -> Decl {
         }
         Rule::board_decl => {
             let name = ident(it.next().expect("board name"));
-            let shape = ident(it.next().expect("board shape"));
+            let first = it.next().expect("board shape");
+            let (shape, graph) = if first.as_rule() == Rule::graph_board {
+                let mut inner = first.clone().into_inner();
+                let kw = ident(inner.next().expect("graph"));
+                (kw, Some(graph_decl(inner)))
+            } else {
+                (ident(first), None)
+            };
             let mut args = Vec::new();
             let mut flags = Vec::new();
+            let mut closed = None;
             for q in it {
                 match q.as_rule() {
                     Rule::expr => args.push(expr(q)),
                     Rule::board_flag => flags.push(ident(q)),
+                    Rule::closed_spaces => closed = Some(closed_decl(q)),
                     _ => {}
                 }
             }
@@ -239,6 +248,8 @@ pub(super) fn decl(p: Pair<Rule>) -> Decl {
                 shape,
                 args,
                 flags,
+                graph,
+                closed,
             }
         }
         Rule::zone_decl => {
@@ -299,7 +310,13 @@ pub(super) fn decl(p: Pair<Rule>) -> Decl {
             }
         }
         Rule::action_decl => {
-            let name = ident(it.next().expect("action name"));
+            // `sequence action`: the keyword skipped above was `sequence`; `action` follows.
+            let mut first = it.next().expect("action name");
+            let sequence = first.as_rule() == Rule::kw_action;
+            if sequence {
+                first = it.next().expect("action name");
+            }
+            let name = ident(first);
             let mut params = Vec::new();
             let mut guard = None;
             let mut body = None;
@@ -313,6 +330,7 @@ pub(super) fn decl(p: Pair<Rule>) -> Decl {
             }
             DeclKind::Action {
                 name,
+                sequence,
                 params,
                 guard,
                 body: body.expect("action body"),
@@ -356,6 +374,57 @@ pub(super) fn decl(p: Pair<Rule>) -> Decl {
         r => unreachable!("grammar: unexpected declaration {r:?}"),
     };
     Decl { kind, span: sp }
+}
+
+/// The parts of `graph { ... }`.
+fn graph_decl(pairs: Pairs<Rule>) -> GraphDecl {
+    let mut g = GraphDecl::default();
+    for q in pairs {
+        let rule = q.as_rule();
+        let mut it = q.into_inner();
+        it.next(); // the keyword
+        match rule {
+            Rule::graph_spaces => g.spaces.extend(it.map(ident)),
+            Rule::graph_edges => {
+                for e in it {
+                    let mut ends = e.into_inner();
+                    let a = ident(ends.next().expect("edge start"));
+                    let b = ident(ends.next().expect("edge end"));
+                    g.edges.push((a, b));
+                }
+            }
+            Rule::graph_line => {
+                let n = ident(it.next().expect("line name"));
+                g.lines.push((Some(n), it.map(ident).collect()));
+            }
+            Rule::graph_lines => {
+                for l in it {
+                    g.lines.push((None, l.into_inner().map(ident).collect()));
+                }
+            }
+            _ => {}
+        }
+    }
+    g
+}
+
+/// `closed [a, b] when FLAG`.
+fn closed_decl(p: Pair<Rule>) -> ClosedDecl {
+    let sp = span(&p);
+    let mut spaces = Vec::new();
+    let mut when = None;
+    for q in p.into_inner() {
+        match q.as_rule() {
+            Rule::ident => spaces.push(ident(q)),
+            Rule::expr => when = Some(expr(q)),
+            _ => {}
+        }
+    }
+    ClosedDecl {
+        spaces,
+        when,
+        span: sp,
+    }
 }
 
 fn entry(p: Pair<Rule>) -> Entry {

@@ -301,6 +301,49 @@ impl Compiler<'_> {
                 let id = self.p.lines.len() as u32 - 1;
                 self.emit_at(Op::Line(id), span);
             }
+            AggKind::Connected => {
+                let (Some(bind), [from, to]) = (a.binds.first(), a.args.as_slice()) else {
+                    self.lit(Value::Bool(false));
+                    return;
+                };
+                let Coll::Board(board) = bind.coll else {
+                    self.lit(Value::Bool(false));
+                    return;
+                };
+                // `s == e` with `e` free of `s`: the flood starts at `e` alone.
+                let seed = match from {
+                    Expr::Bin(BinOp::Eq, l, r, _) => {
+                        let free = |e: &Expr| {
+                            let mut reads = false;
+                            e.reads(&mut |x| reads |= x == bind.slot);
+                            !reads
+                        };
+                        match (&**l, &**r) {
+                            (Expr::Local(x), e) | (e, Expr::Local(x))
+                                if *x == bind.slot && free(e) =>
+                            {
+                                Some(e)
+                            }
+                            _ => None,
+                        }
+                    }
+                    _ => None,
+                };
+                let seed = self.out_of_line(seed);
+                let from = self.out_of_line(Some(from)).unwrap_or_default();
+                let to = self.out_of_line(Some(to)).unwrap_or_default();
+                let cond = self.out_of_line(a.filter.as_ref());
+                self.p.connects.push(ConnectOp {
+                    board,
+                    slot: bind.slot,
+                    from,
+                    seed,
+                    to,
+                    cond,
+                });
+                let id = self.p.connects.len() as u32 - 1;
+                self.emit_at(Op::Connected(id), span);
+            }
             AggKind::BestSets => {
                 let bind = &a.binds[0];
                 self.emit_coll(&bind.coll);
@@ -423,7 +466,7 @@ impl Compiler<'_> {
                 }
                 breaks.push(self.emit(Op::Jump(0)));
             }
-            AggKind::Line | AggKind::BestSets => {}
+            AggKind::Line | AggKind::BestSets | AggKind::Connected => {}
         }
         // Leaving every loop early: drop each iterator.
         let mut leave_jump = None;
@@ -486,6 +529,11 @@ impl Compiler<'_> {
             Coll::Adjacent(x) => {
                 self.emit_expr(x);
                 self.emit(Op::IterAdjacent);
+            }
+            Coll::Ray(x, d) => {
+                self.emit_expr(x);
+                self.emit_expr(d);
+                self.emit(Op::IterRay);
             }
             Coll::Paths {
                 board,

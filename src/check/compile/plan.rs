@@ -133,7 +133,13 @@ impl Compiler<'_> {
                 | Builtin::Max2
                 | Builtin::Min2
                 | Builtin::Next
-                | Builtin::Prev,
+                | Builtin::Prev
+                // the board's geometry: fixed, its closed spaces by constants (fingerprinted)
+                | Builtin::Step
+                | Builtin::Col
+                | Builtin::Row
+                | Builtin::Opposite
+                | Builtin::Ord,
                 args,
                 _,
             ) => all(args, reads, me),

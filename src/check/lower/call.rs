@@ -79,7 +79,12 @@ impl Checker {
             "abs" => (Builtin::Abs, 1, Type::Int),
             "max" => (Builtin::Max2, 2, Type::Int),
             "min" => (Builtin::Min2, 2, Type::Int),
-            "adjacent" | "players" => {
+            "step" => (Builtin::Step, 2, Type::Any),
+            "col" => (Builtin::Col, 1, Type::Int),
+            "row" => (Builtin::Row, 1, Type::Int),
+            "opposite" => (Builtin::Opposite, 1, Type::Any),
+            "ord" => (Builtin::Ord, 1, Type::Int),
+            "adjacent" | "players" | "ray" | "directions" => {
                 let p = self.error(
                     Code::Collection,
                     span,
@@ -107,7 +112,7 @@ impl Checker {
                         format!("unknown function `{name}`"),
                         "no such function",
                     );
-                    p.help = Some("functions: count, top, bottom, empty, next, prev, owner, space_of, zone_of, named, seat, abs, max, min; or a `def`".into());
+                    p.help = Some("functions: count, top, bottom, empty, next, prev, owner, space_of, zone_of, named, seat, abs, max, min, step, col, row, opposite, ord; or a `def`".into());
                 }
                 return (Expr::Lit(Value::None), Type::Any);
             }
@@ -126,7 +131,7 @@ impl Checker {
             }
             return (Expr::Lit(Value::None), Type::Any);
         }
-        let mut xs = vec![];
+        let mut xs: Vec<Expr> = vec![];
         let mut ret = ret;
         for a in args {
             let (x, t) = self.expr(a);
@@ -150,6 +155,32 @@ impl Checker {
                 }
                 Builtin::Next | Builtin::Prev => {
                     self.expect_type(t, Type::Player, a.span, "the argument")
+                }
+                Builtin::Step if xs.is_empty() => {
+                    if let Some(b) = self.geometric_space(t, a.span, name) {
+                        ret = Type::Space(b);
+                    }
+                }
+                Builtin::Step | Builtin::Opposite => {
+                    let dir = self.direction_type();
+                    self.expect_type(t, dir, a.span, "a direction");
+                    if b == Builtin::Opposite {
+                        ret = dir;
+                    }
+                }
+                Builtin::Col | Builtin::Row => {
+                    self.geometric_space(t, a.span, name);
+                }
+                Builtin::Ord => {
+                    if !matches!(t, Type::Enum(_) | Type::Any) {
+                        let p = self.error(
+                            Code::Type,
+                            a.span,
+                            format!("`ord` takes an enum value, not {}", self.type_name(t)),
+                            "not an enum value",
+                        );
+                        p.help = Some("`ord(two)` is the position of `two` in its enum".into());
+                    }
                 }
                 Builtin::Owner | Builtin::SpaceOf | Builtin::ZoneOf => {
                     if !matches!(t, Type::Comp(_) | Type::Any) {
@@ -213,6 +244,7 @@ impl Checker {
             "all" => AggKind::All,
             "first" => AggKind::First,
             "line" => AggKind::Line,
+            "connected" => AggKind::Connected,
             "best_sets" => {
                 if let Some(x) = body.or(otherwise) {
                     let p = self.error(
@@ -232,7 +264,9 @@ impl Checker {
                     format!("unknown aggregate `{other}`"),
                     "not an aggregate",
                 );
-                p.help = Some("aggregates: count, sum, max, min, any, all, first, line".into());
+                p.help = Some(
+                    "aggregates: count, sum, max, min, any, all, first, line, connected".into(),
+                );
                 return (Expr::Lit(Value::None), Type::Any);
             }
         };
@@ -243,7 +277,9 @@ impl Checker {
             .enumerate()
             .map(|(i, a)| {
                 let (x, t) = self.expr(a);
-                if kind == AggKind::Line && i == 1 {
+                if kind == AggKind::Connected {
+                    self.expect_type(t, Type::Bool, a.span, "a condition of `connected`");
+                } else if kind == AggKind::Line && i == 1 {
                     if !matches!(t, Type::Space(_) | Type::Any) {
                         self.error(Code::Type, a.span, "the third argument of `line` is the space every line must pass through", "not a space");
                     }
@@ -265,6 +301,25 @@ impl Checker {
                     "expected `line(s in board, n where cond)`",
                 );
                 p.help = Some("for example `line(s in grid, 3 where mark[s] == me)`".into());
+            }
+        } else if kind == AggKind::Connected {
+            let ok = binds.len() == 1
+                && matches!(binds[0].coll, Coll::Board(_))
+                && args2.len() == 2
+                && body.is_none()
+                && otherwise.is_none();
+            if !ok {
+                let p = self.error(
+                    Code::Arity,
+                    span,
+                    "`connected` takes a board binding and two conditions",
+                    "expected `connected(s in board, A, B where c)`",
+                );
+                p.help = Some(
+                    "for example `connected(s in board, row(s) == 1, row(s) == 11 where \
+                     stone[s] == me)`"
+                        .into(),
+                );
             }
         } else if !args2.is_empty() {
             self.error(
@@ -311,7 +366,7 @@ impl Checker {
                 }
                 Type::Int
             }
-            AggKind::Any | AggKind::All | AggKind::Line => {
+            AggKind::Any | AggKind::All | AggKind::Line | AggKind::Connected => {
                 if let Some(b) = body {
                     self.expect_type(body_ty, Type::Bool, b.span, "the condition");
                 }
@@ -418,5 +473,49 @@ impl Checker {
             ),
             Type::Int,
         )
+    }
+
+    /// The type of direction values (`Direction`).
+    pub(crate) fn direction_type(&self) -> Type {
+        self.game.direction_enum.map_or(Type::Any, Type::Enum)
+    }
+
+    /// The board of a space whose board has directions and coordinates (any board but a
+    /// graph); a graph's space is `check::geometry`.
+    pub(crate) fn geometric_space(
+        &mut self,
+        t: Type,
+        span: ast::Span,
+        what: &str,
+    ) -> Option<ir::BoardId> {
+        match t {
+            Type::Space(b) if matches!(self.game.boards[b].shape, ir::BoardShape::Graph) => {
+                let name = self.game.boards[b].name.clone();
+                let p = self.error(
+                    Code::Geometry,
+                    span,
+                    format!("`{what}` needs a board with directions; `{name}` is a graph"),
+                    "a space of a graph board",
+                );
+                p.help = Some(
+                    "a graph board has no directions or coordinates: use `adjacent(s)` and its \
+                     declared lines"
+                        .into(),
+                );
+                None
+            }
+            Type::Space(b) => Some(b),
+            Type::Any => None,
+            other => {
+                let p = self.error(
+                    Code::Type,
+                    span,
+                    format!("`{what}` takes a space, not {}", self.type_name(other)),
+                    "not a space",
+                );
+                p.help = Some("spaces come from a board: `for s in grid`".into());
+                None
+            }
+        }
     }
 }

@@ -64,6 +64,16 @@ impl Checker {
                         (Coll::Board(b), Type::Space(b))
                     }
                     Some((Global::Type(t), _)) => (Coll::Type(t), Type::Comp(t)),
+                    Some((Global::Line(b, k), _)) => {
+                        self.used.insert(Global::Line(b, k));
+                        let board = &self.game.boards[b];
+                        let line = board.geo.line_names[k as usize].1;
+                        let xs = board.geo.lines[line]
+                            .iter()
+                            .map(|&s| ir::Expr::Lit(ir::Value::Space(b, s)))
+                            .collect();
+                        (Coll::List(xs), Type::Space(b))
+                    }
                     _ => self.zone_coll(e),
                 }
             }
@@ -146,6 +156,68 @@ impl Checker {
                 };
                 self.scopes.truncate(depth);
                 (c, Type::Space(board))
+            }
+            K::Call(f, args) if f.name == "ray" => {
+                if args.len() != 2 {
+                    let p = self.error(
+                        Code::Arity,
+                        e.span,
+                        "`ray` takes a space and a direction",
+                        "expected `ray(space, direction)`",
+                    );
+                    p.help = Some("for example `for t in ray(at, north)`".into());
+                    return (Coll::List(vec![]), Type::Any);
+                }
+                let (s, ts) = self.expr(&args[0]);
+                let board = self.geometric_space(ts, args[0].span, "ray");
+                let (d, td) = self.expr(&args[1]);
+                let dir = self.direction_type();
+                self.expect_type(td, dir, args[1].span, "a direction");
+                (Coll::Ray(s, d), board.map_or(Type::Any, Type::Space))
+            }
+            K::Call(f, args) if f.name == "directions" => {
+                let board = match args.as_slice() {
+                    [ast::Expr {
+                        kind: K::Name(n), ..
+                    }] => match self.globals.get(n).copied() {
+                        Some((Global::Board(b), _)) => Some(b),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                let Some(b) = board else {
+                    let p = self.error(
+                        Code::Arity,
+                        e.span,
+                        "`directions` takes a board",
+                        "expected `directions(board)`",
+                    );
+                    p.help = Some("for example `for d in directions(field)`".into());
+                    return (Coll::List(vec![]), Type::Any);
+                };
+                self.used.insert(Global::Board(b));
+                let board = &self.game.boards[b];
+                if matches!(board.shape, ir::BoardShape::Graph) {
+                    let name = board.name.clone();
+                    let p = self.error(
+                        Code::Geometry,
+                        e.span,
+                        format!("`{name}` is a graph board: it has no directions"),
+                        "a graph board",
+                    );
+                    p.help = Some("walk a graph with `adjacent(s)`".into());
+                    return (Coll::List(vec![]), Type::Any);
+                }
+                let Some(de) = self.game.direction_enum else {
+                    return (Coll::List(vec![]), Type::Any);
+                };
+                let xs = board
+                    .geo
+                    .dirs
+                    .iter()
+                    .map(|&d| ir::Expr::Lit(ir::Value::Enum(de, d)))
+                    .collect();
+                (Coll::List(xs), Type::Enum(de))
             }
             K::Call(f, args) if f.name == "adjacent" => {
                 if args.len() != 1 {
