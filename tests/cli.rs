@@ -84,6 +84,50 @@ fn simulate_json_has_the_documented_keys_and_is_deterministic() {
     assert_eq!(out, again, "the same seed prints the same result");
 }
 
+/// `--max-turns` is a limit of the harness: a game still running is stopped and counted as
+/// unfinished, neither completed nor an error. Rules need no turn limit of their own (Ominoes
+/// ends only with a win, OM-5.3).
+#[test]
+fn simulate_max_turns_stops_games_as_unfinished() {
+    let args = [
+        "simulate",
+        "rules/ominoes.rules",
+        "--games",
+        "4",
+        "--max-turns",
+        "10",
+        "--json",
+    ];
+    let (code, out, err) = rulebook(&args);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON object");
+    assert_eq!(v["unfinished"], 4, "{out}");
+    assert_eq!(v["completed"], 0, "{out}");
+    assert_eq!(v["errors"], 0, "{out}");
+    let (code, out, _) = rulebook(&[
+        "simulate",
+        "rules/ominoes.rules",
+        "--games",
+        "2",
+        "--max-turns",
+        "10",
+    ]);
+    assert_eq!(code, 0);
+    assert!(out.contains("unfinished 2"), "{out}");
+    // a limit no game reaches changes nothing
+    let (_, all, _) = rulebook(&["simulate", "rules/ominoes.rules", "--games", "3", "--json"]);
+    let (_, high, _) = rulebook(&[
+        "simulate",
+        "rules/ominoes.rules",
+        "--games",
+        "3",
+        "--json",
+        "--max-turns",
+        "100000",
+    ]);
+    assert_eq!(all, high);
+}
+
 #[test]
 fn count_prints_the_tree_as_json() {
     let (code, out, _) = rulebook(&[

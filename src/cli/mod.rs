@@ -87,6 +87,9 @@ enum Cmd {
         /// Threads to use (1 to 256); the summary is the same for any number.
         #[arg(long, default_value_t = 1, value_parser = threads)]
         threads: usize,
+        /// Stop a game after this many player decisions and count it as unfinished.
+        #[arg(long)]
+        max_turns: Option<u64>,
     },
     /// Play in the terminal against random players.
     Play {
@@ -150,10 +153,11 @@ pub fn run() -> miette::Result<()> {
             games,
             json,
             threads,
+            max_turns,
         } => {
             let (g, cfg) = game.load()?;
-            let summary =
-                run::simulate_threads(&g, &cfg, games, std::io::stderr().is_terminal(), threads);
+            let progress = std::io::stderr().is_terminal();
+            let summary = run::simulate_within(&g, &cfg, games, progress, threads, max_turns);
             if json {
                 println!("{}", json_safe(&summary.json(&g)));
             } else {

@@ -17,7 +17,7 @@ pub mod scenarios;
 pub mod simulate;
 
 pub use count::{count, count_threads, Counts, MAX_DEPTH};
-pub use simulate::{simulate, simulate_threads, Summary};
+pub use simulate::{simulate, simulate_threads, simulate_within, Summary};
 
 use crate::agents::Agent;
 use crate::engine::{Action, Actor, RunError, State};
@@ -88,12 +88,26 @@ pub fn playout(
     st: &mut State,
     seats: &mut Seats,
     buf: &mut Vec<Action>,
+    observe: impl FnMut(&State, &[Action]),
+) -> Result<Playout, RunError> {
+    playout_within(g, st, seats, buf, u64::MAX, observe)
+}
+
+/// [`playout`], but stops without an error once the players have taken `max_turns`
+/// decisions: the game is then left unfinished (`st.outcome()` is `None`). A limit of the
+/// harness, not of the rules (`simulate --max-turns`).
+pub fn playout_within(
+    g: &Game,
+    st: &mut State,
+    seats: &mut Seats,
+    buf: &mut Vec<Action>,
+    max_turns: u64,
     mut observe: impl FnMut(&State, &[Action]),
 ) -> Result<Playout, RunError> {
     let mut p = Playout::default();
     loop {
         let actor = g.actor(st);
-        if actor == Actor::Nobody {
+        if actor == Actor::Nobody || p.turns >= max_turns {
             return Ok(p);
         }
         if p.decisions >= MAX_DECISIONS {

@@ -1,6 +1,6 @@
 //! `simulate`: many seeded random games, summarised.
 
-use super::{agent_seed, game_seed, in_threads, playout, Seats};
+use super::{agent_seed, game_seed, in_threads, playout_within, Seats};
 use crate::agents::RandomAgent;
 use crate::engine::{Action, Config, Outcome, State};
 use crate::ir::{ActionId, Arm, Game};
@@ -12,6 +12,9 @@ pub struct Summary {
     pub games: u64,
     /// Games that reached an outcome.
     pub completed: u64,
+    /// Games stopped, without an error, when they reached the harness's `--max-turns` before
+    /// their end (neither completed nor errors).
+    pub unfinished: u64,
     /// Games stopped by a run error (a rule failed, no legal action, or no end within
     /// [`super::MAX_DECISIONS`] decisions).
     pub errors: u64,
@@ -74,6 +77,7 @@ impl Summary {
             "games": self.games,
             "completed": self.completed,
             "errors": self.errors,
+            "unfinished": self.unfinished,
             "turns": {"mean": round2(mean), "min": min, "max": max},
             "wins": self.wins,
             "scores": {"mean": self.mean_scores().iter().map(|s| round2(*s)).collect::<Vec<_>>()},
@@ -99,6 +103,9 @@ impl Summary {
         s += &format!("errors     {}\n", self.errors);
         if let Some(e) = &self.first_error {
             s += &format!("           first error: {e}\n");
+        }
+        if self.unfinished > 0 {
+            s += &format!("unfinished {}  (stopped by --max-turns)\n", self.unfinished);
         }
         s += &format!("turns      mean {mean:.1}  min {min}  max {max}\n");
         s += &format!(
@@ -133,7 +140,8 @@ impl Summary {
             self.ever_legal[k] |= *e;
         }
         match r.result {
-            Ok((turns, o)) => {
+            Ok(None) => self.unfinished += 1,
+            Ok(Some((turns, o))) => {
                 self.completed += 1;
                 self.turns.push(turns);
                 for (p, sc) in o.scores.iter().enumerate() {
@@ -172,16 +180,16 @@ pub fn action_decl(g: &Game, st: &State, a: &Action) -> Option<ActionId> {
     }
 }
 
-/// One simulated game: its player decisions and outcome, or its error; the actions that were
-/// legal at some point.
+/// One simulated game: its player decisions and outcome (`None`: stopped unfinished by the
+/// turn limit), or its error; the actions that were legal at some point.
 struct GameRun {
-    result: Result<(u64, Outcome), String>,
+    result: Result<Option<(u64, Outcome)>, String>,
     ever_legal: Vec<bool>,
 }
 
 /// Plays game `i` of the run: seed [`game_seed`]`(cfg.seed, i)`, one [`RandomAgent`] seeded
 /// with [`agent_seed`] of it for every seat.
-fn run_one(g: &Game, cfg: &Config, i: u64, buf: &mut Vec<Action>) -> GameRun {
+fn run_one(g: &Game, cfg: &Config, i: u64, max_turns: u64, buf: &mut Vec<Action>) -> GameRun {
     let seed = game_seed(cfg.seed, i);
     let c = Config {
         seed,
@@ -192,7 +200,8 @@ fn run_one(g: &Game, cfg: &Config, i: u64, buf: &mut Vec<Action>) -> GameRun {
     let result = g
         .start(&c)
         .and_then(|mut st| {
-            let p = playout(g, &mut st, &mut Seats::One(&mut agent), buf, |st, legal| {
+            let mut seats = Seats::One(&mut agent);
+            let p = playout_within(g, &mut st, &mut seats, buf, max_turns, |st, legal| {
                 for a in legal {
                     if let Some(ai) = action_decl(g, st, a) {
                         ever_legal[ai.0 as usize] = true;
@@ -202,9 +211,10 @@ fn run_one(g: &Game, cfg: &Config, i: u64, buf: &mut Vec<Action>) -> GameRun {
             Ok((p.turns, st.outcome().cloned()))
         })
         .map_err(|e| e.to_string())
-        .and_then(|(turns, o)| {
-            o.map(|o| (turns, o))
-                .ok_or_else(|| "the game stopped without an outcome".to_string())
+        .and_then(|(turns, o)| match o {
+            Some(o) => Ok(Some((turns, o))),
+            None if turns >= max_turns => Ok(None),
+            None => Err("the game stopped without an outcome".to_string()),
         })
         .map_err(|e| format!("game {i} (seed {seed}): {e}"));
     GameRun { result, ever_legal }
@@ -226,6 +236,21 @@ pub fn simulate_threads(
     progress: bool,
     threads: usize,
 ) -> Summary {
+    simulate_within(g, cfg, games, progress, threads, None)
+}
+
+/// [`simulate_threads`] with a harness limit: a game whose players have taken `max_turns`
+/// decisions without reaching an end is stopped and counted as unfinished (not an error).
+/// Rules need no safeguard of their own against endless play.
+pub fn simulate_within(
+    g: &Game,
+    cfg: &Config,
+    games: u64,
+    progress: bool,
+    threads: usize,
+    max_turns: Option<u64>,
+) -> Summary {
+    let max_turns = max_turns.unwrap_or(u64::MAX);
     let n = cfg.players as usize;
     let threads = threads.max(1);
     let done = std::sync::atomic::AtomicU64::new(0);
@@ -235,7 +260,7 @@ pub fn simulate_threads(
         let mut out = Vec::new();
         let mut i = t as u64;
         while i < games {
-            out.push((i, run_one(g, cfg, i, &mut buf)));
+            out.push((i, run_one(g, cfg, i, max_turns, &mut buf)));
             let k = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
             if progress && t == 0 && k % 500 == 0 {
                 eprint!("\r{k}/{games} games, {:.1}s", start.elapsed().as_secs_f64());
