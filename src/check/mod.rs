@@ -11,12 +11,14 @@ mod consts;
 mod decls;
 mod diag;
 mod lower;
+mod names;
 pub mod scenario;
 mod tables;
 mod warnings;
 
 pub use code::Code;
 pub use diag::{Diagnostics, Problem};
+pub use names::NameUse;
 
 use crate::ir::{
     self, ActionId, BoardId, ConstId, DefId, EnumId, Game, InstId, SetId, Type, TypeId, VarId,
@@ -37,6 +39,9 @@ pub struct Loaded {
     pub diagnostics: Diagnostics,
     /// The names the rules declare, resolved; `None` when there was any error.
     pub symbols: Option<Symbols>,
+    /// Every name written in the file that the checker resolved, with its declaration (also
+    /// when there were errors; empty when the file does not parse): for editors.
+    pub uses: Vec<NameUse>,
 }
 
 /// The names a rules file declares, as the checker resolved them: what a scenario file
@@ -47,6 +52,8 @@ pub struct Symbols {
     pub(crate) ambiguous_values: HashMap<String, Vec<EnumId>>,
     pub(crate) def_types: ir::Table<DefId, Type>,
     pub(crate) action_arity: HashMap<ActionId, usize>,
+    /// Where each name is declared, for the record of names of a file checked against these.
+    pub(crate) decls: names::Decls,
 }
 
 /// Parses and checks a rules file. Syntax errors come back as a single problem.
@@ -59,12 +66,14 @@ pub fn load(name: &str, text: &str) -> Loaded {
                 problems: vec![Problem::from_syntax(&e, src)],
             },
             symbols: None,
+            uses: vec![],
         },
         Ok(file) => {
             let mut c = Checker::new(name, text, src);
             c.run(&file);
             let problems = std::mem::take(&mut c.problems);
             let failed = problems.iter().any(|p| p.severity == Severity::Error);
+            let uses = c.name_uses();
             let (mut game, symbols) = c.finish();
             if !failed {
                 game.program = compile::compile(&game);
@@ -73,6 +82,7 @@ pub fn load(name: &str, text: &str) -> Loaded {
                 game: (!failed).then_some(game),
                 diagnostics: Diagnostics { problems },
                 symbols: (!failed).then_some(symbols),
+                uses,
             }
         }
     }
@@ -121,6 +131,8 @@ pub(crate) struct Local {
     name: String,
     slot: u16,
     ty: Type,
+    /// Where it is declared, when known (see [`Checker::bind_local_at`]).
+    decl: Option<ast::Span>,
 }
 
 pub(crate) struct Checker {
@@ -150,6 +162,11 @@ pub(crate) struct Checker {
     pub(crate) aux_locals: u16,
     /// The component type of the last field lowered (for the range of a rolled field).
     pub(crate) field_owner: Option<TypeId>,
+    /// The names noted for editors (see `names.rs`), and where each thing is declared.
+    pub(crate) noted: Vec<names::Noted>,
+    pub(crate) decl_of: names::Decls,
+    /// The kind and type of each local name noted, by its declaration.
+    pub(crate) local_kinds: HashMap<ast::Span, (&'static str, Type)>,
 }
 
 impl Checker {
@@ -207,6 +224,9 @@ impl Checker {
             action_arity: HashMap::new(),
             aux_locals: 0,
             field_owner: None,
+            noted: vec![],
+            decl_of: HashMap::new(),
+            local_kinds: HashMap::new(),
         }
     }
 
@@ -219,6 +239,7 @@ impl Checker {
                 ambiguous_values: self.ambiguous_values,
                 def_types: self.def_types,
                 action_arity: self.action_arity,
+                decls: self.decl_of,
             },
         )
     }
@@ -235,6 +256,7 @@ impl Checker {
         c.ambiguous_values = symbols.ambiguous_values;
         c.def_types = symbols.def_types;
         c.action_arity = symbols.action_arity;
+        c.decl_of = symbols.decls;
         c
     }
 
@@ -301,6 +323,7 @@ impl Checker {
         }
         self.globals.insert(name.name.clone(), (g, name.span));
         self.decl_spans.insert(g, name.span);
+        self.note_decl(name.span, names::Target::Global(g));
     }
 
     pub(crate) fn run(&mut self, file: &ast::File) {
@@ -385,6 +408,7 @@ impl Checker {
             name: name.to_string(),
             slot,
             ty,
+            decl: None,
         });
         slot
     }

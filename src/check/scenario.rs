@@ -1,6 +1,6 @@
 //! Lowering of scenario files against a checked game.
 
-use super::{compile, Checker, Code, Diagnostics, Symbols};
+use super::{compile, Checker, Code, Diagnostics, NameUse, Symbols};
 use crate::ir::scenario::{Scenario, Step};
 use crate::ir::{Game, Type};
 use crate::source::Source;
@@ -17,6 +17,18 @@ pub fn lower(
     source: Source,
     file: &ast::ScenarioFile,
 ) -> (Game, Vec<Scenario>, Diagnostics) {
+    let (game, scenarios, diagnostics, _) = lower_with_uses(game, symbols, source, file);
+    (game, scenarios, diagnostics)
+}
+
+/// [`lower`], and every name the scenario file uses with its declaration (in the rules file,
+/// or a local of the scenario file): for editors.
+pub fn lower_with_uses(
+    game: Game,
+    symbols: Symbols,
+    source: Source,
+    file: &ast::ScenarioFile,
+) -> (Game, Vec<Scenario>, Diagnostics, Vec<NameUse>) {
     let mut c = Checker::resume(game, symbols, source);
     let mut out = vec![];
     for s in &file.scenarios {
@@ -91,10 +103,11 @@ pub fn lower(
         });
     }
     compile::compile_procs(&mut c.game);
+    let uses = c.name_uses();
     let problems: Vec<_> = c
         .problems
         .drain(..)
         .filter(|p| p.severity == Severity::Error)
         .collect();
-    (c.game, out, Diagnostics { problems })
+    (c.game, out, Diagnostics { problems }, uses)
 }

@@ -628,7 +628,7 @@ fn pratt_expr(pairs: Pairs<Rule>) -> Expr {
     pratt()
         .map_primary(term)
         .map_prefix(|op, rhs| {
-            let sp = Span::new(op.as_span().start(), rhs.span.end);
+            let sp = Span::in_file(op.as_span().start(), rhs.span.end, rhs.span.file);
             let o = if op.as_rule() == Rule::op_not {
                 UnOp::Not
             } else {
@@ -655,7 +655,7 @@ fn pratt_expr(pairs: Pairs<Rule>) -> Expr {
                 Rule::op_div => BinOp::Div,
                 _ => BinOp::Mod,
             };
-            let sp = Span::new(lhs.span.start, rhs.span.end);
+            let sp = Span::in_file(lhs.span.start, rhs.span.end, lhs.span.file);
             Expr {
                 kind: ExprKind::Binary(o, Box::new(lhs), Box::new(rhs)),
                 span: sp,
@@ -668,7 +668,7 @@ fn term(p: Pair<Rule>) -> Expr {
     let mut it = p.into_inner();
     let mut e = primary(it.next().expect("primary"));
     for post in it {
-        let sp = Span::new(e.span.start, post.as_span().end());
+        let sp = Span::in_file(e.span.start, post.as_span().end(), e.span.file);
         e = match post.as_rule() {
             Rule::index => Expr {
                 kind: ExprKind::Index(Box::new(e), post.into_inner().map(expr).collect()),

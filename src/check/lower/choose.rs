@@ -56,6 +56,9 @@ impl Checker {
                         None => match self.globals.get(&a.name.name).copied() {
                             Some((Global::Action(ai), _)) => {
                                 self.action_refs.insert(ai);
+                                let target =
+                                    crate::check::names::Target::Global(Global::Action(ai));
+                                self.note_use(a.name.span, target);
                                 self.game.actions[ai].offered = true;
                                 out_arms.push(ir::Arm::Action(ai));
                             }
