@@ -39,6 +39,7 @@ pub mod check;
 #[cfg(feature = "cli")]
 pub mod cli;
 pub mod engine;
+pub mod fmt;
 pub mod ir;
 pub mod ops;
 #[cfg(feature = "cli")]

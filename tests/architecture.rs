@@ -11,6 +11,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("source", &[]),
     ("ops", &[]),
     ("syntax", &["source", "ops"]),
+    ("fmt", &["syntax", "source", "ops"]),
     ("ir", &["source", "ops"]),
     ("check", &["syntax", "ir", "source", "ops"]),
     ("engine", &["ir", "source", "ops"]),

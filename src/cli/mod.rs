@@ -3,6 +3,7 @@
 //! [`crate::run`] and [`crate::server`].
 
 mod bench;
+mod fmt;
 mod play;
 mod serve;
 mod show;
@@ -97,6 +98,8 @@ enum Cmd {
     Serve(serve::ServeArgs),
     /// Replay a saved match and print its final state and outcome.
     Replay { file: PathBuf, save: PathBuf },
+    /// Format rules and scenario files in the one canonical layout (comments kept).
+    Fmt(fmt::FmtArgs),
 }
 
 /// Runs the command line.
@@ -133,6 +136,7 @@ pub fn run() -> miette::Result<()> {
         Cmd::Test { paths } => run_tests(&paths)?,
         Cmd::Bench(args) => bench::run(&args)?,
         Cmd::Serve(args) => serve::run(&args)?,
+        Cmd::Fmt(args) => fmt::run(&args)?,
         Cmd::Replay { file, save } => {
             let g = load_game(&file)?;
             let text = read(&save)?;

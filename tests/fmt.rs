@@ -1,0 +1,246 @@
+//! The formatter over every rules and scenario file of the repository and every example of
+//! the language reference: formatting is idempotent, and the formatted file checks to the
+//! same game (the IR, spans and source text aside) and the same scenarios. The games in
+//! rules/ and the examples of the reference are committed formatted. And `rulebook fmt` as a
+//! command: in place, `--check`, stdin, and a file that does not parse.
+
+use rulebook::fmt::{self, Kind};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+fn files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("readable")
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            files(&p, out);
+        } else if p
+            .extension()
+            .is_some_and(|x| x == "rules" || x == "scenarios")
+        {
+            out.push(p);
+        }
+    }
+}
+
+fn all_files() -> Vec<PathBuf> {
+    let mut out = vec![];
+    files(Path::new("rules"), &mut out);
+    files(Path::new("tests"), &mut out);
+    assert!(out.len() > 40, "{} files found", out.len());
+    out
+}
+
+/// A printed IR without its `Span { .. }` parts.
+fn without_spans(printed: &str) -> String {
+    let mut out = String::with_capacity(printed.len());
+    let mut rest = printed;
+    while let Some(at) = rest.find("Span {") {
+        out.push_str(&rest[..at]);
+        rest = &rest[at..];
+        rest = rest.find('}').map_or("", |end| &rest[end + 1..]);
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The checked game of a rules text, printed without spans or source text, or its
+/// diagnostics.
+fn game(name: &str, text: &str) -> String {
+    let loaded = rulebook::load(name, text);
+    match loaded.game {
+        Some(mut g) => {
+            g.sources.clear();
+            g.source_hash = 0;
+            g.program.id = 0; // a number unique to each compiled program
+            without_spans(&format!("{g:?}"))
+        }
+        None => format!(
+            "{:?}",
+            loaded
+                .diagnostics
+                .problems
+                .iter()
+                .map(|p| (p.code, p.message.clone()))
+                .collect::<Vec<_>>()
+        ),
+    }
+}
+
+/// The checked scenarios of a scenario text against its rules, printed without spans.
+fn scenarios(path: &Path, text: &str) -> String {
+    let name = path.display().to_string();
+    let file = rulebook::syntax::parse_scenarios(&name, text).expect("parses");
+    let rules_path = path.parent().expect("a folder").join(&file.rules);
+    let Ok(rules) = std::fs::read_to_string(&rules_path) else {
+        return "no rules".into();
+    };
+    let loaded = rulebook::load("rules", &rules);
+    let (Some(g), Some(symbols)) = (loaded.game, loaded.symbols) else {
+        return "rules with errors".into();
+    };
+    let source = rulebook::source::Source {
+        name,
+        text: text.to_string(),
+    };
+    let (g, scenarios, diags) = rulebook::check::scenario::lower(g, symbols, source, &file);
+    let problems: Vec<_> = diags.problems.iter().map(|p| p.message.clone()).collect();
+    without_spans(&format!("{scenarios:?}\n{:?}\n{problems:?}", g.procs))
+}
+
+#[test]
+fn every_file_formats_idempotently_to_the_same_game() {
+    let mut formatted = 0;
+    for path in all_files() {
+        let name = path.display().to_string();
+        let text = std::fs::read_to_string(&path).expect("readable");
+        let kind = Kind::of_name(&name);
+        let out = match fmt::format(&name, &text, kind) {
+            Ok(out) => out,
+            Err(fmt::FmtError::Syntax(_)) => continue, // tests/fail has files that do not parse
+            Err(e) => panic!("{e}"),
+        };
+        formatted += 1;
+        let again = fmt::format(&name, &out, kind).expect("the formatted text formats");
+        assert!(again == out, "{name}: formatting twice changes it");
+        match kind {
+            Kind::Rules => assert!(
+                game(&name, &text) == game(&name, &out),
+                "{name}: the formatted file checks to another game"
+            ),
+            Kind::Scenarios => assert!(
+                scenarios(&path, &text) == scenarios(&path, &out),
+                "{name}: the formatted scenarios check differently"
+            ),
+        }
+        if name.starts_with("rules") {
+            assert!(
+                out == text,
+                "{name} is not formatted: run `rulebook fmt {name}`"
+            );
+        }
+    }
+    assert!(formatted > 40, "{formatted} files formatted");
+}
+
+#[test]
+fn every_example_of_the_reference_is_formatted() {
+    let reference = std::fs::read_to_string("grammar/README.md").expect("the reference");
+    let lines: Vec<&str> = reference.lines().collect();
+    let mut checked = 0;
+    let mut i = 0;
+    while i < lines.len() {
+        if lines[i].trim_end() != "```rules" {
+            i += 1;
+            continue;
+        }
+        let end = (i + 1..lines.len())
+            .find(|&k| lines[k].starts_with("```"))
+            .unwrap_or(lines.len());
+        let block = lines[i + 1..end].join("\n") + "\n";
+        // Designs of syntax not built yet (section 13) are sketches, left as written.
+        if lines[..i]
+            .last()
+            .is_some_and(|l| l.contains("<!-- not built -->"))
+        {
+            i = end + 1;
+            continue;
+        }
+        // A fragment (most blocks) does not parse on its own: its layout is checked alone,
+        // and tests/reference.rs checks it in its context.
+        let out = fmt::format("block", &block, Kind::of_text(&block))
+            .unwrap_or_else(|_| fmt::layout(&block));
+        checked += 1;
+        assert!(
+            out == block,
+            "grammar/README.md, the block at line {}, is not formatted; formatted:\n{out}",
+            i + 1
+        );
+        i = end + 1;
+    }
+    assert!(checked >= 20, "{checked} blocks checked");
+}
+
+fn rulebook(args: &[&str], stdin: &str) -> (i32, String, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rulebook"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("runs");
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes())
+        .expect("writes");
+    let out = child.wait_with_output().expect("finishes");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn the_command_formats_in_place_checks_and_reads_stdin() {
+    let dir = std::env::temp_dir().join(format!("rulebook-fmt-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary folder");
+    let messy = dir.join("messy.rules");
+    let tidy = dir.join("tidy.scenarios");
+    let broken = dir.join("broken.rules");
+    std::fs::write(&messy, "players 2\nflow{x=1}\n").expect("written");
+    std::fs::write(&tidy, "rules \"messy.rules\"\n").expect("written");
+    std::fs::write(&broken, "flow { x = }\n").expect("written");
+    let (m, t, b) = (
+        messy.display().to_string(),
+        tidy.display().to_string(),
+        broken.display().to_string(),
+    );
+
+    // --check lists the file that would change and changes nothing.
+    let (code, out, _) = rulebook(&["fmt", "--check", &m, &t], "");
+    assert_eq!((code, out.trim()), (1, m.as_str()));
+    assert_eq!(
+        std::fs::read_to_string(&messy).unwrap(),
+        "players 2\nflow{x=1}\n"
+    );
+
+    // In place.
+    let (code, out, err) = rulebook(&["fmt", &m, &t], "");
+    assert_eq!((code, out.as_str(), err.as_str()), (0, "", ""));
+    assert_eq!(
+        std::fs::read_to_string(&messy).unwrap(),
+        "players 2\nflow { x = 1 }\n"
+    );
+    assert_eq!(rulebook(&["fmt", "--check", &m, &t], "").0, 0);
+
+    // A file that does not parse is refused and left as it is.
+    let (code, _, err) = rulebook(&["fmt", &b], "");
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("syntax error") && err.contains("not formatted"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(&broken).unwrap(), "flow { x = }\n");
+
+    // stdin to stdout; a scenario file is told by its first word.
+    let (code, out, _) = rulebook(
+        &["fmt", "-"],
+        "rules \"x.rules\"\nscenario \"s\" {\nseed 1 }\n",
+    );
+    assert_eq!(
+        (code, out.as_str()),
+        (0, "rules \"x.rules\"\nscenario \"s\" {\n    seed 1\n}\n")
+    );
+    let (code, out, _) = rulebook(&["fmt", "--check", "-"], "players 2\n");
+    assert_eq!((code, out.as_str()), (0, ""));
+
+    std::fs::remove_dir_all(&dir).ok();
+}
