@@ -25,6 +25,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
         &["run", "agents", "engine", "check", "ir", "source", "ops"],
     ),
     ("render", &[]),
+    ("lsp", &["fmt", "check", "syntax", "ir", "source", "ops"]),
 ];
 
 fn files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {

@@ -100,6 +100,9 @@ enum Cmd {
     Replay { file: PathBuf, save: PathBuf },
     /// Format rules and scenario files in the one canonical layout (comments kept).
     Fmt(fmt::FmtArgs),
+    /// Run the language server (diagnostics, hover, definitions, completion, formatting, ...)
+    /// over stdin and stdout, for editors.
+    Lsp,
 }
 
 /// Runs the command line.
@@ -137,6 +140,10 @@ pub fn run() -> miette::Result<()> {
         Cmd::Bench(args) => bench::run(&args)?,
         Cmd::Serve(args) => serve::run(&args)?,
         Cmd::Fmt(args) => fmt::run(&args)?,
+        Cmd::Lsp => {
+            crate::lsp::run().map_err(|e| miette::miette!("rulebook lsp: {e}"))?;
+            0
+        }
         Cmd::Replay { file, save } => {
             let g = load_game(&file)?;
             let text = read(&save)?;
