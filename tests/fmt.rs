@@ -1,7 +1,8 @@
 //! The formatter over every rules and scenario file of the repository and every example of
 //! the language reference: formatting is idempotent, and the formatted file checks to the
-//! same game (the IR, spans and source text aside) and the same scenarios. The games in
-//! rules/ and the examples of the reference are committed formatted. And `rulebook fmt` as a
+//! same game (the IR, spans and source text aside) and the same scenarios. The files in
+//! rules/ and tests/reference/ and the examples of the reference are committed formatted
+//! (`rulebook fmt rules/*.rules rules/*/*.rules tests/reference/*.rules grammar/README.md`). And `rulebook fmt` as a
 //! command: in place, `--check`, stdin, and a file that does not parse.
 
 use rulebook::fmt::{self, Kind};
@@ -117,7 +118,7 @@ fn every_file_formats_idempotently_to_the_same_game() {
                 "{name}: the formatted scenarios check differently"
             ),
         }
-        if name.starts_with("rules") {
+        if name.starts_with("rules") || name.starts_with("tests/reference") {
             assert!(
                 out == text,
                 "{name} is not formatted: run `rulebook fmt {name}`"
@@ -127,11 +128,11 @@ fn every_file_formats_idempotently_to_the_same_game() {
     assert!(formatted > 40, "{formatted} files formatted");
 }
 
-#[test]
-fn every_example_of_the_reference_is_formatted() {
-    let reference = std::fs::read_to_string("grammar/README.md").expect("the reference");
-    let lines: Vec<&str> = reference.lines().collect();
-    let mut checked = 0;
+/// The ```rules blocks of a Markdown text: the line of each, its code, and the context file
+/// its `<!-- context: NAME -->` mark names (see tests/reference.rs).
+fn blocks(markdown: &str) -> Vec<(usize, String, Option<String>)> {
+    let lines: Vec<&str> = markdown.lines().collect();
+    let mut out = vec![];
     let mut i = 0;
     while i < lines.len() {
         if lines[i].trim_end() != "```rules" {
@@ -141,28 +142,70 @@ fn every_example_of_the_reference_is_formatted() {
         let end = (i + 1..lines.len())
             .find(|&k| lines[k].starts_with("```"))
             .unwrap_or(lines.len());
-        let block = lines[i + 1..end].join("\n") + "\n";
-        // Designs of syntax not built yet (section 13) are sketches, left as written.
-        if lines[..i]
-            .last()
-            .is_some_and(|l| l.contains("<!-- not built -->"))
-        {
-            i = end + 1;
-            continue;
+        let mut context = None;
+        let mut k = i;
+        while k > 0 {
+            let Some(mark) = lines[k - 1]
+                .trim()
+                .strip_prefix("<!--")
+                .and_then(|m| m.strip_suffix("-->"))
+            else {
+                break;
+            };
+            if let Some(name) = mark.trim().strip_prefix("context:") {
+                context = Some(name.trim().to_string());
+            }
+            k -= 1;
         }
-        // A fragment (most blocks) does not parse on its own: its layout is checked alone,
-        // and tests/reference.rs checks it in its context.
-        let out = fmt::format("block", &block, Kind::of_text(&block))
-            .unwrap_or_else(|_| fmt::layout(&block));
-        checked += 1;
-        assert!(
-            out == block,
-            "grammar/README.md, the block at line {}, is not formatted; formatted:\n{out}",
-            i + 1
-        );
+        out.push((i + 1, lines[i + 1..end].join("\n") + "\n", context));
         i = end + 1;
     }
-    assert!(checked >= 20, "{checked} blocks checked");
+    out
+}
+
+#[test]
+fn every_example_of_the_reference_formats_to_the_same_game_and_is_formatted() {
+    let reference = std::fs::read_to_string("grammar/README.md").expect("the reference");
+    let out =
+        fmt::format_markdown("grammar/README.md", &reference).unwrap_or_else(|e| panic!("{e}"));
+    let again = fmt::format_markdown("grammar/README.md", &out).expect("formats again");
+    assert!(again == out, "formatting the reference twice changes it");
+    let (before, after) = (blocks(&reference), blocks(&out));
+    assert_eq!(before.len(), after.len(), "the same blocks");
+    assert!(before.len() >= 20, "{} blocks", before.len());
+    let mut in_context = 0;
+    for ((line, code, context), (_, formatted, _)) in before.iter().zip(&after) {
+        // A whole game or scenario file was checked by the formatter itself (same tree); a
+        // fragment is checked in its context file, as tests/reference.rs checks it.
+        let Some(context) = context else { continue };
+        let path = format!("tests/reference/{context}.rules");
+        let text = std::fs::read_to_string(&path).expect("the context file");
+        let place = |fragment: &str| match text.find("// the example goes here") {
+            Some(_) => text.replacen("// the example goes here", fragment, 1),
+            None => format!("{text}\n{fragment}"),
+        };
+        in_context += 1;
+        assert!(
+            game(&path, &place(code)) == game(&path, &place(formatted)),
+            "grammar/README.md, the block at line {line}: formatted, it checks to another game"
+        );
+    }
+    assert!(
+        in_context >= 20,
+        "{in_context} fragments checked in context"
+    );
+    if out != reference {
+        let (line, _, _) = before
+            .iter()
+            .zip(&after)
+            .find(|(b, a)| b.1 != a.1)
+            .map(|(b, _)| b.clone())
+            .unwrap_or_default();
+        panic!(
+            "grammar/README.md is not formatted (the block at line {line}, at least): run \
+             `rulebook fmt grammar/README.md`"
+        );
+    }
 }
 
 fn rulebook(args: &[&str], stdin: &str) -> (i32, String, String) {

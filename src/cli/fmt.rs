@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 #[derive(Args)]
 pub(crate) struct FmtArgs {
     /// Rules and scenario files (`.scenarios`) to format in place; `-` reads stdin and writes
-    /// the formatted text to stdout.
+    /// the formatted text to stdout. In a Markdown file (`.md`), the ```rules blocks are
+    /// formatted.
     #[arg(required = true)]
     files: Vec<PathBuf>,
     /// Change nothing: list the files that would change, and exit 1 if any would.
@@ -40,7 +41,13 @@ pub(crate) fn run(args: &FmtArgs) -> miette::Result<i32> {
         } else {
             Kind::of_name(&name)
         };
-        let out = match fmt::format(&name, &text, kind) {
+        let markdown = !stdin && path.extension().is_some_and(|x| x == "md");
+        let formatted = if markdown {
+            fmt::format_markdown(&name, &text)
+        } else {
+            fmt::format(&name, &text, kind)
+        };
+        let out = match formatted {
             Ok(out) => out,
             Err(FmtError::Syntax(e)) => {
                 eprint!("{}", render(e.as_ref()));

@@ -15,6 +15,9 @@
 
 mod layout;
 pub mod lex;
+mod markdown;
+
+pub use markdown::format_markdown;
 
 use crate::syntax::{self, SyntaxError};
 use std::fmt;
