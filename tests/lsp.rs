@@ -343,6 +343,12 @@ fn a_rules_file_diagnostics_hover_definition_references_completion_rename_format
         "`points` to a reserved word",
     );
     c.log_answer(&bad);
+    let taken = c.request(
+        "textDocument/rename",
+        json!({"textDocument": {"uri": uri}, "position": pos(&fixed, "points", 2, 2), "newName": "deck"}),
+        "`points` to `deck`, the name of a zone",
+    );
+    c.log_answer(&taken);
 
     // Formatting through the formatter: one edit of the whole text.
     let messy = fixed.replace("score(p) = points[p]", "score( p )=points [p]");

@@ -285,3 +285,6 @@ fn publish(uri: Url, diagnostics: Vec<lsp_types::Diagnostic>) -> Notification {
         },
     )
 }
+
+#[cfg(test)]
+mod tests;

@@ -66,6 +66,18 @@ pub(crate) fn rename(s: &Server, p: RenameParams) -> Answer<Option<WorkspaceEdit
             format!("`{new}` cannot be a name: a letter or `_`, then letters, digits and `_`, and not a reserved word"),
         ));
     }
+    // A name already declared would clash (a duplicate, or a local hiding or hidden by it):
+    // refused, rather than an edit that breaks the file or changes what a name means.
+    if let Some((d, file)) = a.decls().find(|(d, f)| f.snippet(d.span) == new) {
+        let line = file.position(d.span.start).line + 1;
+        return Err((
+            ErrorCode::InvalidParams,
+            format!(
+                "`{new}` is already a name: the {} declared at line {line}",
+                d.kind
+            ),
+        ));
+    }
     let mut changes: HashMap<Url, Vec<TextEdit>> = HashMap::new();
     for (loc, _, _) in occurrences(s, a, u) {
         changes
