@@ -144,10 +144,17 @@ impl Analysis {
             Some(uri) => read_rules(uri),
             None => Err("not a path".into()),
         };
-        let (Some(uri), Ok(text)) = (rules_uri, text) else {
-            let why = "cannot read the rules file it names";
-            self.diagnostics = vec![self.simple(at, why, "this file cannot be read")];
-            return;
+        let (uri, text) = match (rules_uri, text) {
+            (Some(uri), Ok(text)) => (uri, text),
+            (uri, text) => {
+                let why = text
+                    .err()
+                    .filter(|_| uri.is_some())
+                    .unwrap_or("not a path".into());
+                let what = format!("cannot read the rules file `{}`", file.rules);
+                self.diagnostics = vec![self.simple(at, &what, &why)];
+                return;
+            }
         };
         let loaded = check::load(&file_name(&uri), &text);
         self.rules = Some(FileText::new(uri, text));
