@@ -23,8 +23,9 @@ fn open(s: &mut Server, uri: &Url, text: &str) {
 fn ask(s: &mut Server, method: &str, params: Value) -> Value {
     let r = s.request(Request::new(RequestId::from(1), method.into(), params));
     assert!(
-        r.error.as_ref().map_or(true, |e| e.code
-            != lsp_server::ErrorCode::InternalError as i32),
+        r.error
+            .as_ref()
+            .is_none_or(|e| e.code != lsp_server::ErrorCode::InternalError as i32),
         "{method}: {:?}",
         r.error
     );
