@@ -15,9 +15,15 @@ pub(crate) fn completion(s: &Server, p: CompletionParams) -> Answer<Option<Compl
     let text = doc.text();
     let offset = doc.analysis.doc.offset(at.position);
     let mut toks = lex::tokens(&text[..offset]);
+    // Inside a comment or an unterminated string (both end at the line's end): nothing.
+    let on_its_line = |t: &Token| !text[t.end..offset].contains('\n');
     match toks.last() {
-        Some(t) if t.kind == Tok::Comment => return Ok(None),
-        Some(t) if t.kind == Tok::Str && (t.end - t.start < 2 || !t.text(text).ends_with('"')) => {
+        Some(t) if t.kind == Tok::Comment && on_its_line(t) => return Ok(None),
+        Some(t)
+            if t.kind == Tok::Str
+                && on_its_line(t)
+                && (t.end - t.start < 2 || !t.text(text).ends_with('"')) =>
+        {
             return Ok(None)
         }
         Some(t) if t.kind == Tok::Word && t.end == offset => {

@@ -121,3 +121,25 @@ fn every_request_at_every_position_is_answered_without_a_panic() {
         }
     }
 }
+
+#[test]
+fn completion_is_silent_inside_a_comment_or_a_string_but_not_on_the_lines_after() {
+    let mut s = Server::default();
+    let uri = url("tests/lsp/game.rules");
+    let text = "players 2 // a comment\n\"a string\n\nflow { }\n";
+    open(&mut s, &uri, text);
+    let labels = |s: &mut Server, line: u32, character: u32| -> Option<Vec<String>> {
+        let at = json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": character}});
+        let v = ask(s, "textDocument/completion", at);
+        v.as_array().map(|items| {
+            items
+                .iter()
+                .map(|i| i["label"].as_str().unwrap_or("").to_string())
+                .collect()
+        })
+    };
+    assert_eq!(labels(&mut s, 0, 15), None, "inside the comment");
+    assert_eq!(labels(&mut s, 1, 4), None, "inside the unterminated string");
+    let after = labels(&mut s, 2, 0).expect("completion on the line after");
+    assert!(after.iter().any(|l| l == "action"), "{after:?}");
+}
