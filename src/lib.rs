@@ -39,7 +39,10 @@ pub mod check;
 #[cfg(feature = "cli")]
 pub mod cli;
 pub mod engine;
+pub mod fmt;
 pub mod ir;
+#[cfg(feature = "cli")]
+pub mod lsp;
 pub mod ops;
 #[cfg(feature = "cli")]
 pub mod render;

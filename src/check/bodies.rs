@@ -91,7 +91,7 @@ impl Checker {
                 ast::DeclKind::Score { player, value }
                 | ast::DeclKind::Tiebreak { player, value } => {
                     self.begin_locals();
-                    self.bind_local(&player.name, Type::Player);
+                    self.bind_local_at(player, Type::Player, "parameter");
                     let (x, t) = self.expr(value);
                     self.expect_type(t, Type::Int, value.span, "a score");
                     let n = self.end_locals();
@@ -163,7 +163,7 @@ impl Checker {
         self.begin_locals();
         for (p, t) in params {
             let (ty, _) = self.type_expr(t);
-            self.bind_local(&p.name, ty);
+            self.bind_local_at(p, ty, "parameter");
         }
         let (x, t) = self.expr(body);
         let n = self.end_locals();
@@ -224,7 +224,7 @@ impl Checker {
                 );
                 p.help = Some("write `set pair(a: Card, b: Card) ...`".into());
             }
-            self.bind_local(&p.name, ty);
+            self.bind_local_at(p, ty, "parameter");
         }
         let mut conjuncts = vec![];
         if let Some(c) = cond {

@@ -32,10 +32,17 @@ impl Checker {
                 match self.globals.get(n).copied() {
                     Some((Global::Const(c), _)) => {
                         self.used.insert(Global::Const(c));
+                        self.note_use(e.span, names::Target::Global(Global::Const(c)));
                         Some(self.game.consts[c].value)
                     }
-                    Some((Global::EnumValue(en, v), _)) => Some(Value::Enum(en, v)),
-                    Some((Global::Space(b, s), _)) => Some(Value::Space(b, s)),
+                    Some((g @ Global::EnumValue(en, v), _)) => {
+                        self.note_use(e.span, names::Target::Global(g));
+                        Some(Value::Enum(en, v))
+                    }
+                    Some((g @ Global::Space(b, s), _)) => {
+                        self.note_use(e.span, names::Target::Global(g));
+                        Some(Value::Space(b, s))
+                    }
                     _ => {
                         if let Some(list) = self.ambiguous_values.get(n) {
                             let names: Vec<String> = list
@@ -78,6 +85,9 @@ impl Checker {
                             self.game.enums[ei].values.iter().position(|v| *v == f.name)
                         {
                             self.used.insert(Global::Enum(ei));
+                            self.note_use(base.span, names::Target::Global(Global::Enum(ei)));
+                            let value = Global::EnumValue(ei, vi as u16);
+                            self.note_use(f.span, names::Target::Global(value));
                             return Some(Value::Enum(ei, vi as u16));
                         }
                     }
@@ -252,6 +262,7 @@ impl Checker {
             K::Name(n) => match self.globals.get(n).copied() {
                 Some((Global::Enum(en), _)) => {
                     self.used.insert(Global::Enum(en));
+                    self.note_use(e.span, names::Target::Global(Global::Enum(en)));
                     Some(
                         (0..self.game.enums[en].values.len() as u16)
                             .map(|v| Value::Enum(en, v))
@@ -299,13 +310,13 @@ impl Checker {
 
     pub(crate) fn const_zone(&mut self, e: &ast::Expr) -> Option<ir::InstId> {
         use ast::ExprKind as K;
-        let (name, idx): (&String, &[ast::Expr]) = match &e.kind {
-            K::Name(n) => (n, &[]),
+        let (name, idx, at): (&String, &[ast::Expr], _) = match &e.kind {
+            K::Name(n) => (n, &[], e.span),
             K::Index(b, i) => match &b.kind {
-                K::Name(n) => (n, i.as_slice()),
-                _ => (&String::new(), &[]),
+                K::Name(n) => (n, i.as_slice(), b.span),
+                _ => (&String::new(), &[], e.span),
             },
-            _ => (&String::new(), &[]),
+            _ => (&String::new(), &[], e.span),
         };
         let Some((Global::Zone(z), _)) = self.globals.get(name).copied() else {
             let p = self.error(
@@ -318,6 +329,7 @@ impl Checker {
             return None;
         };
         self.used.insert(Global::Zone(z));
+        self.note_use(at, names::Target::Global(Global::Zone(z)));
         let zd = self.game.zones[z].clone();
         if idx.len() != zd.dims.len() {
             self.error(

@@ -52,6 +52,10 @@ impl Checker {
                             p.related = Some((prev, "first here".into()));
                         }
                     }
+                    for (vi, v) in values.iter().enumerate() {
+                        let value = Global::EnumValue(id, vi as u16);
+                        self.note_decl(v.span, names::Target::Global(value));
+                    }
                     self.game.enums.push(ir::EnumDef {
                         name: name.name.clone(),
                         values: values.iter().map(|v| v.name.clone()).collect(),
@@ -167,6 +171,7 @@ impl Checker {
                         }
                         None => Value::None,
                     };
+                    self.note_decl(f.name.span, names::Target::Field(t, out.len() as u16));
                     out.push(ir::FieldDef {
                         name: f.name.name.clone(),
                         ty,
@@ -179,6 +184,7 @@ impl Checker {
                     let Some(by) = &f.seen_by else { continue };
                     match out.iter().position(|o| o.name == by.name) {
                         Some(bi) if out[bi].ty == Type::Player => {
+                            self.note_use(by.span, names::Target::Field(t, bi as u16));
                             if let Some(me) = out.iter_mut().find(|o| o.name == f.name.name) {
                                 me.seen_by = Some(bi as u16);
                             }
@@ -264,6 +270,7 @@ impl Checker {
                     match self.globals.get(&n.name).copied() {
                         Some((Global::Const(c), _)) => {
                             self.used.insert(Global::Const(c));
+                            self.note_use(n.span, names::Target::Global(Global::Const(c)));
                             if let Some(v) = self.const_eval(e, &[]) {
                                 out.push((c, v));
                             }
@@ -363,11 +370,16 @@ impl Checker {
                 _ => match self.globals.get(&n.name).copied() {
                     Some((Global::Enum(e), _)) => {
                         self.used.insert(Global::Enum(e));
+                        self.note_use(n.span, names::Target::Global(Global::Enum(e)));
                         (Type::Enum(e), None)
                     }
-                    Some((Global::Type(c), _)) => (Type::Comp(c), None),
+                    Some((Global::Type(c), _)) => {
+                        self.note_use(n.span, names::Target::Global(Global::Type(c)));
+                        (Type::Comp(c), None)
+                    }
                     Some((Global::Board(b), _)) => {
                         self.used.insert(Global::Board(b));
+                        self.note_use(n.span, names::Target::Global(Global::Board(b)));
                         (Type::Space(b), None)
                     }
                     _ => {
@@ -395,10 +407,12 @@ impl Checker {
             match self.globals.get(&i.name).copied() {
                 Some((Global::Enum(e), _)) => {
                     self.used.insert(Global::Enum(e));
+                    self.note_use(i.span, names::Target::Global(Global::Enum(e)));
                     out.push(ir::Dim::Enum(e));
                 }
                 Some((Global::Board(b), _)) => {
                     self.used.insert(Global::Board(b));
+                    self.note_use(i.span, names::Target::Global(Global::Board(b)));
                     out.push(ir::Dim::Board(b));
                 }
                 _ => {
@@ -426,7 +440,10 @@ impl Checker {
     ) {
         let dims = self.dims(index);
         let t = match self.globals.get(&ty.name).copied() {
-            Some((Global::Type(t), _)) => t,
+            Some((Global::Type(t), _)) => {
+                self.note_use(ty.span, names::Target::Global(Global::Type(t)));
+                t
+            }
             _ => {
                 let p = self.error(
                     Code::UnknownType,

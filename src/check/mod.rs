@@ -12,12 +12,14 @@ mod decls;
 mod diag;
 mod geometry;
 mod lower;
+mod names;
 pub mod scenario;
 mod tables;
 mod warnings;
 
 pub use code::Code;
 pub use diag::{Diagnostics, Problem};
+pub use names::NameUse;
 
 use crate::ir::{
     self, ActionId, BoardId, ConstId, DefId, EnumId, Game, InstId, SetId, Type, TypeId, VarId,
@@ -38,6 +40,9 @@ pub struct Loaded {
     pub diagnostics: Diagnostics,
     /// The names the rules declare, resolved; `None` when there was any error.
     pub symbols: Option<Symbols>,
+    /// Every name written in the file that the checker resolved, with its declaration (also
+    /// when there were errors; empty when the file does not parse): for editors.
+    pub uses: Vec<NameUse>,
 }
 
 /// The names a rules file declares, as the checker resolved them: what a scenario file
@@ -48,6 +53,8 @@ pub struct Symbols {
     pub(crate) ambiguous_values: HashMap<String, Vec<EnumId>>,
     pub(crate) def_types: ir::Table<DefId, Type>,
     pub(crate) action_arity: HashMap<ActionId, usize>,
+    /// Where each name is declared, for the record of names of a file checked against these.
+    pub(crate) decls: names::Decls,
 }
 
 /// Parses and checks a rules file. Syntax errors come back as a single problem, as do the
@@ -62,6 +69,7 @@ pub fn load(name: &str, text: &str) -> Loaded {
                 ..Default::default()
             },
             symbols: None,
+            uses: vec![],
         },
         Ok(file) => {
             let src = Arc::new(Listing::new(name, text));
@@ -69,6 +77,7 @@ pub fn load(name: &str, text: &str) -> Loaded {
             c.run(&file);
             let diagnostics = c.diagnostics();
             let failed = diagnostics.has_errors();
+            let uses = c.name_uses();
             let (mut game, symbols) = c.finish();
             if !failed {
                 game.program = compile::compile(&game);
@@ -77,6 +86,7 @@ pub fn load(name: &str, text: &str) -> Loaded {
                 game: (!failed).then_some(game),
                 diagnostics,
                 symbols: (!failed).then_some(symbols),
+                uses,
             }
         }
     }
@@ -128,6 +138,8 @@ pub(crate) struct Local {
     name: String,
     slot: u16,
     ty: Type,
+    /// Where it is declared, when known (see [`Checker::bind_local_at`]).
+    decl: Option<ast::Span>,
 }
 
 pub(crate) struct Checker {
@@ -171,6 +183,11 @@ pub(crate) struct Checker {
     pub(crate) hints: usize,
     /// Lowering the effect of a `sequence action`: its choices are part of the move.
     pub(crate) in_sequence: bool,
+    /// The names noted for editors (see `names.rs`), and where each thing is declared.
+    pub(crate) noted: Vec<names::Noted>,
+    pub(crate) decl_of: names::Decls,
+    /// The kind and type of each local name noted, by its declaration.
+    pub(crate) local_kinds: HashMap<ast::Span, (&'static str, Type)>,
 }
 
 impl Checker {
@@ -244,6 +261,9 @@ impl Checker {
             too_many_components: false,
             hints: 0,
             in_sequence: false,
+            noted: vec![],
+            decl_of: HashMap::new(),
+            local_kinds: HashMap::new(),
         }
     }
 
@@ -256,6 +276,7 @@ impl Checker {
                 ambiguous_values: self.ambiguous_values,
                 def_types: self.def_types,
                 action_arity: self.action_arity,
+                decls: self.decl_of,
             },
         )
     }
@@ -272,6 +293,7 @@ impl Checker {
         c.ambiguous_values = symbols.ambiguous_values;
         c.def_types = symbols.def_types;
         c.action_arity = symbols.action_arity;
+        c.decl_of = symbols.decls;
         c
     }
 
@@ -389,6 +411,7 @@ impl Checker {
         }
         self.globals.insert(name.name.clone(), (g, name.span));
         self.decl_spans.insert(g, name.span);
+        self.note_decl(name.span, names::Target::Global(g));
     }
 
     pub(crate) fn run(&mut self, file: &ast::File) {
@@ -477,6 +500,7 @@ impl Checker {
             name: name.to_string(),
             slot,
             ty,
+            decl: None,
         });
         slot
     }

@@ -1,6 +1,6 @@
 //! Lowering of scenario files against a checked game.
 
-use super::{compile, Checker, Code, Diagnostics, Symbols};
+use super::{compile, Checker, Code, Diagnostics, NameUse, Symbols};
 use crate::ir::scenario::{Scenario, Step};
 use crate::ir::{Game, Type};
 use crate::source::Source;
@@ -17,6 +17,18 @@ pub fn lower(
     source: Source,
     file: &ast::ScenarioFile,
 ) -> (Game, Vec<Scenario>, Diagnostics) {
+    let (game, scenarios, diagnostics, _) = lower_with_uses(game, symbols, source, file);
+    (game, scenarios, diagnostics)
+}
+
+/// [`lower`], and every name the scenario file uses with its declaration (in the rules file,
+/// or a local of the scenario file): for editors.
+pub fn lower_with_uses(
+    game: Game,
+    symbols: Symbols,
+    source: Source,
+    file: &ast::ScenarioFile,
+) -> (Game, Vec<Scenario>, Diagnostics, Vec<NameUse>) {
     let mut c = Checker::resume(game, symbols, source);
     let mut out = vec![];
     for s in &file.scenarios {
@@ -91,6 +103,7 @@ pub fn lower(
         });
     }
     compile::compile_procs(&mut c.game);
+    let uses = c.name_uses();
     // Only errors: what the scenarios leave unused is no warning of theirs.
     let mut d = c.diagnostics();
     let note = match d.omitted_errors + d.omitted_warnings {
@@ -102,5 +115,5 @@ pub fn lower(
     if d.omitted_errors > 0 {
         d.problems.extend(note);
     }
-    (c.game, out, d)
+    (c.game, out, d, uses)
 }

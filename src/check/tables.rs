@@ -7,7 +7,10 @@ use crate::syntax::ast;
 impl Checker {
     pub(crate) fn components(&mut self, ty: &ast::Ident, zone: &ast::Expr, entries: &[ast::Entry]) {
         let t = match self.globals.get(&ty.name).copied() {
-            Some((Global::Type(t), _)) => t,
+            Some((Global::Type(t), _)) => {
+                self.note_use(ty.span, names::Target::Global(Global::Type(t)));
+                t
+            }
             _ => {
                 self.error(
                     Code::UnknownType,
@@ -113,7 +116,9 @@ impl Checker {
                 combos = next;
             }
             for (fname, _) in &e.fields {
-                if !fields.iter().any(|f| f.name == fname.name) {
+                if let Some(fi) = fields.iter().position(|f| f.name == fname.name) {
+                    self.note_use(fname.span, names::Target::Field(t, fi as u16));
+                } else {
                     let p = self.error(
                         Code::UnknownField,
                         fname.span,

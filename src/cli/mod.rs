@@ -19,6 +19,7 @@ macro_rules! esayln {
 }
 
 mod bench;
+mod fmt;
 mod play;
 mod serve;
 mod show;
@@ -125,6 +126,11 @@ enum Cmd {
     Serve(serve::ServeArgs),
     /// Replay a saved match and print its final state and outcome.
     Replay { file: PathBuf, save: PathBuf },
+    /// Format rules and scenario files in the one canonical layout (comments kept).
+    Fmt(fmt::FmtArgs),
+    /// Run the language server (diagnostics, hover, definitions, completion, formatting, ...)
+    /// over stdin and stdout, for editors.
+    Lsp,
 }
 
 /// The most games `simulate` plays in one run: each game's result is kept until the summary
@@ -178,6 +184,11 @@ pub fn run() -> miette::Result<()> {
         Cmd::Test { paths } => run_tests(&paths)?,
         Cmd::Bench(args) => bench::run(&args)?,
         Cmd::Serve(args) => serve::run(&args)?,
+        Cmd::Fmt(args) => fmt::run(&args)?,
+        Cmd::Lsp => {
+            crate::lsp::run().map_err(|e| miette::miette!("rulebook lsp: {e}"))?;
+            0
+        }
         Cmd::Replay { file, save } => {
             let g = load_game(&file)?;
             let text = read(&save)?;

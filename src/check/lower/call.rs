@@ -1,6 +1,7 @@
 //! Lowering of calls: built-in functions, `def`s and aggregates.
 
 use super::{Checker, Global};
+use crate::check::names::Target;
 use crate::check::Code;
 use crate::ir::{self, AggKind, Builtin, Coll, Expr, Type, Value};
 use crate::syntax::ast::{self, ExprKind as K};
@@ -15,6 +16,7 @@ impl Checker {
         let name = f.name.as_str();
         if let Some((Global::Def(d), _)) = self.globals.get(name).copied() {
             self.used.insert(Global::Def(d));
+            self.note_use(f.span, Target::Global(Global::Def(d)));
             let want = self.game.defs[d].params as usize;
             if args.len() != want {
                 self.error(
@@ -414,13 +416,14 @@ impl Checker {
         }
         let depth = self.scopes.len();
         let (coll, ty) = self.coll(&bindings[0].coll);
-        let slot = self.bind_local(&bindings[0].var.name, ty);
+        let slot = self.bind_local_at(&bindings[0].var, ty, "binding");
         let mut sets = vec![];
         for a in args {
             match &a.kind {
                 K::Name(n) => match self.globals.get(n).copied() {
                     Some((Global::Set(s), _)) => {
                         self.used.insert(Global::Set(s));
+                        self.note_use(a.span, Target::Global(Global::Set(s)));
                         sets.push(s);
                     }
                     _ => {

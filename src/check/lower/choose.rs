@@ -92,6 +92,9 @@ impl Checker {
                                     );
                                 }
                                 self.action_refs.insert(ai);
+                                let target =
+                                    crate::check::names::Target::Global(Global::Action(ai));
+                                self.note_use(a.name.span, target);
                                 self.game.actions[ai].offered = true;
                                 out_arms.push(ir::Arm::Action(ai));
                             }

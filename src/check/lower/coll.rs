@@ -1,6 +1,7 @@
 //! Lowering of collections: what comes after `in`.
 
 use super::{Checker, Global};
+use crate::check::names::Target;
 use crate::check::Code;
 use crate::ir::{self, Coll, Type};
 use crate::syntax::ast::{self, ExprKind as K};
@@ -12,7 +13,7 @@ impl Checker {
             .iter()
             .map(|b| {
                 let (coll, ty) = self.coll(&b.coll);
-                let slot = self.bind_local(&b.var.name, ty);
+                let slot = self.bind_local_at(&b.var, ty, "binding");
                 ir::Bind {
                     name: b.var.name.clone(),
                     slot,
@@ -57,13 +58,18 @@ impl Checker {
                 match self.globals.get(n).copied() {
                     Some((Global::Enum(en), _)) => {
                         self.used.insert(Global::Enum(en));
+                        self.note_use(e.span, Target::Global(Global::Enum(en)));
                         (Coll::Enum(en), Type::Enum(en))
                     }
                     Some((Global::Board(b), _)) => {
                         self.used.insert(Global::Board(b));
+                        self.note_use(e.span, Target::Global(Global::Board(b)));
                         (Coll::Board(b), Type::Space(b))
                     }
-                    Some((Global::Type(t), _)) => (Coll::Type(t), Type::Comp(t)),
+                    Some((Global::Type(t), _)) => {
+                        self.note_use(e.span, Target::Global(Global::Type(t)));
+                        (Coll::Type(t), Type::Comp(t))
+                    }
                     Some((Global::Line(b, k), _)) => {
                         self.used.insert(Global::Line(b, k));
                         let board = &self.game.boards[b];
@@ -127,8 +133,9 @@ impl Checker {
                     return (Coll::List(vec![]), Type::Any);
                 }
                 let depth = self.scopes.len();
-                let slot = self.bind_local(&bindings[0].var.name, Type::Space(board));
+                let slot = self.bind_local_at(&bindings[0].var, Type::Space(board), "binding");
                 self.used.insert(Global::Board(board));
+                self.note_use(bindings[0].coll.span, Target::Global(Global::Board(board)));
                 let (from, tf) = self.expr(&args[0]);
                 self.expect_type(tf, Type::Space(board), args[0].span, "the start");
                 let cond = filter.as_ref().map(|f| {

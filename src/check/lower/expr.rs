@@ -1,6 +1,7 @@
 //! Lowering of expressions to the IR, with their types.
 
 use super::{Checker, Global, MakeExpr};
+use crate::check::names::Target;
 use crate::check::{Code, UNKNOWN_TYPE};
 use crate::ir::{self, Expr, Type, Value};
 use crate::syntax::ast::{self, ExprKind as K};
@@ -84,12 +85,17 @@ impl Checker {
                     if self.lookup_local(n).is_none() {
                         if let Some((Global::Enum(ei), _)) = self.globals.get(n).copied() {
                             self.used.insert(Global::Enum(ei));
+                            self.note_use(base.span, Target::Global(Global::Enum(ei)));
                             return match self.game.enums[ei]
                                 .values
                                 .iter()
                                 .position(|v| *v == f.name)
                             {
-                                Some(vi) => (Expr::Lit(Value::Enum(ei, vi as u16)), Type::Enum(ei)),
+                                Some(vi) => {
+                                    let value = Global::EnumValue(ei, vi as u16);
+                                    self.note_use(f.span, Target::Global(value));
+                                    (Expr::Lit(Value::Enum(ei, vi as u16)), Type::Enum(ei))
+                                }
                                 None => {
                                     let values = self.game.enums[ei].values.join(", ");
                                     let p = self.error(
@@ -113,6 +119,7 @@ impl Checker {
                         .position(|x| x.name == f.name)
                     {
                         Some(fi) => {
+                            self.note_use(f.span, Target::Field(ct, fi as u16));
                             let ft = self.game.types[ct].fields[fi].ty;
                             self.field_owner = Some(ct);
                             (Expr::Field(Box::new(b), fi as u16), ft)
@@ -148,6 +155,7 @@ impl Checker {
                             })
                             .collect();
                         if let [(ti, fi)] = owners.as_slice() {
+                            self.note_use(f.span, Target::Field(*ti, *fi as u16));
                             let ft = self.game.types[*ti].fields[*fi].ty;
                             self.field_owner = Some(*ti);
                             (Expr::Field(Box::new(b), *fi as u16), ft)
@@ -289,7 +297,8 @@ impl Checker {
         idx: &[ast::Expr],
     ) -> (Expr, Type) {
         if idx.is_empty() {
-            if let Some(l) = self.lookup_local(n) {
+            if let Some(l) = self.lookup_local(n).cloned() {
+                self.note_local(span, &l);
                 return (Expr::Local(l.slot), l.ty);
             }
             match n {
@@ -316,6 +325,7 @@ impl Checker {
             return (Expr::Lit(Value::None), Type::Any);
         };
         self.used.insert(g);
+        self.note_use(span, Target::Global(g));
         let (dims, out): (Vec<ir::Dim>, MakeExpr) = match g {
             Global::Const(c) => {
                 let t = self.value_type(self.game.consts[c].value);

@@ -33,7 +33,7 @@ impl Checker {
         match &s.kind {
             S::Let { name, value } => {
                 let (x, t) = self.expr(value);
-                let slot = self.bind_local(&name.name, t);
+                let slot = self.bind_local_at(name, t, "local");
                 code.push(Instr::Let(slot, x, s.span));
             }
             S::Assign { target, op, value } => {
@@ -79,7 +79,7 @@ impl Checker {
                 let depth = self.scopes.len();
                 let (coll, ty) = self.coll(&binding.coll);
                 let slot = self.alloc_local(3);
-                let var = self.bind_local(&binding.var.name, ty);
+                let var = self.bind_local_at(&binding.var, ty, "binding");
                 code.push(Instr::ForInit {
                     coll,
                     slot,
@@ -201,7 +201,7 @@ impl Checker {
                         b.coll.span,
                         "the players of `choose each`",
                     );
-                    let slot = self.bind_local(&b.var.name, Type::Player);
+                    let slot = self.bind_local_at(&b.var, Type::Player, "binding");
                     let iter = self.alloc_local(2);
                     (
                         ir::Bind {
@@ -337,6 +337,8 @@ impl Checker {
                     return;
                 };
                 self.action_refs.insert(a);
+                let target = crate::check::names::Target::Global(Global::Action(a));
+                self.note_use(action.span, target);
                 let want = self.action_arity.get(&a).copied().unwrap_or(0);
                 if want != args.len() {
                     self.error(
@@ -480,7 +482,8 @@ impl Checker {
     pub(crate) fn lvalue(&mut self, e: &ast::Expr) -> (LValue, Type) {
         match &e.kind {
             K::Name(n) if self.lookup_local(n).is_some() => {
-                let l = self.lookup_local(n).expect("checked");
+                let l = self.lookup_local(n).expect("checked").clone();
+                self.note_local(e.span, &l);
                 (LValue::Local(l.slot), l.ty)
             }
             K::Name(_) | K::Index(..) => {
