@@ -44,6 +44,7 @@ fn agree<N: Native>(path: &str, games: u64, new: impl Fn() -> N) -> u64 {
             seed,
             chance: ChanceMode::External,
             fuel: None,
+            set: Vec::new(),
         };
         let mut st = g.start(&cfg).expect("starts");
         let mut native = new();

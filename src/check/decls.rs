@@ -167,6 +167,7 @@ impl Checker {
                         name: f.name.name.clone(),
                         ty,
                         range,
+                        clamp: f.ty.clamps(),
                         default,
                         seen_by: None,
                     });
@@ -242,6 +243,7 @@ impl Checker {
             if let ast::DeclKind::Variant {
                 name,
                 description,
+                group,
                 sets,
             } = &d.kind
             {
@@ -273,6 +275,7 @@ impl Checker {
                 self.game.variants.push(ir::VariantDef {
                     name: name.name.clone(),
                     description: description.clone(),
+                    group: group.as_ref().map(|g| g.name.clone()),
                     sets: out,
                 });
             }
@@ -327,7 +330,7 @@ impl Checker {
 
     pub(crate) fn type_expr(&mut self, t: &ast::TypeExpr) -> (Type, Option<(i64, i64)>) {
         match t {
-            ast::TypeExpr::Range { lo, hi, span } => {
+            ast::TypeExpr::Range { lo, hi, span, .. } => {
                 if lo > hi {
                     self.error(
                         Code::Range,
@@ -510,6 +513,7 @@ impl Checker {
             count,
             ty: t,
             range,
+            clamp: ty.clamps(),
             init: None,
             span,
         });

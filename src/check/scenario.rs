@@ -25,7 +25,16 @@ pub fn lower(
             let step = match &st.kind {
                 StepKind::Players(n) => Step::Players((*n).clamp(0, 255) as u8),
                 StepKind::Seed(n) => Step::Seed(*n),
-                StepKind::Variant(v) => Step::Variant(v.name.clone()),
+                StepKind::Variant(vs) => Step::Variant(
+                    vs.iter()
+                        .map(|v| v.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(","),
+                ),
+                StepKind::Set(name, value) => match c.scenario_set(name, value) {
+                    Some(text) => Step::Set(name.name.clone(), text),
+                    None => continue,
+                },
                 StepKind::Chance(m) => {
                     if m.name != "external" && m.name != "seeded" {
                         let p = c.error(
@@ -97,4 +106,26 @@ pub fn lower(
         .filter(|p| p.severity == Severity::Error)
         .collect();
     (c.game, out, Diagnostics { problems })
+}
+
+impl Checker {
+    /// `set NAME = value` in a scenario: a constant, and a constant value of its type, as
+    /// text for [`crate::Config::set`].
+    fn scenario_set(&mut self, name: &ast::Ident, value: &ast::Expr) -> Option<String> {
+        let Some((super::Global::Const(c), _)) = self.globals.get(&name.name).copied() else {
+            let p = self.error(
+                Code::UnknownConst,
+                name.span,
+                format!("`{}` is not a constant", name.name),
+                "not a `const`",
+            );
+            p.help = Some("`set` gives a value to a `const` of the rules for this match".into());
+            return None;
+        };
+        let v = self.const_eval(value, &[])?;
+        let want = self.value_type(self.game.consts[c].value);
+        let got = self.value_type(v);
+        self.expect_type(got, want, value.span, "the value of a constant");
+        Some(self.game.show_static(v))
+    }
 }

@@ -46,7 +46,8 @@ pub struct Config {
     /// Number of seats, which [`Game::start`] requires to lie within the game's declared
     /// `players` range.
     pub players: u8,
-    /// Name of the variant whose constant overrides apply, or `None` for the base rules.
+    /// The variants to play, by name, separated by commas (`"level3,angry_gods"`), applied
+    /// in that order; `None` for the base rules.
     pub variant: Option<String>,
     /// Seed of the state's random generator (shuffles and rolls in [`ChanceMode::Seeded`]).
     pub seed: u64,
@@ -57,6 +58,10 @@ pub struct Config {
     /// searched each cost one unit; running out is a [`RunError::Limit`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fuel: Option<u64>,
+    /// Constants set for this match, after the variants: (name, value as text: `4`, `true`,
+    /// `red`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub set: Vec<(String, String)>,
 }
 
 /// Who must act now.

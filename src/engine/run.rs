@@ -512,13 +512,13 @@ impl Game {
                 Place::Field(c, field)
             }
         };
-        let (old, range) = match at {
-            Place::Local(i) => (locals[i], None),
-            Place::Var(var, slot) => (st.vars[slot], self.vars[var].range),
-            Place::Field(c, f) => (
-                st.fields[self.field_slot(c, f)],
-                self.types[self.comps[c].ty].fields[f as usize].range,
-            ),
+        let (old, range, clamp) = match at {
+            Place::Local(i) => (locals[i], None, false),
+            Place::Var(var, slot) => (st.vars[slot], self.vars[var].range, self.vars[var].clamp),
+            Place::Field(c, f) => {
+                let fd = &self.types[self.comps[c].ty].fields[f as usize];
+                (st.fields[self.field_slot(c, f)], fd.range, fd.clamp)
+            }
         };
         let describe = || match &at {
             Place::Local(_) => "a local".to_string(),
@@ -528,7 +528,7 @@ impl Game {
                 self.types[self.comps[*c].ty].fields[*f as usize].name
             ),
         };
-        let new = match op {
+        let mut new = match op {
             AssignOp::Set => v,
             AssignOp::Add | AssignOp::Sub => match (old, v) {
                 (Value::Int(a), Value::Int(b)) => {
@@ -542,6 +542,9 @@ impl Game {
                 _ => return Err(err(format!("{} is not a number", describe()), sp)),
             },
         };
+        if let (Some((lo, hi)), Value::Int(n), true) = (range, new, clamp) {
+            new = Value::Int(n.clamp(lo, hi));
+        }
         if let (Some((lo, hi)), Value::Int(n)) = (range, new) {
             if n < lo || n > hi {
                 return Err(err(

@@ -64,6 +64,7 @@ impl Game {
             seed: 0,
             chance: ChanceMode::Seeded,
             fuel: None,
+            set: Vec::new(),
         };
         let mut st: Option<State> = None;
         for (step, span) in &sc.steps {
@@ -72,6 +73,7 @@ impl Game {
                 Step::Players(n) => cfg.players = *n,
                 Step::Seed(s) => cfg.seed = *s,
                 Step::Variant(v) => cfg.variant = Some(v.clone()),
+                Step::Set(name, value) => cfg.set.push((name.clone(), value.clone())),
                 Step::ExternalChance => cfg.chance = ChanceMode::External,
                 _ => {
                     if st.is_none() {
@@ -218,7 +220,11 @@ impl Game {
                 Ok(_) => Err("expectation does not hold".into()),
                 Err(e) => Err(format!("expectation could not be evaluated: {e}")),
             },
-            Step::Players(_) | Step::Seed(_) | Step::Variant(_) | Step::ExternalChance => Ok(()),
+            Step::Players(_)
+            | Step::Seed(_)
+            | Step::Variant(_)
+            | Step::Set(..)
+            | Step::ExternalChance => Ok(()),
         }
     }
 }

@@ -59,6 +59,9 @@ pub enum AggKind {
     Line,
     /// `best_sets(c in C, kind1, kind2, ...)`: the most points from disjoint sets of C.
     BestSets,
+    /// `majority(q in players, points, p: value)`: player p's share of `points`, split evenly
+    /// (rounded down) among the players of highest value, if that value is at least 1.
+    Majority,
 }
 
 /// An aggregate over one or more collections.

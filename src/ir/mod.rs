@@ -85,7 +85,7 @@ pub struct Game {
     pub max_players: u8,
     /// Constants (`const`) with their values in the file; a variant overrides them per match.
     pub consts: Table<ConstId, ConstDef>,
-    /// Variants, in declaration order; [`crate::Config::variant`] names one.
+    /// Variants, in declaration order; [`crate::Config::variant`] names those in play.
     pub variants: Table<VariantId, VariantDef>,
     /// Enums, in declaration order.
     pub enums: Table<EnumId, EnumDef>,
@@ -154,6 +154,8 @@ pub struct VariantDef {
     pub name: String,
     /// The description string after the name, if any.
     pub description: Option<String>,
+    /// `group NAME`: two variants of one group cannot be played together.
+    pub group: Option<String>,
     /// The overrides: (constant, value), the constant an index into [`Game::consts`].
     pub sets: Vec<(ConstId, Value)>,
 }
@@ -185,6 +187,8 @@ pub struct FieldDef {
     pub ty: Type,
     /// For a range type `lo..hi`: the bounds, checked on every assignment.
     pub range: Option<(i64, i64)>,
+    /// `lo..hi clamp`: a value assigned outside the range takes the nearest bound.
+    pub clamp: bool,
     /// The declared default (`= value`), or [`Value::None`]; a component whose table gives no
     /// value gets it (an undeclared default is `false` for bool and 0, clamped into the range,
     /// for int).
@@ -345,6 +349,9 @@ pub struct VarDef {
     pub ty: Type,
     /// For a range type `lo..hi`: the bounds, checked on every assignment.
     pub range: Option<(i64, i64)>,
+    /// `lo..hi clamp`: a value assigned (or starting) outside the range takes the nearest
+    /// bound.
+    pub clamp: bool,
     /// The initial value (`= expr`), evaluated once at the start and stored in every slot;
     /// without one, int starts at 0 (clamped into the range), bool at false, others at none.
     pub init: Option<Expr>,

@@ -14,7 +14,8 @@ pub struct Scenario {
     pub steps: Vec<(Step, Span)>,
 }
 
-/// One step of a scenario. The configuration steps (`players`, `seed`, `variant`, `chance`)
+/// One step of a scenario. The configuration steps (`players`, `seed`, `variant`, `set`,
+/// `chance`)
 /// apply until the first other step starts the match.
 #[derive(Clone, Debug)]
 pub enum Step {
@@ -22,8 +23,10 @@ pub enum Step {
     Players(u8),
     /// `seed N`: the seed of the match's random generator (0 when not given).
     Seed(u64),
-    /// `variant name`: the variant to play.
+    /// `variant name` or `variant a, b`: the variants to play, comma-separated, in order.
     Variant(String),
+    /// `set NAME = value`: a constant's value for the match (name, value as text).
+    Set(String, String),
     /// `chance external`: chance events wait for `apply "chance ..."` (`chance seeded`, the
     /// default, adds no step).
     ExternalChance,

@@ -128,6 +128,9 @@ pub enum Op {
     /// Drain the top iterator into a pool, push the best total of sets
     /// ([`Program::best_sets`]).
     BestSets(u32),
+    /// Pop the player and the points, walk the top iterator of players, push that player's
+    /// share of a majority ([`Program::majorities`]).
+    Majority(u32),
 }
 
 /// Something a comparison reads without going through the stack.
@@ -207,6 +210,17 @@ pub struct BestSetsOp {
     pub slot: u16,
     /// Which elements join the pool.
     pub filter: Option<Code>,
+}
+
+/// `majority(q in C where filter, points, p: value)`.
+#[derive(Clone, Debug)]
+pub struct MajorityOp {
+    /// The local `q` is bound to while the filter and the value are computed.
+    pub slot: u16,
+    /// Which players take part.
+    pub filter: Option<Code>,
+    /// Each player's value.
+    pub value: Code,
 }
 
 /// A binding `x in C` of an action or a choice, compiled.
@@ -513,6 +527,8 @@ pub struct Program {
     pub lines: Vec<LineOp>,
     /// `best_sets` aggregates.
     pub best_sets: Vec<BestSetsOp>,
+    /// `majority` aggregates.
+    pub majorities: Vec<MajorityOp>,
     /// The components of each type, in table order.
     pub type_comps: Table<TypeId, Vec<CompId>>,
     /// Indexed variables.

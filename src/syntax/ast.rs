@@ -53,6 +53,8 @@ pub enum DeclKind {
         name: Ident,
         /// The optional description.
         description: Option<String>,
+        /// `group NAME`: variants of one group cannot be combined.
+        group: Option<Ident>,
         /// The constants it overrides, with their new values.
         sets: Vec<(Ident, Expr)>,
     },
@@ -206,6 +208,8 @@ pub enum TypeExpr {
         hi: i64,
         /// Where it is written.
         span: Span,
+        /// `clamp`: an assignment outside the range takes the nearest bound.
+        clamp: bool,
     },
 }
 
@@ -216,6 +220,11 @@ impl TypeExpr {
             TypeExpr::Named(i) => i.span,
             TypeExpr::Range { span, .. } => *span,
         }
+    }
+
+    /// Whether it is a range written with `clamp`.
+    pub fn clamps(&self) -> bool {
+        matches!(self, TypeExpr::Range { clamp: true, .. })
     }
 }
 
@@ -478,8 +487,10 @@ pub enum StepKind {
     Players(i64),
     /// `seed N`.
     Seed(u64),
-    /// `variant name`.
-    Variant(Ident),
+    /// `variant name` or `variant a, b`: the variants to play, in order.
+    Variant(Vec<Ident>),
+    /// `set NAME = value`: a constant's value for the match.
+    Set(Ident, Expr),
     /// `chance external` or `chance seeded`.
     Chance(Ident),
     /// `setup { ... }`: statements run on the current position.

@@ -227,6 +227,7 @@ fn rule_words(r: Rule) -> &'static str {
         | Rule::sc_players
         | Rule::sc_seed
         | Rule::sc_variant
+        | Rule::sc_set
         | Rule::sc_chance
         | Rule::sc_setup
         | Rule::sc_apply

@@ -61,10 +61,12 @@ pub(super) fn decl(p: Pair<Rule>) -> Decl {
         Rule::variant_decl => {
             let name = ident(it.next().expect("variant name"));
             let mut description = None;
+            let mut group = None;
             let mut sets = Vec::new();
             for q in it {
                 match q.as_rule() {
                     Rule::string => description = Some(string(q)),
+                    Rule::variant_group => group = q.into_inner().nth(1).map(ident),
                     Rule::variant_set => {
                         let mut s = q.into_inner();
                         let n = ident(s.next().expect("name"));
@@ -76,6 +78,7 @@ pub(super) fn decl(p: Pair<Rule>) -> Decl {
             DeclKind::Variant {
                 name,
                 description,
+                group,
                 sets,
             }
         }
@@ -283,14 +286,21 @@ fn entry(p: Pair<Rule>) -> Entry {
 }
 
 fn type_expr(p: Pair<Rule>) -> TypeExpr {
-    let inner = p.into_inner().next().expect("type");
+    let mut parts = p.into_inner();
+    let inner = parts.next().expect("type");
     match inner.as_rule() {
         Rule::range_type => {
             let sp = span(&inner);
             let mut r = inner.into_inner();
             let lo = r.next().expect("lo").as_str().parse().unwrap_or(i64::MIN);
             let hi = r.next().expect("hi").as_str().parse().unwrap_or(i64::MAX);
-            TypeExpr::Range { lo, hi, span: sp }
+            let clamp = parts.next().is_some();
+            TypeExpr::Range {
+                lo,
+                hi,
+                span: sp,
+                clamp,
+            }
         }
         _ => TypeExpr::Named(ident(inner)),
     }
@@ -580,7 +590,11 @@ pub(super) fn step(p: Pair<Rule>) -> Step {
                 .parse()
                 .unwrap_or(u64::MAX),
         ),
-        Rule::sc_variant => StepKind::Variant(ident(it.next().expect("variant"))),
+        Rule::sc_variant => StepKind::Variant(it.map(ident).collect()),
+        Rule::sc_set => {
+            let name = ident(it.next().expect("constant"));
+            StepKind::Set(name, expr(it.next().expect("value")))
+        }
         Rule::sc_chance => StepKind::Chance(ident(it.next().expect("mode"))),
         Rule::sc_setup => StepKind::Setup(block(it.next().expect("block"))),
         Rule::sc_apply => StepKind::Apply(string(it.next().expect("action"))),

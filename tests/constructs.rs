@@ -1,0 +1,138 @@
+//! The constructs of issue 15 on small games of their own (tests/constructs/*.rules): what
+//! scenarios cannot say (configurations refused, views and `determinize`, limits), one
+//! check per test. The scenarios of these games are in tests/scenarios/.
+
+use rulebook::engine::{ChanceMode, Config, RunError};
+use rulebook::Game;
+
+fn game(path: &str) -> Game {
+    let text = std::fs::read_to_string(path).expect("readable");
+    let loaded = rulebook::load(path, &text);
+    match loaded.game {
+        Some(g) => g,
+        None => panic!("{path}: {}", loaded.diagnostics),
+    }
+}
+
+fn config(players: u8, variant: Option<&str>, set: &[(&str, &str)]) -> Config {
+    Config {
+        players,
+        variant: variant.map(str::to_string),
+        seed: 0,
+        chance: ChanceMode::Seeded,
+        fuel: None,
+        set: set
+            .iter()
+            .map(|(n, v)| (n.to_string(), v.to_string()))
+            .collect(),
+    }
+}
+
+/// The configuration error `start` gives, as text.
+fn refused(g: &Game, cfg: &Config) -> String {
+    match g.start(cfg) {
+        Err(e @ RunError::Config { .. }) => e.to_string(),
+        Err(e) => panic!("not a configuration error: {e}"),
+        Ok(_) => panic!("{cfg:?} was accepted"),
+    }
+}
+
+#[test]
+fn two_variants_of_one_group_are_refused_naming_both() {
+    let g = game("tests/constructs/tracks.rules");
+    let e = refused(&g, &config(2, Some("rich,poor"), &[]));
+    assert!(
+        e.contains("`rich`") && e.contains("`poor`") && e.contains("`start`"),
+        "{e}"
+    );
+}
+
+#[test]
+fn two_variants_setting_one_constant_differently_are_refused_naming_it() {
+    let g = game("tests/constructs/tracks.rules");
+    let e = refused(&g, &config(2, Some("generous, stingy"), &[]));
+    assert!(
+        e.contains("`GAIN`") && e.contains("9") && e.contains("1"),
+        "{e}"
+    );
+}
+
+#[test]
+fn unknown_variants_constants_and_values_are_refused() {
+    let g = game("tests/constructs/tracks.rules");
+    assert!(refused(&g, &config(2, Some("rich,lavish"), &[])).contains("`lavish`"));
+    assert!(refused(&g, &config(2, Some("rich,rich"), &[])).contains("twice"));
+    assert!(refused(&g, &config(2, None, &[("SPEED", "3")])).contains("`SPEED`"));
+    let e = refused(&g, &config(2, None, &[("GAIN", "lots")]));
+    assert!(e.contains("whole number"), "{e}");
+    let e = refused(&g, &config(2, None, &[("MOOD", "grumpy")]));
+    assert!(e.contains("`calm`"), "{e}");
+}
+
+#[test]
+fn variants_and_set_constants_apply_in_order() {
+    let g = game("tests/constructs/tracks.rules");
+    let st = g
+        .start(&config(
+            2,
+            Some("rich,generous"),
+            &[("START", "12"), ("MOOD", "Mood.angry")],
+        ))
+        .expect("starts");
+    let view = g.view(&st, None);
+    let var = |name: &str| {
+        view.vars
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.clone())
+    };
+    assert_eq!(var("energy[p1]").as_deref(), Some("12"));
+    assert_eq!(var("wrath").as_deref(), Some("3"));
+}
+
+#[test]
+fn the_line_protocol_sets_constants_in_new() {
+    let g = game("tests/constructs/tracks.rules");
+    let mut s = rulebook::server::Session::new(&g, None);
+    let ok =
+        s.handle(br#"{"cmd":"new","variant":"rich,generous","set":{"START":12,"MOOD":"angry"}}"#);
+    assert!(ok.contains(r#""ok":true"#), "{ok}");
+    let view = s.handle(br#"{"cmd":"view"}"#);
+    assert!(view.contains(r#"["energy[p1]","12"]"#), "{view}");
+    assert!(view.contains(r#"["wrath","3"]"#), "{view}");
+    let bad = s.handle(br#"{"cmd":"new","set":{"GAIN":true}}"#);
+    assert!(
+        bad.contains("bad_config") && bad.contains("`GAIN`"),
+        "{bad}"
+    );
+    let bad = s.handle(br#"{"cmd":"new","variant":"rich,poor"}"#);
+    assert!(bad.contains("bad_config"), "{bad}");
+}
+
+#[test]
+fn the_command_line_takes_several_variants_and_set() {
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_rulebook"))
+            .args(args)
+            .output()
+            .expect("runs");
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let file = "tests/constructs/tracks.rules";
+    let base = ["simulate", file, "--games", "2"];
+    let (code, err) = run(&[
+        &base[..],
+        &["--variant", "rich,generous", "--set", "GAIN=3"],
+    ]
+    .concat());
+    assert_eq!(code, 0, "{err}");
+    let (code, err) = run(&[&base[..], &["--variant", "rich,poor"]].concat());
+    assert_ne!(code, 0);
+    assert!(err.contains("`start`"), "{err}");
+    let (code, err) = run(&[&base[..], &["--set", "GAIN"]].concat());
+    assert_ne!(code, 0);
+    assert!(err.contains("NAME=VALUE"), "{err}");
+}
