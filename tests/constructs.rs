@@ -136,3 +136,61 @@ fn the_command_line_takes_several_variants_and_set() {
     assert_ne!(code, 0);
     assert!(err.contains("NAME=VALUE"), "{err}");
 }
+
+/// One variable entry of a view, as shown.
+fn shown(view: &rulebook::engine::View, name: &str) -> String {
+    view.vars
+        .iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, v)| v.clone())
+        .unwrap_or_else(|| panic!("no {name} in the view"))
+}
+
+#[test]
+fn views_show_question_marks_for_variables_a_seat_may_not_see() {
+    let g = game("tests/constructs/secrets.rules");
+    let mut m = rulebook::engine::Match::new(&g, config(2, None, &[])).expect("starts");
+    m.apply_text("raise n=2").expect("legal");
+    let st = m.state();
+    assert_eq!(shown(&g.view(st, Some(0)), "bid[p1]"), "2");
+    assert_eq!(shown(&g.view(st, Some(1)), "bid[p1]"), "?");
+    assert_eq!(shown(&g.view(st, None), "bid[p1]"), "?");
+    assert_eq!(shown(&g.view(st, Some(0)), "pledge[p1]"), "?");
+    assert_eq!(shown(&g.view(st, Some(0)), "plan"), "?");
+    assert_eq!(shown(&g.view_all(st), "plan"), "2");
+    m.apply_text("stop").expect("legal");
+    let st = m.state();
+    assert_eq!(shown(&g.view(st, Some(1)), "pledge[p1]"), "2");
+    assert_eq!(shown(&g.view(st, Some(1)), "plan"), "?");
+    let box_ = g
+        .view(st, Some(0))
+        .zones
+        .into_iter()
+        .find(|z| z.zone == "box")
+        .expect("the box");
+    assert!(
+        !box_.open && box_.visible.iter().all(|n| n == "?"),
+        "{box_:?}"
+    );
+}
+
+#[test]
+fn determinize_resamples_hidden_variables_and_keeps_the_view() {
+    use rand::SeedableRng;
+    let g = game("tests/constructs/secrets.rules");
+    let mut m = rulebook::engine::Match::new(&g, config(3, None, &[])).expect("starts");
+    for a in ["raise n=1", "raise n=3", "raise n=2"] {
+        m.apply_text(a).expect("legal");
+    }
+    let st = m.state();
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+    let mut differs = false;
+    for _ in 0..20 {
+        let guess = g.determinize(st, Some(1), &mut rng);
+        assert_eq!(g.view(&guess, Some(1)), g.view(st, Some(1)));
+        let all = g.view_all(&guess);
+        differs |= shown(&all, "bid[p1]") != "1";
+        assert_eq!(shown(&all, "bid[p2]"), "3");
+    }
+    assert!(differs, "the other seats' bids were never exchanged");
+}

@@ -299,6 +299,13 @@ codes! {
     /// scenario "dice" { chance loaded }
     /// ```
     ScenarioChance = "scenario::chance";
+    /// A scenario's `expect ... sees` names something that is not a component's field, a
+    /// zone or a variable.
+    /// ```rules
+    /// rules "../../rules/classic/tic_tac_toe.rules"
+    /// scenario "looks" { expect seat(0) sees 3 }
+    /// ```
+    ScenarioSees = "scenario::sees";
 }
 
 impl fmt::Display for Code {

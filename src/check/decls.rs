@@ -221,8 +221,15 @@ impl Checker {
                     visibility,
                 } => self.zone(name, index, ty, visibility.as_ref()),
                 ast::DeclKind::Var {
-                    name, index, ty, ..
-                } => self.var(name, index, ty, d.span),
+                    name,
+                    index,
+                    ty,
+                    visibility,
+                    ..
+                } => {
+                    self.var(name, index, ty, d.span);
+                    self.var_visibility(name, visibility.as_ref());
+                }
                 _ => {}
             }
         }
@@ -428,6 +435,7 @@ impl Checker {
             Some("owner") => ir::Visibility::Owner,
             Some("hidden") => ir::Visibility::Hidden,
             Some("top") => ir::Visibility::Top,
+            Some("secret") => ir::Visibility::Secret,
             Some(other) => {
                 let p = self.error(
                     Code::Visibility,
@@ -435,7 +443,7 @@ impl Checker {
                     format!("unknown visibility `{other}`"),
                     "not a visibility",
                 );
-                p.help = Some("write `public`, `owner`, `hidden` or `top`".into());
+                p.help = Some("write `public`, `owner`, `hidden`, `top` or `secret`".into());
                 ir::Visibility::Public
             }
         };
@@ -514,9 +522,56 @@ impl Checker {
             ty: t,
             range,
             clamp: ty.clamps(),
+            visibility: ir::Visibility::Public,
+            owner_dim: None,
             init: None,
             span,
         });
         self.game.var_slots += count;
+    }
+
+    /// Who sees a variable's values: `public` (the default), `owner` (needs a Player index),
+    /// `hidden` or `secret`; `top` is for zones only.
+    pub(crate) fn var_visibility(&mut self, name: &ast::Ident, vis: Option<&ast::Ident>) {
+        let Some((Global::Var(v), _)) = self.globals.get(&name.name).copied() else {
+            return;
+        };
+        let Some(vis) = vis else { return };
+        let owner_dim = self.game.vars[v]
+            .dims
+            .iter()
+            .position(|d| *d == ir::Dim::Player);
+        let visibility = match vis.name.as_str() {
+            "public" => ir::Visibility::Public,
+            "hidden" => ir::Visibility::Hidden,
+            "secret" => ir::Visibility::Secret,
+            "owner" if owner_dim.is_some() => ir::Visibility::Owner,
+            "owner" => {
+                let p = self.error(
+                    Code::Visibility,
+                    vis.span,
+                    format!(
+                        "variable `{}` is `owner` but not indexed by Player",
+                        name.name
+                    ),
+                    "no owner to see it",
+                );
+                p.help = Some("index it by player: `var bid[Player]: 0..10 owner`".into());
+                return;
+            }
+            _ => {
+                let p = self.error(
+                    Code::Visibility,
+                    vis.span,
+                    format!("a variable cannot be `{}`", vis.name),
+                    "not a visibility of variables",
+                );
+                p.help = Some("variables are `public`, `owner`, `hidden` or `secret`".into());
+                return;
+            }
+        };
+        let var = &mut self.game.vars[v];
+        var.visibility = visibility;
+        var.owner_dim = owner_dim;
     }
 }

@@ -418,6 +418,25 @@ impl Game {
                     if (*field as usize) < self.comps[c].fields.len() {
                         let slot = self.field_slot(c, *field);
                         st.revealed[slot] = *on;
+                        if !*on {
+                            st.grants[slot] = 0;
+                        }
+                    }
+                }
+                Step::RevealTo {
+                    comp: c,
+                    field,
+                    to,
+                    span,
+                } => {
+                    let c = comp(self, st, eval!(*c, Some(*span)), *span)?;
+                    let p = match eval!(*to, Some(*span)) {
+                        Value::Player(p) if p < st.players => p,
+                        other => return Err(expected(self, st, "a player", other, *span)),
+                    };
+                    if (*field as usize) < self.comps[c].fields.len() {
+                        let slot = self.field_slot(c, *field);
+                        st.grants[slot] |= 1 << p;
                     }
                 }
             }
@@ -528,6 +547,14 @@ impl Game {
                 self.types[self.comps[*c].ty].fields[*f as usize].name
             ),
         };
+        // A value some seat may not see is never quoted in a message.
+        let secret = match &at {
+            Place::Local(_) => false,
+            Place::Var(var, _) => self.vars[*var].visibility != Visibility::Public,
+            Place::Field(c, f) => self.types[self.comps[*c].ty].fields[*f as usize]
+                .seen_by
+                .is_some(),
+        };
         let mut new = match op {
             AssignOp::Set => v,
             AssignOp::Add | AssignOp::Sub => match (old, v) {
@@ -547,11 +574,13 @@ impl Game {
         }
         if let (Some((lo, hi)), Value::Int(n)) = (range, new) {
             if n < lo || n > hi {
+                let becomes = if secret {
+                    "would leave".to_string()
+                } else {
+                    format!("would become {n}, outside")
+                };
                 return Err(err(
-                    format!(
-                        "{} would become {n}, outside its range {lo}..{hi}",
-                        describe()
-                    ),
+                    format!("{} {becomes} its range {lo}..{hi}", describe()),
                     sp,
                 ));
             }

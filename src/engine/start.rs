@@ -40,6 +40,7 @@ impl Game {
             consts,
             vars: vec![Value::None; self.var_slots as usize],
             revealed: vec![false; fields.len()],
+            grants: vec![0; fields.len()],
             fields,
             zones,
             index: vec![0; self.program.index_words as usize],

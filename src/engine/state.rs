@@ -44,6 +44,8 @@ pub struct State {
     pub(crate) fields: Vec<Value>,
     /// Per field slot: revealed to everyone (for fields declared `seen by`).
     pub(crate) revealed: Vec<bool>,
+    /// Per field slot: the seats it was revealed to (`reveal x.f to p`), one bit per seat.
+    pub(crate) grants: Vec<u8>,
     pub(crate) zones: Zones,
     /// Bits of the value indexes ([`crate::ir::vm::ValueIndex`]).
     pub(crate) index: Vec<u64>,
@@ -80,6 +82,7 @@ impl Clone for State {
             vars: self.vars.clone(),
             fields: self.fields.clone(),
             revealed: self.revealed.clone(),
+            grants: self.grants.clone(),
             zones: self.zones.clone(),
             index: self.index.clone(),
             fuel: self.fuel,
@@ -107,6 +110,7 @@ impl Clone for State {
         self.vars.clone_from(&src.vars);
         self.fields.clone_from(&src.fields);
         self.revealed.clone_from(&src.revealed);
+        self.grants.clone_from(&src.grants);
         self.zones.clone_from(&src.zones);
         self.index.clone_from(&src.index);
         self.fuel = src.fuel;
@@ -246,6 +250,7 @@ impl Game {
             || st.vars.len() != self.var_slots as usize
             || st.fields.len() != fields
             || st.revealed.len() != fields
+            || st.grants.len() != fields
             || st.index.len() != self.program.index_words as usize
         {
             return bad("the size of its tables");

@@ -284,8 +284,9 @@ pub enum Dim {
     Board(BoardId),
 }
 
-/// Who sees a zone's contents (`public` when the declaration says nothing). Views show
-/// `hidden` and `top` zones in full once the game is over.
+/// Who sees a zone's contents, or a variable's values (`public` when the declaration says
+/// nothing). Views show `hidden` and `top` zones (and `hidden` variables) in full once the
+/// game is over; `secret` ones never.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Visibility {
     /// Everybody sees the contents.
@@ -296,6 +297,9 @@ pub enum Visibility {
     Hidden,
     /// Everybody sees the top component only, and the count.
     Top,
+    /// Nobody sees the contents, only the count, even when the game is over (and the secret
+    /// fields of the components in it stay secret then).
+    Secret,
 }
 
 /// A `zone` declaration: one zone instance per combination of its indexes, numbered
@@ -352,6 +356,11 @@ pub struct VarDef {
     /// `lo..hi clamp`: a value assigned (or starting) outside the range takes the nearest
     /// bound.
     pub clamp: bool,
+    /// Who sees its values: `public`, `owner` (the seat of its Player index sees its own
+    /// entries), `hidden` (nobody until the game is over) or `secret` (nobody, ever).
+    pub visibility: Visibility,
+    /// Which dimension is the owning player, for an `owner` variable.
+    pub owner_dim: Option<usize>,
     /// The initial value (`= expr`), evaluated once at the start and stored in every slot;
     /// without one, int starts at 0 (clamped into the range), bool at false, others at none.
     pub init: Option<Expr>,

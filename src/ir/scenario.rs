@@ -51,4 +51,26 @@ pub enum Step {
     ExpectActor(Code, u16),
     /// `expect cond`: a boolean that must hold now; with the number of local slots it needs.
     Expect(Code, u16),
+    /// `expect p sees x` / `expect p not sees x`: whether seat `p`'s view shows it.
+    ExpectSees {
+        /// The seat (`none`: a spectator).
+        seat: Code,
+        /// What must (not) be seen.
+        target: Seen,
+        /// `sees` (true) or `not sees` (false).
+        sees: bool,
+        /// Local slots the expressions need.
+        locals: u16,
+    },
+}
+
+/// What an `expect ... sees` step looks at.
+#[derive(Clone, Debug)]
+pub enum Seen {
+    /// A field of a component: shown when the component is and the field is visible.
+    Field(Code, u16),
+    /// A zone instance: its contents are all shown.
+    Zone(Code),
+    /// One entry of a variable (its indexes' code; empty without index).
+    Var(super::VarId, Code),
 }

@@ -445,6 +445,17 @@ pub enum Step {
         /// The statement.
         span: Span,
     },
+    /// `reveal c.f to p`.
+    RevealTo {
+        /// The component.
+        comp: Code,
+        /// The field.
+        field: u16,
+        /// The player.
+        to: Code,
+        /// The statement.
+        span: Span,
+    },
     /// A loop's back edge: the span blamed when the work budget runs out.
     LoopGuard {
         /// The loop.

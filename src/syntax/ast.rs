@@ -113,6 +113,8 @@ pub enum DeclKind {
         ty: TypeExpr,
         /// The initial value, if written.
         init: Option<Expr>,
+        /// `owner`, `hidden`, `secret` or `public`, if written.
+        visibility: Option<Ident>,
     },
     /// `def name(p: T, ...) = expr`.
     Def {
@@ -366,6 +368,8 @@ pub enum StmtKind {
     Win(Expr),
     /// `reveal x.f` (true) or `hide x.f` (false).
     Reveal(Expr, bool),
+    /// `reveal x.f to p`: one player sees the field from now on.
+    RevealTo(Expr, Expr),
 }
 
 /// The options of a `choose`.
@@ -513,4 +517,14 @@ pub enum StepKind {
     ExpectActor(Expr),
     /// `expect cond`.
     Expect(Expr),
+    /// `expect p sees x` (true) or `expect p not sees x` (false): whether the view of seat p
+    /// shows a field's value, a zone's contents or a variable's value.
+    ExpectSees {
+        /// The seat (`none`: a spectator).
+        seat: Expr,
+        /// The field, zone or variable.
+        target: Expr,
+        /// `sees` (true) or `not sees` (false).
+        sees: bool,
+    },
 }

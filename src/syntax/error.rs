@@ -238,7 +238,8 @@ fn rule_words(r: Rule) -> &'static str {
         | Rule::sc_expect_finished
         | Rule::sc_expect_not_finished
         | Rule::sc_expect_winners
-        | Rule::sc_expect_actor => "a scenario step",
+        | Rule::sc_expect_actor
+        | Rule::sc_expect_sees => "a scenario step",
         Rule::scenario => "`scenario`",
         _ => "a keyword",
     }

@@ -165,10 +165,12 @@ pub(super) fn decl(p: Pair<Rule>) -> Decl {
             let mut index = Vec::new();
             let mut ty = None;
             let mut init = None;
+            let mut visibility = None;
             for q in it {
                 match q.as_rule() {
                     Rule::index_types => index = q.into_inner().map(ident).collect(),
                     Rule::type_expr => ty = Some(type_expr(q)),
+                    Rule::visibility => visibility = Some(ident(q)),
                     Rule::expr => init = Some(expr(q)),
                     _ => {}
                 }
@@ -178,6 +180,7 @@ pub(super) fn decl(p: Pair<Rule>) -> Decl {
                 index,
                 ty: ty.expect("var type"),
                 init,
+                visibility,
             }
         }
         Rule::def_decl => {
@@ -555,7 +558,11 @@ fn stmt(p: Pair<Rule>) -> Stmt {
         }
         Rule::reveal_stmt | Rule::hide_stmt => {
             it.next();
-            StmtKind::Reveal(expr(it.next().expect("field")), rule == Rule::reveal_stmt)
+            let field = expr(it.next().expect("field"));
+            match it.nth(1) {
+                Some(to) => StmtKind::RevealTo(field, expr(to)),
+                None => StmtKind::Reveal(field, rule == Rule::reveal_stmt),
+            }
         }
         r => unreachable!("grammar: unexpected statement {r:?}"),
     };
@@ -608,6 +615,23 @@ pub(super) fn step(p: Pair<Rule>) -> Step {
         Rule::sc_expect_winners => StepKind::ExpectWinners(expr(it.nth(1).expect("winners"))),
         Rule::sc_expect_actor => StepKind::ExpectActor(expr(it.nth(1).expect("actor"))),
         Rule::sc_expect => StepKind::Expect(expr(it.next().expect("expr"))),
+        Rule::sc_expect_sees => {
+            let seat = expr(it.next().expect("seat"));
+            let mut sees = true;
+            let mut target = None;
+            for q in it {
+                match q.as_rule() {
+                    Rule::kw_not => sees = false,
+                    Rule::expr => target = Some(expr(q)),
+                    _ => {}
+                }
+            }
+            StepKind::ExpectSees {
+                seat,
+                target: target.expect("what is seen"),
+                sees,
+            }
+        }
         r => unreachable!("grammar: unexpected step {r:?}"),
     };
     Step { kind, span: sp }

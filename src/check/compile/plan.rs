@@ -346,6 +346,17 @@ impl Compiler<'_> {
                     on: *on,
                     span: *span,
                 },
+                Instr::RevealTo {
+                    comp,
+                    field,
+                    to,
+                    span,
+                } => Step::RevealTo {
+                    comp: self.expr(comp),
+                    field: *field,
+                    to: self.expr(to),
+                    span: *span,
+                },
                 Instr::LoopGuard { span } => Step::LoopGuard { span: *span },
             })
             .collect()

@@ -381,6 +381,32 @@ impl Checker {
                     }
                 }
             }
+            S::RevealTo(target, to) => {
+                let (x, _) = self.expr(target);
+                let (p, t) = self.expr(to);
+                self.expect_type(t, Type::Player, to.span, "the player a field is shown to");
+                match x {
+                    Expr::Field(comp, field) => code.push(Instr::RevealTo {
+                        comp: *comp,
+                        field,
+                        to: p,
+                        span: s.span,
+                    }),
+                    Expr::Lit(Value::None) => {}
+                    _ => {
+                        let p = self.error(
+                            Code::Reveal,
+                            target.span,
+                            "only a component's field can be revealed to a player",
+                            "not a field",
+                        );
+                        p.help = Some(
+                            "write `reveal piece.element to me` for a field declared `seen by owner`"
+                                .into(),
+                        );
+                    }
+                }
+            }
             S::End(k) => {
                 self.ends = true;
                 code.push(Instr::End(*k));
