@@ -194,3 +194,29 @@ fn determinize_resamples_hidden_variables_and_keeps_the_view() {
     }
     assert!(differs, "the other seats' bids were never exchanged");
 }
+
+#[test]
+fn a_trigger_that_keeps_holding_runs_out_of_work_blaming_the_trigger() {
+    let text = r#"
+        game "Loop"
+        players 2
+        var n: int
+        when stuck n >= 0 { n = n }
+        action go() { end }
+        flow { turn seat(0) { choose { go } } }
+    "#;
+    let loaded = rulebook::load("loop.rules", text);
+    let g = loaded.game.expect("valid rules");
+    let cfg = Config {
+        fuel: Some(10_000),
+        ..config(2, None, &[])
+    };
+    match g.start(&cfg) {
+        Err(e @ RunError::Limit { .. }) => {
+            let span = e.span().expect("a span");
+            assert_eq!(&text[span.start..span.end], "stuck", "{e}");
+        }
+        Err(e) => panic!("not a limit: {e}"),
+        Ok(_) => panic!("a trigger that always holds did not stop"),
+    }
+}

@@ -229,6 +229,15 @@ codes! {
     /// flow { reveal n end }
     /// ```
     Reveal = "check::reveal";
+    /// A `when` trigger whose condition is known when the file is read: always true (it
+    /// would fire forever) or always false.
+    /// ```rules
+    /// players 2
+    /// var n: int
+    /// when always true { n += 1 }
+    /// flow { end }
+    /// ```
+    Trigger = "check::trigger";
     /// A `roll` whose possible values cannot be known.
     /// ```rules
     /// players 2

@@ -183,6 +183,7 @@ impl Checker {
                 setup: None,
                 flow: ir::ProcId(0),
                 end_when: vec![],
+                triggers: vec![],
                 score: None,
                 tiebreaks: vec![],
                 score_locals: 1,

@@ -7,6 +7,7 @@
 mod error;
 mod options;
 mod outcome;
+mod react;
 mod run;
 pub mod scenario;
 mod session;

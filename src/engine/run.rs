@@ -130,8 +130,11 @@ impl Game {
                     let z = zone(self, st, eval!(*z, Some(*span)), *span)?;
                     if st.zones.len(z) > 1 {
                         if st.chance == ChanceMode::External {
-                            st.wait = Wait::Chance;
-                            return self.pause_checks(m, st, locals);
+                            if let Some(sp) = self.pause_checks(m, st, locals)? {
+                                last_loop = Some(sp);
+                                continue;
+                            }
+                            return Ok(());
                         }
                         let mut items = st.zones.items(z);
                         for i in (1..items.len()).rev() {
@@ -147,8 +150,11 @@ impl Game {
                     span,
                 } => {
                     if st.chance == ChanceMode::External {
-                        st.wait = Wait::Chance;
-                        return self.pause_checks(m, st, locals);
+                        if let Some(sp) = self.pause_checks(m, st, locals)? {
+                            last_loop = Some(sp);
+                            continue;
+                        }
+                        return Ok(());
                     }
                     let v = self.roll(m, st, *domain, &mut locals[base..], me, *span)?;
                     self.assign(
@@ -213,10 +219,16 @@ impl Game {
                     }
                     locals[base + *iter as usize] = Value::Int(0);
                     locals[base + *iter as usize + 1] = Value::Player(me);
+                    if self.ended(m, st, locals)? {
+                        return Ok(());
+                    }
+                    if let Some(sp) = self.fire_trigger(m, st, locals)? {
+                        last_loop = Some(sp);
+                        continue;
+                    }
                     st.locals = std::mem::take(locals);
-                    let ended = self.check_end_m(m, st);
                     let mut pending = Ok(None);
-                    if let Ok(false) = ended {
+                    {
                         st.commits = vec![Some(Action::SKIP); st.players as usize];
                         for p in 0..st.players {
                             if !seats[p as usize] {
@@ -236,9 +248,6 @@ impl Game {
                         }
                     }
                     *locals = std::mem::take(&mut st.locals);
-                    if ended? {
-                        return Ok(());
-                    }
                     match pending? {
                         Some(p) => {
                             st.wait = Wait::Decision {
@@ -323,28 +332,25 @@ impl Game {
                         },
                         None => me,
                     };
-                    st.locals = std::mem::take(locals);
-                    let ended = self.check_end_m(m, st);
-                    let has = match &ended {
-                        Ok(false) => {
-                            let mut cache = std::mem::take(&mut st.cache);
-                            cache.clear();
-                            let r = self
-                                .options(m, st, *cid, actor, &mut |a| {
-                                    cache.push(a);
-                                    true
-                                })
-                                .map(|_| !cache.is_empty())
-                                .map_err(|e| e.or_span(Some(ch.span)));
-                            st.cache = cache;
-                            r
-                        }
-                        _ => Ok(false),
-                    };
-                    *locals = std::mem::take(&mut st.locals);
-                    if ended? {
+                    if self.ended(m, st, locals)? {
                         return Ok(());
                     }
+                    if let Some(sp) = self.fire_trigger(m, st, locals)? {
+                        last_loop = Some(sp);
+                        continue;
+                    }
+                    st.locals = std::mem::take(locals);
+                    let mut cache = std::mem::take(&mut st.cache);
+                    cache.clear();
+                    let has = self
+                        .options(m, st, *cid, actor, &mut |a| {
+                            cache.push(a);
+                            true
+                        })
+                        .map(|_| !cache.is_empty())
+                        .map_err(|e| e.or_span(Some(ch.span)));
+                    st.cache = cache;
+                    *locals = std::mem::take(&mut st.locals);
                     if has? {
                         st.wait = Wait::Decision {
                             choice: *cid,
@@ -482,17 +488,36 @@ impl Game {
         Ok(v)
     }
 
-    /// Before waiting on chance: end conditions still apply.
+    /// Before waiting on chance: end conditions still apply, then triggers. The game waits
+    /// for chance unless it ended or a trigger fired (its span is returned: run its body,
+    /// then come back to the same chance event).
     fn pause_checks(
         &self,
         m: &mut Machine,
         st: &mut State,
         locals: &mut Vec<Value>,
-    ) -> Result<(), RunError> {
+    ) -> Result<Option<Span>, RunError> {
+        if self.ended(m, st, locals)? {
+            return Ok(None);
+        }
+        if let Some(sp) = self.fire_trigger(m, st, locals)? {
+            return Ok(Some(sp));
+        }
+        st.wait = Wait::Chance;
+        Ok(None)
+    }
+
+    /// Whether an `end when` condition holds (the game is then over).
+    fn ended(
+        &self,
+        m: &mut Machine,
+        st: &mut State,
+        locals: &mut Vec<Value>,
+    ) -> Result<bool, RunError> {
         st.locals = std::mem::take(locals);
         let r = self.check_end_m(m, st);
         *locals = std::mem::take(&mut st.locals);
-        r.map(|_| ())
+        r
     }
 
     /// Assigns (or adds to, or takes from) a variable, a field or a local; a range type's
@@ -624,7 +649,7 @@ impl Game {
 }
 
 /// Pushes a procedure's frame, its locals after the caller's.
-fn push(
+pub(super) fn push(
     g: &Game,
     frames: &mut Vec<Frame>,
     locals: &mut Vec<Value>,

@@ -124,6 +124,8 @@ pub struct Game {
     /// reached (and, with external chance, before waiting on chance); the first that holds
     /// ends the game.
     pub end_when: Vec<(Expr, Span)>,
+    /// `when` triggers in declaration order, tested at every pause after `end when`.
+    pub triggers: Vec<Trigger>,
     /// `score(p) = ...`, the player being local 0; `None`: every score is 0.
     pub score: Option<Expr>,
     /// `tiebreak(p) = ...` in declaration order, the player being local 0; compared in turn
@@ -396,6 +398,24 @@ pub struct SetDef {
     pub conds: Vec<(u16, Expr)>,
     /// What one set of this kind is worth; a set worth 0 or less is never formed.
     pub points: Expr,
+}
+
+/// A `when` trigger.
+#[derive(Clone, Debug)]
+pub struct Trigger {
+    /// Its name (for messages).
+    pub name: String,
+    /// The test: a `bool`, or for a trigger per element `first(x in C where cond)` (the
+    /// element it fires for, `none` when none qualifies).
+    pub test: Expr,
+    /// A trigger per element: the body's local slot of the element.
+    pub each: Option<u16>,
+    /// Locals the test needs.
+    pub test_locals: u16,
+    /// Its body (index into [`Game::procs`]).
+    pub proc: ProcId,
+    /// The trigger's name in its declaration.
+    pub span: Span,
 }
 
 /// An `action` declaration.

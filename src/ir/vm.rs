@@ -474,6 +474,19 @@ pub struct CDef {
     pub body: Code,
 }
 
+/// A compiled `when` trigger.
+#[derive(Clone, Copy, Debug)]
+pub struct CTrigger {
+    /// The test (see [`crate::ir::Trigger::test`]).
+    pub test: Code,
+    /// A trigger per element: the body's local slot of the element.
+    pub each: Option<u16>,
+    /// Its body.
+    pub proc: ProcId,
+    /// The trigger's name in its declaration.
+    pub span: Span,
+}
+
 /// A compiled set kind.
 #[derive(Clone, Debug, Default)]
 pub struct CSet {
@@ -524,6 +537,8 @@ pub struct Program {
     pub sets: Table<SetId, CSet>,
     /// `end when` conditions.
     pub end_when: Vec<(Code, Span)>,
+    /// `when` triggers: (test, per element, body, span), in declaration order.
+    pub triggers: Vec<CTrigger>,
     /// `score(p)`, the player in local 0.
     pub score: Option<Code>,
     /// `tiebreak(p)`, the player in local 0.

@@ -136,6 +136,17 @@ pub enum DeclKind {
         /// The effect.
         body: Block,
     },
+    /// `when name cond { body }` or `when name x in C where cond { body }`: a trigger.
+    Trigger {
+        /// The trigger's name.
+        name: Ident,
+        /// The element bound, for a trigger per element.
+        each: Option<Binding>,
+        /// The condition (for a trigger per element: which elements fire it), if any.
+        cond: Option<Expr>,
+        /// What it does.
+        body: Block,
+    },
     /// `setup { ... }`.
     Setup(Block),
     /// `flow { ... }`.

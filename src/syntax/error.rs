@@ -162,6 +162,7 @@ fn rule_words(r: Rule) -> &'static str {
         | Rule::setup_decl
         | Rule::flow_decl
         | Rule::end_when_decl
+        | Rule::trigger_decl
         | Rule::score_decl
         | Rule::tiebreak_decl
         | Rule::ties_decl

@@ -220,6 +220,24 @@ pub(super) fn decl(p: Pair<Rule>) -> Decl {
                 body: body.expect("action body"),
             }
         }
+        Rule::trigger_decl => {
+            let name = ident(it.next().expect("trigger name"));
+            let (mut each, mut cond, mut body) = (None, None, None);
+            for q in it {
+                match q.as_rule() {
+                    Rule::binding => each = Some(binding(q)),
+                    Rule::expr => cond = Some(expr(q)),
+                    Rule::block => body = Some(block(q)),
+                    _ => {}
+                }
+            }
+            DeclKind::Trigger {
+                name,
+                each,
+                cond,
+                body: body.expect("trigger body"),
+            }
+        }
         Rule::setup_decl => DeclKind::Setup(block(it.next().expect("setup block"))),
         Rule::flow_decl => DeclKind::Flow(block(it.next().expect("flow block"))),
         Rule::end_when_decl => {
