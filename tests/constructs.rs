@@ -220,3 +220,30 @@ fn a_trigger_that_keeps_holding_runs_out_of_work_blaming_the_trigger() {
         Ok(_) => panic!("a trigger that always holds did not stop"),
     }
 }
+
+#[test]
+fn random_matches_with_windows_end_and_replay_from_their_saves() {
+    use rand::{Rng, SeedableRng};
+    let g = game("tests/constructs/windows.rules");
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
+    let mut passes = 0;
+    for seed in 0..30 {
+        let cfg = Config {
+            seed,
+            ..config(3, None, &[])
+        };
+        let mut m = rulebook::engine::Match::new(&g, cfg).expect("starts");
+        for _ in 0..300 {
+            if m.state().is_over() {
+                break;
+            }
+            let legal = m.legal().expect("options");
+            let (_, text) = &legal[rng.gen_range(0..legal.len())];
+            passes += usize::from(text == "pass");
+            m.apply_text(&text.clone()).expect("legal");
+        }
+        let again = rulebook::engine::Match::load(&g, &m.save()).expect("replays");
+        assert_eq!(g.view(again.state(), None), g.view(m.state(), None));
+    }
+    assert!(passes > 0, "no window was ever offered");
+}

@@ -42,6 +42,7 @@ impl Checker {
                     params,
                     guard,
                     body,
+                    ..
                 } => self.action_body(name, params, guard.as_ref(), body),
                 ast::DeclKind::Trigger {
                     name,
@@ -384,6 +385,57 @@ impl Checker {
             proc,
             span: name.span,
         });
+    }
+
+    /// Whether window points are compiled in: the rules file has window actions (never in
+    /// a scenario's setup).
+    pub(crate) fn has_windows(&self) -> bool {
+        self.file == crate::source::FileId::RULES
+            && self.game.actions.iter().any(|a| a.window.is_some())
+    }
+
+    /// The two choices a window offers: the `anytime` actions, or those and the `before
+    /// turn` ones, each followed by `pass`.
+    pub(crate) fn window_choices(&mut self) {
+        if !self.has_windows() {
+            return;
+        }
+        let make = |c: &mut Self, before: bool| {
+            let mut arms: Vec<ir::Arm> = c
+                .game
+                .actions
+                .enumerate()
+                .filter(|(_, a)| a.window == Some(false) || before && a.window == Some(true))
+                .map(|(id, _)| ir::Arm::Action(id))
+                .collect();
+            arms.push(ir::Arm::Inline {
+                label: Some("pass".into()),
+                binds: vec![],
+                guard: None,
+                guard_span: None,
+                guard_parts: vec![],
+                body_pc: 0,
+            });
+            let span = c
+                .game
+                .actions
+                .iter()
+                .find(|a| a.window.is_some())
+                .map_or(crate::source::Span::default(), |a| a.span);
+            let id = c.game.choices.next_id();
+            c.game.choices.push(ir::Choice {
+                by: None,
+                each: None,
+                arms,
+                else_pc: None,
+                end_pc: 0,
+                span,
+            });
+            id
+        };
+        let anytime = make(self, false);
+        let before = make(self, true);
+        self.game.windows = Some((anytime, before));
     }
 
     pub(crate) fn proc_body(&mut self, name: &str, b: &ast::Block) -> ir::ProcId {

@@ -238,6 +238,13 @@ codes! {
     /// flow { end }
     /// ```
     Trigger = "check::trigger";
+    /// An action's window that is neither `anytime` nor `before turn`.
+    /// ```rules
+    /// players 2
+    /// action swap() before round { }
+    /// flow { end }
+    /// ```
+    Window = "check::window";
     /// A `roll` whose possible values cannot be known.
     /// ```rules
     /// players 2

@@ -315,7 +315,30 @@ impl Checker {
                         points: ir::Expr::Lit(Value::None),
                     });
                 }
-                ast::DeclKind::Action { name, params, .. } => {
+                ast::DeclKind::Action {
+                    name,
+                    params,
+                    window,
+                    ..
+                } => {
+                    let window = match window {
+                        None => None,
+                        Some(ast::Window::Anytime) => Some(false),
+                        Some(ast::Window::Before(w)) if w.name == "turn" => Some(true),
+                        Some(ast::Window::Before(w)) => {
+                            let p = self.error(
+                                Code::Window,
+                                w.span,
+                                format!("windows open `before turn`, not before `{}`", w.name),
+                                "not a window",
+                            );
+                            p.help = Some(
+                                "write `action redeploy() before turn { ... }`, or `anytime`"
+                                    .into(),
+                            );
+                            None
+                        }
+                    };
                     let id = self.game.actions.next_id();
                     self.action_arity.insert(id, params.len());
                     self.define(name, Global::Action(id));
@@ -325,7 +348,8 @@ impl Checker {
                         guard: None,
                         guard_span: None,
                         guard_parts: vec![],
-                        offered: false,
+                        offered: window.is_some(),
+                        window,
                         proc: ir::ProcId(0),
                         span: name.span,
                     });

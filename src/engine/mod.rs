@@ -22,7 +22,7 @@ mod zones;
 pub use error::RunError;
 pub use session::{Match, Save, SAVE_VERSION};
 pub use state::State;
-pub(crate) use state::{Frame, Phase, Wait};
+pub(crate) use state::{Frame, Phase, Wait, WindowState};
 pub use text::{field_visible, show_comp_for, show_value, var_visible, ActionText};
 pub use view::{View, ZoneView};
 pub use vm::DEFAULT_FUEL;

@@ -364,6 +364,9 @@ impl Game {
                 return self.run(st);
             }
         }
+        if self.apply_window(st, a)? {
+            return self.run(st);
+        }
         match st.wait {
             Wait::Decision { choice, actor } => {
                 let ch = &self.choices[choice];
@@ -375,6 +378,8 @@ impl Game {
                         let n = act.params.len();
                         let base = st.locals.len();
                         self.push_frame(st, act.proc, actor, &[])?;
+                        let top = st.frames.len() - 1;
+                        st.frames[top].inside = true;
                         for (i, b) in act.params.iter().enumerate().take(n) {
                             st.locals[base + b.slot as usize] = a.args[i];
                         }

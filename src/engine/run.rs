@@ -1,6 +1,7 @@
 //! The step loop: runs the rules' compiled procedures until the next decision, chance event
 //! or end. Every step costs a unit of the decision's work budget.
 
+use super::react::WindowStep;
 use super::vm::{with_machine, Iter, Machine};
 use super::*;
 use crate::ir::vm::{Step, Target};
@@ -299,7 +300,9 @@ impl Game {
                                         &[],
                                         Some(ch.span),
                                     )?;
-                                    let nb = st.frames[st.frames.len() - 1].base as usize;
+                                    let top = st.frames.len() - 1;
+                                    st.frames[top].inside = true;
+                                    let nb = st.frames[top].base as usize;
                                     for (i, b) in act.params.iter().enumerate() {
                                         locals[nb + b.slot as usize] = a.args[i];
                                     }
@@ -414,6 +417,14 @@ impl Game {
                     return r;
                 }
                 Step::LoopGuard { span } => last_loop = Some(*span),
+                Step::Window(before) => match self.window_step(m, st, locals, *before)? {
+                    WindowStep::Closed => {}
+                    WindowStep::Waits => return Ok(()),
+                    WindowStep::Fired(sp) => {
+                        last_loop = Some(sp);
+                        continue;
+                    }
+                },
                 Step::Reveal {
                     comp: c,
                     field,
@@ -508,7 +519,7 @@ impl Game {
     }
 
     /// Whether an `end when` condition holds (the game is then over).
-    fn ended(
+    pub(super) fn ended(
         &self,
         m: &mut Machine,
         st: &mut State,
@@ -676,6 +687,7 @@ pub(super) fn push(
         pc: 0,
         base: base as u32,
         me,
+        inside: false,
     });
     Ok(())
 }

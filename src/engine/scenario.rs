@@ -112,6 +112,13 @@ impl Game {
                 .exec_proc(st, *p)
                 .map_err(|e| format!("setup failed: {e}")),
             Step::Apply(t) => {
+                // While a window waits and `t` is not one of its options, everyone passes.
+                while self.window_waits(st) && !legal_texts(st)?.iter().any(|x| norm(x) == norm(t))
+                {
+                    let pass = self.parse_action(st, "pass").map_err(|e| e.to_string())?;
+                    self.apply(st, &pass)
+                        .map_err(|e| format!("passing a window failed: {e}"))?;
+                }
                 let a = self.parse_action(st, t).map_err(|e| e.to_string())?;
                 self.apply(st, &a)
                     .map_err(|e| format!("applying `{t}` failed: {e}"))

@@ -58,6 +58,7 @@ impl Game {
             commits: vec![],
             cache: vec![],
             decisions: 0,
+            window: Default::default(),
             outcome: None,
         };
         with_machine(fuel, |m| -> Result<(), RunError> {

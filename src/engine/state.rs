@@ -28,6 +28,26 @@ pub(crate) struct Frame {
     pub pc: u32,
     pub base: u32,
     pub me: u8,
+    /// The effect of an action a player chose, or a trigger's body: no window opens while
+    /// such a frame is on the stack ("never interrupting an action").
+    #[serde(default)]
+    pub inside: bool,
+}
+
+/// The window that is open, if any (see `Step::Window`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct WindowState {
+    /// A window is open at the flow's current window point.
+    pub open: bool,
+    /// Seats that passed since the last window action.
+    pub passed: u8,
+    /// A window before a turn that opened just after an `anytime` window closed, with no
+    /// decision since: only `before turn` actions make a seat worth asking (until someone
+    /// acts).
+    pub only_before: bool,
+    /// When the last window closed: (decisions made then, whether it was before a turn). A
+    /// window point reached with no decision since then does not open again.
+    pub quiet: Option<(u64, bool)>,
 }
 
 /// A running game. Cloning copies flat vectors; nothing in it points into the rules.
@@ -70,6 +90,9 @@ pub struct State {
     pub(crate) commits: Vec<Option<Action>>,
     /// Decisions applied so far (players' and chance's).
     pub decisions: u64,
+    /// The window open at the flow's current window point, if any.
+    #[serde(default)]
+    pub(crate) window: WindowState,
     pub(crate) outcome: Option<Outcome>,
 }
 
@@ -99,6 +122,7 @@ impl Clone for State {
             cache: self.cache.clone(),
             commits: self.commits.clone(),
             decisions: self.decisions,
+            window: self.window,
             outcome: self.outcome.clone(),
         }
     }
@@ -127,6 +151,7 @@ impl Clone for State {
         self.cache.clone_from(&src.cache);
         self.commits.clone_from(&src.commits);
         self.decisions = src.decisions;
+        self.window = src.window;
         self.outcome.clone_from(&src.outcome);
     }
 }

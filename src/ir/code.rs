@@ -204,6 +204,9 @@ pub enum Instr {
         /// The statement.
         span: Span,
     },
+    /// A point where a window may open (`true`: before a turn, where `before turn` actions
+    /// are offered too); only emitted when the game has window actions.
+    Window(bool),
     /// A loop's step counter: every backward jump passes here, so a loop that never
     /// reaches a decision is stopped with its span.
     LoopGuard {

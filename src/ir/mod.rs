@@ -126,6 +126,9 @@ pub struct Game {
     pub end_when: Vec<(Expr, Span)>,
     /// `when` triggers in declaration order, tested at every pause after `end when`.
     pub triggers: Vec<Trigger>,
+    /// The choices a window offers, when some action is `anytime` or `before turn`: (the
+    /// `anytime` actions and `pass`; those and the `before turn` actions and `pass`).
+    pub windows: Option<(ChoiceId, ChoiceId)>,
     /// `score(p) = ...`, the player being local 0; `None`: every score is 0.
     pub score: Option<Expr>,
     /// `tiebreak(p) = ...` in declaration order, the player being local 0; compared in turn
@@ -434,6 +437,8 @@ pub struct ActionDef {
     pub guard_parts: Vec<(u16, Expr)>,
     /// Listed in some `choose` (not only run by `do`).
     pub offered: bool,
+    /// `anytime` (`Some(false)`) or `before turn` (`Some(true)`): offered at windows.
+    pub window: Option<bool>,
     /// Its effect (index into [`Game::procs`]).
     pub proc: ProcId,
     /// The action's name in its declaration.

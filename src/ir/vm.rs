@@ -456,6 +456,8 @@ pub enum Step {
         /// The statement.
         span: Span,
     },
+    /// A window point (see [`crate::ir::Instr::Window`]).
+    Window(bool),
     /// A loop's back edge: the span blamed when the work budget runs out.
     LoopGuard {
         /// The loop.

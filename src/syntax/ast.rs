@@ -133,6 +133,8 @@ pub enum DeclKind {
         params: Vec<Binding>,
         /// The `where` condition, if any.
         guard: Option<Expr>,
+        /// `anytime` or `before turn`: when players may take it outside the flow's choices.
+        window: Option<Window>,
         /// The effect.
         body: Block,
     },
@@ -381,6 +383,15 @@ pub enum StmtKind {
     Reveal(Expr, bool),
     /// `reveal x.f to p`: one player sees the field from now on.
     RevealTo(Expr, Expr),
+}
+
+/// When an action may be taken outside the flow's choices.
+#[derive(Clone, Debug)]
+pub enum Window {
+    /// `anytime`: at every window.
+    Anytime,
+    /// `before WORD`: at the windows before a turn (`WORD` must be `turn`, checked).
+    Before(Ident),
 }
 
 /// The options of a `choose`.

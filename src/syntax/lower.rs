@@ -205,11 +205,19 @@ pub(super) fn decl(p: Pair<Rule>) -> Decl {
             let mut params = Vec::new();
             let mut guard = None;
             let mut body = None;
+            let mut window = None;
             for q in it {
                 match q.as_rule() {
                     Rule::binding => params.push(binding(q)),
                     Rule::expr => guard = Some(expr(q)),
                     Rule::block => body = Some(block(q)),
+                    Rule::window => {
+                        // `anytime`, or `before` and a word.
+                        window = Some(match q.into_inner().nth(1) {
+                            Some(word) => Window::Before(ident(word)),
+                            None => Window::Anytime,
+                        });
+                    }
                     _ => {}
                 }
             }
@@ -217,6 +225,7 @@ pub(super) fn decl(p: Pair<Rule>) -> Decl {
                 name,
                 params,
                 guard,
+                window,
                 body: body.expect("action body"),
             }
         }

@@ -358,6 +358,7 @@ impl Compiler<'_> {
                     span: *span,
                 },
                 Instr::LoopGuard { span } => Step::LoopGuard { span: *span },
+                Instr::Window(before) => Step::Window(*before),
             })
             .collect()
     }

@@ -178,6 +178,9 @@ impl Checker {
                 let (p, t) = self.expr(player);
                 self.expect_type(t, Type::Player, player.span, "the player of a turn");
                 let save = self.alloc_local(1);
+                if self.has_windows() {
+                    code.push(Instr::Window(true));
+                }
                 code.push(Instr::TurnStart {
                     player: p,
                     save,
@@ -222,7 +225,14 @@ impl Checker {
                         "choose one",
                     );
                 }
+                // Windows open before a choice and after it (after the chosen effect).
+                if self.has_windows() {
+                    code.push(Instr::Window(false));
+                }
                 self.choose(s, by.as_ref(), each2, arms, otherwise.as_ref(), code, loops);
+                if self.has_windows() {
+                    code.push(Instr::Window(false));
+                }
                 self.scopes.truncate(depth);
             }
             S::Move { what, to, bottom } => {
@@ -356,6 +366,9 @@ impl Checker {
                     args: xs,
                     span: s.span,
                 });
+                if self.has_windows() {
+                    code.push(Instr::Window(false));
+                }
             }
             S::Reveal(target, on) => {
                 let (x, _) = self.expr(target);
