@@ -43,6 +43,7 @@ fn allocations_per_decision(path: &str, games: u64) -> f64 {
                 seed,
                 chance: ChanceMode::Seeded,
                 fuel: None,
+                set: Vec::new(),
             })
             .expect("starts");
         let mut agent = RandomAgent::new(seed);

@@ -44,6 +44,7 @@ fn agree<N: Native>(path: &str, variant: Option<&str>, games: u64, new: impl Fn(
             seed,
             chance: ChanceMode::External,
             fuel: None,
+            set: Vec::new(),
         };
         let mut st = g.start(&cfg).expect("starts");
         let mut native = new();

@@ -197,6 +197,7 @@ fn saves_round_trip_and_changed_rules_are_refused() {
             seed: 21,
             chance: ChanceMode::Seeded,
             fuel: None,
+            set: Vec::new(),
         },
     )
     .expect("starts");
@@ -239,6 +240,7 @@ fn protocol_games_agree_with_the_library() {
                 seed: i,
                 chance: ChanceMode::External,
                 fuel: None,
+                set: Vec::new(),
             };
             let mut local = Match::new(&g, cfg).expect("starts");
             assert_eq!(
@@ -324,6 +326,7 @@ fn views_never_hold_what_a_seat_may_not_see() {
                 seed: i,
                 chance: ChanceMode::Seeded,
                 fuel: None,
+                set: Vec::new(),
             };
             let mut m = Match::new(&g, cfg).expect("starts");
             let mut rng = ChaCha8Rng::seed_from_u64(100 + i);
@@ -491,6 +494,7 @@ fn a_bound_seat_commits_its_own_choice_in_a_choose_each() {
         seed: 4,
         chance: ChanceMode::Seeded,
         fuel: None,
+        set: Vec::new(),
     };
     let mut m = Match::new(&g, cfg).expect("starts");
     let mut rng = ChaCha8Rng::seed_from_u64(4);

@@ -44,6 +44,12 @@ impl Checker {
                     body,
                     ..
                 } => self.action_body(name, params, guard.as_ref(), body),
+                ast::DeclKind::Trigger {
+                    name,
+                    each,
+                    cond,
+                    body,
+                } => self.trigger(name, each.as_ref(), cond.as_ref(), body),
                 _ => {}
             }
         }
@@ -292,6 +298,146 @@ impl Checker {
         act.guard_span = guard.map(|g| g.span);
         act.guard_parts = parts;
         act.proc = proc;
+    }
+
+    /// A `when` trigger: its test (a condition, or the first element meeting it) and its
+    /// body, a procedure with the element in its first local.
+    pub(crate) fn trigger(
+        &mut self,
+        name: &ast::Ident,
+        each: Option<&ast::Binding>,
+        cond: Option<&ast::Expr>,
+        body: &ast::Block,
+    ) {
+        if let Some(prev) = self.game.triggers.iter().find(|t| t.name == name.name) {
+            let prev = prev.span;
+            let p = self.error(
+                Code::Duplicate,
+                name.span,
+                format!("trigger `{}` is declared twice", name.name),
+                "second trigger",
+            );
+            p.related = Some((prev, "first trigger".into()));
+        }
+        self.begin_locals();
+        let binds = each.map(|b| self.bind_all(std::slice::from_ref(b)));
+        let filter = cond.map(|c| {
+            let (x, t) = self.expr(c);
+            self.expect_type(t, Type::Bool, c.span, "a trigger's condition");
+            if let ir::Expr::Lit(v) = x {
+                let always = v == ir::Value::Bool(true);
+                let p = self.error(
+                    Code::Trigger,
+                    c.span,
+                    if always {
+                        "this trigger's condition always holds: it would fire forever"
+                    } else {
+                        "this trigger's condition never holds"
+                    },
+                    "known when the file is read",
+                );
+                p.help = Some(
+                    "a trigger reacts to the state: `when over_limit q in players where \
+                     count(hand[q]) > 4 { ... }`"
+                        .into(),
+                );
+            }
+            x
+        });
+        let test_locals = self.end_locals();
+        let (test, elem) = match binds {
+            Some(binds) => {
+                let ty = binds[0].ty;
+                let agg = ir::Agg {
+                    kind: ir::AggKind::First,
+                    sets: vec![],
+                    binds,
+                    args: vec![],
+                    filter,
+                    body: None,
+                    otherwise: None,
+                };
+                (ir::Expr::Agg(Box::new(agg), name.span), Some(ty))
+            }
+            None => (
+                filter.unwrap_or(ir::Expr::Lit(ir::Value::Bool(false))),
+                None,
+            ),
+        };
+        self.begin_locals();
+        let each_slot = match (each, elem) {
+            (Some(b), Some(ty)) => Some(self.bind_local(&b.var.name, ty)),
+            _ => None,
+        };
+        let mut code = vec![];
+        self.block(body, &mut code, &mut vec![]);
+        let locals = self.end_locals();
+        let proc = self.game.procs.next_id();
+        self.game.procs.push(ir::Proc {
+            name: format!("when {}", name.name),
+            code,
+            locals,
+        });
+        self.aux_locals = self.aux_locals.max(test_locals);
+        self.game.triggers.push(ir::Trigger {
+            name: name.name.clone(),
+            test,
+            each: each_slot,
+            test_locals,
+            proc,
+            span: name.span,
+        });
+    }
+
+    /// Whether window points are compiled in: the rules file has window actions (never in
+    /// a scenario's setup).
+    pub(crate) fn has_windows(&self) -> bool {
+        self.file == crate::source::FileId::RULES
+            && self.game.actions.iter().any(|a| a.window.is_some())
+    }
+
+    /// The two choices a window offers: the `anytime` actions, or those and the `before
+    /// turn` ones, each followed by `pass`.
+    pub(crate) fn window_choices(&mut self) {
+        if !self.has_windows() {
+            return;
+        }
+        let make = |c: &mut Self, before: bool| {
+            let mut arms: Vec<ir::Arm> = c
+                .game
+                .actions
+                .enumerate()
+                .filter(|(_, a)| a.window == Some(false) || before && a.window == Some(true))
+                .map(|(id, _)| ir::Arm::Action(id))
+                .collect();
+            arms.push(ir::Arm::Inline {
+                label: Some("pass".into()),
+                binds: vec![],
+                guard: None,
+                guard_span: None,
+                guard_parts: vec![],
+                body_pc: 0,
+            });
+            let span = c
+                .game
+                .actions
+                .iter()
+                .find(|a| a.window.is_some())
+                .map_or(crate::source::Span::default(), |a| a.span);
+            let id = c.game.choices.next_id();
+            c.game.choices.push(ir::Choice {
+                by: None,
+                each: None,
+                arms,
+                else_pc: None,
+                end_pc: 0,
+                span,
+            });
+            id
+        };
+        let anytime = make(self, false);
+        let before = make(self, true);
+        self.game.windows = Some((anytime, before));
     }
 
     pub(crate) fn proc_body(&mut self, name: &str, b: &ast::Block) -> ir::ProcId {

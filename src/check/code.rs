@@ -229,6 +229,22 @@ codes! {
     /// flow { reveal n end }
     /// ```
     Reveal = "check::reveal";
+    /// A `when` trigger whose condition is known when the file is read: always true (it
+    /// would fire forever) or always false.
+    /// ```rules
+    /// players 2
+    /// var n: int
+    /// when always true { n += 1 }
+    /// flow { end }
+    /// ```
+    Trigger = "check::trigger";
+    /// An action's window that is neither `anytime` nor `before turn`.
+    /// ```rules
+    /// players 2
+    /// action swap() before round { }
+    /// flow { end }
+    /// ```
+    Window = "check::window";
     /// A `roll` whose possible values cannot be known.
     /// ```rules
     /// players 2
@@ -326,6 +342,13 @@ codes! {
     /// scenario "dice" { chance loaded }
     /// ```
     ScenarioChance = "scenario::chance";
+    /// A scenario's `expect ... sees` names something that is not a component's field, a
+    /// zone or a variable.
+    /// ```rules
+    /// rules "../../rules/classic/tic_tac_toe.rules"
+    /// scenario "looks" { expect seat(0) sees 3 }
+    /// ```
+    ScenarioSees = "scenario::sees";
 }
 
 impl fmt::Display for Code {

@@ -176,6 +176,7 @@ impl Checker {
                         name: f.name.name.clone(),
                         ty,
                         range,
+                        clamp: f.ty.clamps(),
                         default,
                         seen_by: None,
                     });
@@ -230,8 +231,15 @@ impl Checker {
                     visibility,
                 } => self.zone(name, index, ty, visibility.as_ref()),
                 ast::DeclKind::Var {
-                    name, index, ty, ..
-                } => self.var(name, index, ty, d.span),
+                    name,
+                    index,
+                    ty,
+                    visibility,
+                    ..
+                } => {
+                    self.var(name, index, ty, d.span);
+                    self.var_visibility(name, visibility.as_ref());
+                }
                 _ => {}
             }
         }
@@ -260,6 +268,7 @@ impl Checker {
             if let ast::DeclKind::Variant {
                 name,
                 description,
+                group,
                 sets,
             } = &d.kind
             {
@@ -292,6 +301,7 @@ impl Checker {
                 self.game.variants.push(ir::VariantDef {
                     name: name.name.clone(),
                     description: description.clone(),
+                    group: group.as_ref().map(|g| g.name.clone()),
                     sets: out,
                 });
             }
@@ -328,8 +338,27 @@ impl Checker {
                     name,
                     params,
                     sequence,
+                    window,
                     ..
                 } => {
+                    let window = match window {
+                        None => None,
+                        Some(ast::Window::Anytime) => Some(false),
+                        Some(ast::Window::Before(w)) if w.name == "turn" => Some(true),
+                        Some(ast::Window::Before(w)) => {
+                            let p = self.error(
+                                Code::Window,
+                                w.span,
+                                format!("windows open `before turn`, not before `{}`", w.name),
+                                "not a window",
+                            );
+                            p.help = Some(
+                                "write `action redeploy() before turn { ... }`, or `anytime`"
+                                    .into(),
+                            );
+                            None
+                        }
+                    };
                     let id = self.game.actions.next_id();
                     self.action_arity.insert(id, params.len());
                     self.define(name, Global::Action(id));
@@ -339,8 +368,9 @@ impl Checker {
                         guard: None,
                         guard_span: None,
                         guard_parts: vec![],
-                        offered: false,
+                        offered: window.is_some(),
                         sequence: *sequence,
+                        window,
                         proc: ir::ProcId(0),
                         span: name.span,
                     });
@@ -352,7 +382,7 @@ impl Checker {
 
     pub(crate) fn type_expr(&mut self, t: &ast::TypeExpr) -> (Type, Option<(i64, i64)>) {
         match t {
-            ast::TypeExpr::Range { lo, hi, span } => {
+            ast::TypeExpr::Range { lo, hi, span, .. } => {
                 if lo > hi {
                     self.error(
                         Code::Range,
@@ -460,6 +490,7 @@ impl Checker {
             Some("owner") => ir::Visibility::Owner,
             Some("hidden") => ir::Visibility::Hidden,
             Some("top") => ir::Visibility::Top,
+            Some("secret") => ir::Visibility::Secret,
             Some(other) => {
                 let p = self.error(
                     Code::Visibility,
@@ -467,7 +498,7 @@ impl Checker {
                     format!("unknown visibility `{other}`"),
                     "not a visibility",
                 );
-                p.help = Some("write `public`, `owner`, `hidden` or `top`".into());
+                p.help = Some("write `public`, `owner`, `hidden`, `top` or `secret`".into());
                 ir::Visibility::Public
             }
         };
@@ -599,9 +630,57 @@ impl Checker {
             count,
             ty: t,
             range,
+            clamp: ty.clamps(),
+            visibility: ir::Visibility::Public,
+            owner_dim: None,
             init: None,
             span,
         });
         self.game.var_slots += count;
+    }
+
+    /// Who sees a variable's values: `public` (the default), `owner` (needs a Player index),
+    /// `hidden` or `secret`; `top` is for zones only.
+    pub(crate) fn var_visibility(&mut self, name: &ast::Ident, vis: Option<&ast::Ident>) {
+        let Some((Global::Var(v), _)) = self.globals.get(&name.name).copied() else {
+            return;
+        };
+        let Some(vis) = vis else { return };
+        let owner_dim = self.game.vars[v]
+            .dims
+            .iter()
+            .position(|d| *d == ir::Dim::Player);
+        let visibility = match vis.name.as_str() {
+            "public" => ir::Visibility::Public,
+            "hidden" => ir::Visibility::Hidden,
+            "secret" => ir::Visibility::Secret,
+            "owner" if owner_dim.is_some() => ir::Visibility::Owner,
+            "owner" => {
+                let p = self.error(
+                    Code::Visibility,
+                    vis.span,
+                    format!(
+                        "variable `{}` is `owner` but not indexed by Player",
+                        name.name
+                    ),
+                    "no owner to see it",
+                );
+                p.help = Some("index it by player: `var bid[Player]: 0..10 owner`".into());
+                return;
+            }
+            _ => {
+                let p = self.error(
+                    Code::Visibility,
+                    vis.span,
+                    format!("a variable cannot be `{}`", vis.name),
+                    "not a visibility of variables",
+                );
+                p.help = Some("variables are `public`, `owner`, `hidden` or `secret`".into());
+                return;
+            }
+        };
+        let var = &mut self.game.vars[v];
+        var.visibility = visibility;
+        var.owner_dim = owner_dim;
     }
 }

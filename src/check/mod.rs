@@ -222,6 +222,8 @@ impl Checker {
                 setup: None,
                 flow: ir::ProcId(0),
                 end_when: vec![],
+                triggers: vec![],
+                windows: None,
                 score: None,
                 tiebreaks: vec![],
                 score_locals: 1,
@@ -425,6 +427,7 @@ impl Checker {
         self.declare_variants(file);
         self.declare_signatures(file);
         self.lower_bodies(file);
+        self.window_choices();
         let flow_seen = self.lower_flow(file);
         self.check_limits();
         self.check_ending(flow_seen);

@@ -144,7 +144,7 @@ impl Checker {
                 continue;
             }
             if let Global::Action(a) = g {
-                if !self.action_refs.contains(a) {
+                if !self.action_refs.contains(a) && self.game.actions[*a].window.is_none() {
                     unused.push((
                         *sp,
                         format!("action `{}` is never offered", self.game.actions[*a].name),

@@ -52,9 +52,13 @@ pub(crate) struct GameArgs {
     /// Number of players (default: the fewest the game allows).
     #[arg(long)]
     players: Option<u8>,
-    /// The variant to play.
+    /// The variants to play, separated by commas (`level3,angry_gods`), applied in order.
     #[arg(long)]
     variant: Option<String>,
+    /// A constant's value for the match, set after the variants (may be repeated):
+    /// `--set CALM=4`.
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    set: Vec<String>,
     /// The seed of the run.
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -342,6 +346,17 @@ impl GameArgs {
             seed: self.seed,
             chance: ChanceMode::Seeded,
             fuel: self.fuel,
+            set: self
+                .set
+                .iter()
+                .map(|s| match s.split_once('=') {
+                    Some((n, v)) => Ok((n.trim().to_string(), v.trim().to_string())),
+                    None => Err(miette::miette!(
+                        "--set takes NAME=VALUE, not `{}`",
+                        crate::source::quote(s, 40)
+                    )),
+                })
+                .collect::<miette::Result<_>>()?,
         };
         g.start(&cfg).map_err(|e| report(&g, e))?;
         Ok((g, cfg))

@@ -115,6 +115,7 @@ pub fn explain(g: &Game) -> String {
             Visibility::Owner => "seen by its owner",
             Visibility::Hidden => "hidden",
             Visibility::Top => "top card public",
+            Visibility::Secret => "secret, even at the end",
         };
         let start = g.comps.iter().filter(|c| z.has(c.zone)).count();
         s += &format!(

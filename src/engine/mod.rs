@@ -7,6 +7,7 @@
 mod error;
 mod options;
 mod outcome;
+mod react;
 mod run;
 pub mod scenario;
 mod sequence;
@@ -22,8 +23,8 @@ mod zones;
 pub use error::RunError;
 pub use session::{Match, Save, CHECKPOINT_EVERY, SAVE_VERSION};
 pub use state::State;
-pub(crate) use state::{Frame, Phase, Wait};
-pub use text::{field_visible, show_comp_for, show_value, ActionText};
+pub(crate) use state::{Frame, Phase, Wait, WindowState};
+pub use text::{field_visible, show_comp_for, show_value, var_visible, ActionText};
 pub use view::{View, ZoneView};
 pub use vm::DEFAULT_FUEL;
 pub use why::WhyNot;
@@ -47,7 +48,8 @@ pub struct Config {
     /// Number of seats, which [`Game::start`] requires to lie within the game's declared
     /// `players` range.
     pub players: u8,
-    /// Name of the variant whose constant overrides apply, or `None` for the base rules.
+    /// The variants to play, by name, separated by commas (`"level3,angry_gods"`), applied
+    /// in that order; `None` for the base rules.
     pub variant: Option<String>,
     /// Seed of the state's random generator (shuffles and rolls in [`ChanceMode::Seeded`]).
     pub seed: u64,
@@ -58,6 +60,10 @@ pub struct Config {
     /// searched each cost one unit; running out is a [`RunError::Limit`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fuel: Option<u64>,
+    /// Constants set for this match, after the variants: (name, value as text: `4`, `true`,
+    /// `red`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub set: Vec<(String, String)>,
 }
 
 /// Who must act now.

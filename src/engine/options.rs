@@ -376,6 +376,9 @@ impl Game {
                 return self.run(st);
             }
         }
+        if self.apply_window(st, a)? {
+            return self.run(st);
+        }
         match st.wait {
             Wait::Decision { .. } => {
                 let sequence = self.is_sequence(st, a);
@@ -406,6 +409,9 @@ impl Game {
                 let n = act.params.len();
                 let base = st.locals.len();
                 self.push_frame(st, act.proc, actor, &[])?;
+                // A chosen effect: no window opens until it is done.
+                let top = st.frames.len() - 1;
+                st.frames[top].inside = true;
                 for (i, b) in act.params.iter().enumerate().take(n) {
                     st.locals[base + b.slot as usize] = a.args[i];
                 }

@@ -80,11 +80,7 @@ impl Game {
             }
             let z = &self.zones[info.zone];
             let items = st.zones.items(inst);
-            let sees_all = match z.visibility {
-                Visibility::Public => true,
-                Visibility::Owner => seat.is_some() && info.owner == seat,
-                Visibility::Hidden | Visibility::Top => st.is_over(),
-            };
+            let sees_all = self.zone_open_to(st, inst, seat);
             let visible: Vec<String> = if sees_all {
                 items
                     .iter()
@@ -119,8 +115,29 @@ impl Game {
                 visible,
             });
         }
+        let vars = self.view_vars(st, seat, false);
+        let actor = match self.actor(st) {
+            Actor::Player(p) => format!("p{}", p + 1),
+            Actor::Chance => "chance".into(),
+            Actor::Nobody => "nobody".into(),
+        };
+        View {
+            seat,
+            current: st.current,
+            actor,
+            zones,
+            vars,
+            over: st.is_over(),
+            scores: st.outcome().map(|o| o.scores.clone()),
+            winners: st.outcome().map(|o| o.winners.clone()),
+        }
+    }
+
+    /// Every variable entry as `name[index] = value`, for seats in play; `?` for a value
+    /// `seat` may not see (unless `all`).
+    fn view_vars(&self, st: &State, seat: Option<u8>, all: bool) -> Vec<(String, String)> {
         let mut vars = Vec::new();
-        for v in &self.vars {
+        for (vid, v) in self.vars.enumerate() {
             for k in 0..v.count {
                 let mut rest = k;
                 let mut parts = Vec::new();
@@ -146,30 +163,19 @@ impl Game {
                 } else {
                     format!("{}[{}]", v.name, parts.join(","))
                 };
-                vars.push((
-                    name,
-                    match st.vars[(v.base + k) as usize] {
+                let slot = (v.base + k) as usize;
+                let value = if !all && !super::var_visible(self, st, vid, slot, seat) {
+                    "?".to_string()
+                } else {
+                    match st.vars[slot] {
                         crate::ir::Value::Comp(c) => super::show_comp_for(self, st, c, seat),
                         other => show_value(self, st, other),
-                    },
-                ));
+                    }
+                };
+                vars.push((name, value));
             }
         }
-        let actor = match self.actor(st) {
-            Actor::Player(p) => format!("p{}", p + 1),
-            Actor::Chance => "chance".into(),
-            Actor::Nobody => "nobody".into(),
-        };
-        View {
-            seat,
-            current: st.current,
-            actor,
-            zones,
-            vars,
-            over: st.is_over(),
-            scores: st.outcome().map(|o| o.scores.clone()),
-            winners: st.outcome().map(|o| o.winners.clone()),
-        }
+        vars
     }
 }
 
@@ -208,6 +214,7 @@ impl Game {
             Visibility::Public => true,
             Visibility::Owner => seat.is_some() && info.owner == seat,
             Visibility::Hidden | Visibility::Top => st.is_over(),
+            Visibility::Secret => false,
         }
     }
 
@@ -296,6 +303,22 @@ impl Game {
                 }
             }
         }
+        // Variable entries the seat cannot see: exchange values among them, per variable.
+        for (vid, v) in self.vars.enumerate() {
+            if v.visibility == Visibility::Public {
+                continue;
+            }
+            let slots: Vec<usize> = (v.base as usize..(v.base + v.count) as usize)
+                .filter(|&slot| !super::var_visible(self, st, vid, slot, seat))
+                .collect();
+            let mut vals: Vec<crate::ir::Value> = slots.iter().map(|&slot| st.vars[slot]).collect();
+            for i in (1..vals.len()).rev() {
+                vals.swap(i, rng.gen_range(0..=i));
+            }
+            for (&slot, val) in slots.iter().zip(vals) {
+                out.set_var(&self.program, vid, v.base, slot, val);
+            }
+        }
         out
     }
 }
@@ -308,6 +331,7 @@ impl Game {
         let mut open = st.clone();
         open.revealed.iter_mut().for_each(|r| *r = true);
         let mut view = self.view(&open, None);
+        view.vars = self.view_vars(&open, None, true);
         let shown = self
             .instances
             .ids()

@@ -797,8 +797,73 @@ impl Machine {
                     .map_err(|e| with(e, p.span_at(*pc - 1)))?;
                 self.stack.push(Value::Bool(v));
             }
+            Op::Majority(id) => {
+                let v = self.majority(g, s, id, locals, me, p.span_at(*pc - 1))?;
+                self.stack.push(Value::Int(v));
+            }
         }
         Ok(())
+    }
+
+    /// `majority(...)`: the share of the player on top of the stack (the points below it):
+    /// among the players of the top iterator with a value of at least 1, those with the
+    /// highest value split the points evenly, rounded down.
+    #[inline(never)]
+    fn majority(
+        &mut self,
+        g: &Game,
+        s: &State,
+        id: u32,
+        locals: &mut [Value],
+        me: u8,
+        span: Option<Span>,
+    ) -> Eval<i64> {
+        let op = &g.program.majorities[id as usize];
+        let who = self.pop();
+        let points = match self.pop() {
+            Value::Int(n) => n,
+            other => return Err(expected(g, s, "a number", other, span)),
+        };
+        let (mut best, mut tied, mut mine) = (0i64, 0i64, 0i64);
+        while let Some(q) = self.next(g, s, span)? {
+            let saved = local(locals, op.slot);
+            if let Some(l) = locals.get_mut(op.slot as usize) {
+                *l = q;
+            }
+            let takes_part = match op.filter {
+                Some(f) => self.eval_bool(g, s, f, locals, me),
+                None => Ok(true),
+            };
+            let value = match takes_part {
+                Ok(true) => self.eval_int(g, s, op.value, locals, me).map(Some),
+                Ok(false) => Ok(None),
+                Err(e) => Err(e),
+            };
+            if let Some(l) = locals.get_mut(op.slot as usize) {
+                *l = saved;
+            }
+            let value = match value {
+                Ok(v) => v,
+                Err(e) => {
+                    self.stop();
+                    return Err(e);
+                }
+            };
+            let Some(v) = value else { continue };
+            if q == who {
+                mine = v;
+            }
+            if v >= 1 && v > best {
+                (best, tied) = (v, 1);
+            } else if v >= 1 && v == best {
+                tied += 1;
+            }
+        }
+        Ok(if mine >= 1 && mine == best {
+            points.div_euclid(tied)
+        } else {
+            0
+        })
     }
 
     #[inline(never)]

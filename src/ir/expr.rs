@@ -72,6 +72,9 @@ pub enum AggKind {
     /// `connected(s in board, A, B where c)`: a space meeting `A` and `c` is joined to one
     /// meeting `B` and `c` through neighbours all meeting `c`.
     Connected,
+    /// `majority(q in players, points, p: value)`: player p's share of `points`, split evenly
+    /// (rounded down) among the players of highest value, if that value is at least 1.
+    Majority,
 }
 
 /// An aggregate over one or more collections.

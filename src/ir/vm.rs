@@ -132,6 +132,9 @@ pub enum Op {
     BestSets(u32),
     /// Push whether two kinds of spaces are connected ([`Program::connects`]).
     Connected(u32),
+    /// Pop the player and the points, walk the top iterator of players, push that player's
+    /// share of a majority ([`Program::majorities`]).
+    Majority(u32),
 }
 
 /// Something a comparison reads without going through the stack.
@@ -229,6 +232,17 @@ pub struct BestSetsOp {
     pub slot: u16,
     /// Which elements join the pool.
     pub filter: Option<Code>,
+}
+
+/// `majority(q in C where filter, points, p: value)`.
+#[derive(Clone, Debug)]
+pub struct MajorityOp {
+    /// The local `q` is bound to while the filter and the value are computed.
+    pub slot: u16,
+    /// Which players take part.
+    pub filter: Option<Code>,
+    /// Each player's value.
+    pub value: Code,
 }
 
 /// A binding `x in C` of an action or a choice, compiled.
@@ -453,6 +467,19 @@ pub enum Step {
         /// The statement.
         span: Span,
     },
+    /// `reveal c.f to p`.
+    RevealTo {
+        /// The component.
+        comp: Code,
+        /// The field.
+        field: u16,
+        /// The player.
+        to: Code,
+        /// The statement.
+        span: Span,
+    },
+    /// A window point (see [`crate::ir::Instr::Window`]).
+    Window(bool),
     /// A loop's back edge: the span blamed when the work budget runs out.
     LoopGuard {
         /// The loop.
@@ -469,6 +496,19 @@ pub struct CDef {
     pub locals: u16,
     /// The body.
     pub body: Code,
+}
+
+/// A compiled `when` trigger.
+#[derive(Clone, Copy, Debug)]
+pub struct CTrigger {
+    /// The test (see [`crate::ir::Trigger::test`]).
+    pub test: Code,
+    /// A trigger per element: the body's local slot of the element.
+    pub each: Option<u16>,
+    /// Its body.
+    pub proc: ProcId,
+    /// The trigger's name in its declaration.
+    pub span: Span,
 }
 
 /// A compiled set kind.
@@ -521,6 +561,8 @@ pub struct Program {
     pub sets: Table<SetId, CSet>,
     /// `end when` conditions.
     pub end_when: Vec<(Code, Span)>,
+    /// `when` triggers: (test, per element, body, span), in declaration order.
+    pub triggers: Vec<CTrigger>,
     /// `score(p)`, the player in local 0.
     pub score: Option<Code>,
     /// `tiebreak(p)`, the player in local 0.
@@ -537,6 +579,8 @@ pub struct Program {
     pub best_sets: Vec<BestSetsOp>,
     /// `connected` aggregates.
     pub connects: Vec<ConnectOp>,
+    /// `majority` aggregates.
+    pub majorities: Vec<MajorityOp>,
     /// The components of each type, in table order.
     pub type_comps: Table<TypeId, Vec<CompId>>,
     /// Indexed variables.

@@ -232,6 +232,7 @@ impl<'g> Session<'g> {
                 seed,
                 variant,
                 chance,
+                set,
             } => {
                 let cfg = Config {
                     players: players.unwrap_or(g.min_players),
@@ -242,6 +243,11 @@ impl<'g> Session<'g> {
                         Some(ChanceModeName::External) => ChanceMode::External,
                     },
                     fuel: None,
+                    set: set
+                        .iter()
+                        .flatten()
+                        .map(|(n, v)| (n.clone(), v.text()))
+                        .collect(),
                 };
                 self.checkpoint(Stage::BeforeEngine);
                 let m = Match::new(g, cfg).map_err(|e| run_error(g, &e))?;

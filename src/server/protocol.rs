@@ -26,6 +26,8 @@ pub enum Request {
         variant: Option<String>,
         /// How chance is resolved (default: seeded).
         chance: Option<ChanceModeName>,
+        /// Constants set for the match, after the variants: `{"CALM": 4}`.
+        set: Option<std::collections::BTreeMap<String, SetValue>>,
     },
     /// The legal actions now (or the chance outcomes, when chance must act).
     Legal {},
@@ -64,6 +66,29 @@ impl Request {
     pub const COMMANDS: [&'static str; 10] = [
         "new", "legal", "apply", "view", "why", "status", "state", "undo", "save", "load",
     ];
+}
+
+/// A constant's value in `new`'s `set`: a number, a flag, or a name (`"red"`).
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(untagged)]
+pub enum SetValue {
+    /// A whole number.
+    Int(i64),
+    /// `true` or `false`.
+    Bool(bool),
+    /// An enum value's name (or a number or flag written as text).
+    Text(String),
+}
+
+impl SetValue {
+    /// The value as text, as [`crate::engine::Config::set`] takes it.
+    pub fn text(&self) -> String {
+        match self {
+            SetValue::Int(n) => n.to_string(),
+            SetValue::Bool(b) => b.to_string(),
+            SetValue::Text(t) => t.clone(),
+        }
+    }
 }
 
 /// How chance is resolved in a new match: `"seeded"` or `"external"`.

@@ -238,6 +238,7 @@ fn rule_words(r: Rule) -> &'static str {
         | Rule::setup_decl
         | Rule::flow_decl
         | Rule::end_when_decl
+        | Rule::trigger_decl
         | Rule::score_decl
         | Rule::tiebreak_decl
         | Rule::ties_decl
@@ -303,6 +304,7 @@ fn rule_words(r: Rule) -> &'static str {
         | Rule::sc_players
         | Rule::sc_seed
         | Rule::sc_variant
+        | Rule::sc_set
         | Rule::sc_chance
         | Rule::sc_setup
         | Rule::sc_apply
@@ -313,7 +315,8 @@ fn rule_words(r: Rule) -> &'static str {
         | Rule::sc_expect_finished
         | Rule::sc_expect_not_finished
         | Rule::sc_expect_winners
-        | Rule::sc_expect_actor => "a scenario step",
+        | Rule::sc_expect_actor
+        | Rule::sc_expect_sees => "a scenario step",
         Rule::scenario => "`scenario`",
         _ => "a keyword",
     }

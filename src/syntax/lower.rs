@@ -165,10 +165,12 @@ pub(super) fn decl(p: Pair<Rule>) -> Decl {
         Rule::variant_decl => {
             let name = ident(it.next().expect("variant name"));
             let mut description = None;
+            let mut group = None;
             let mut sets = Vec::new();
             for q in it {
                 match q.as_rule() {
                     Rule::string => description = Some(string(q)),
+                    Rule::variant_group => group = q.into_inner().nth(1).map(ident),
                     Rule::variant_set => {
                         let mut s = q.into_inner();
                         let n = ident(s.next().expect("name"));
@@ -180,6 +182,7 @@ pub(super) fn decl(p: Pair<Rule>) -> Decl {
             DeclKind::Variant {
                 name,
                 description,
+                group,
                 sets,
             }
         }
@@ -277,10 +280,12 @@ pub(super) fn decl(p: Pair<Rule>) -> Decl {
             let mut index = Vec::new();
             let mut ty = None;
             let mut init = None;
+            let mut visibility = None;
             for q in it {
                 match q.as_rule() {
                     Rule::index_types => index = q.into_inner().map(ident).collect(),
                     Rule::type_expr => ty = Some(type_expr(q)),
+                    Rule::visibility => visibility = Some(ident(q)),
                     Rule::expr => init = Some(expr(q)),
                     _ => {}
                 }
@@ -290,6 +295,7 @@ pub(super) fn decl(p: Pair<Rule>) -> Decl {
                 index,
                 ty: ty.expect("var type"),
                 init,
+                visibility,
             }
         }
         Rule::def_decl => {
@@ -320,11 +326,19 @@ pub(super) fn decl(p: Pair<Rule>) -> Decl {
             let mut params = Vec::new();
             let mut guard = None;
             let mut body = None;
+            let mut window = None;
             for q in it {
                 match q.as_rule() {
                     Rule::binding => params.push(binding(q)),
                     Rule::expr => guard = Some(expr(q)),
                     Rule::block => body = Some(block(q)),
+                    Rule::window => {
+                        // `anytime`, or `before` and a word.
+                        window = Some(match q.into_inner().nth(1) {
+                            Some(word) => Window::Before(ident(word)),
+                            None => Window::Anytime,
+                        });
+                    }
                     _ => {}
                 }
             }
@@ -333,7 +347,26 @@ pub(super) fn decl(p: Pair<Rule>) -> Decl {
                 sequence,
                 params,
                 guard,
+                window,
                 body: body.expect("action body"),
+            }
+        }
+        Rule::trigger_decl => {
+            let name = ident(it.next().expect("trigger name"));
+            let (mut each, mut cond, mut body) = (None, None, None);
+            for q in it {
+                match q.as_rule() {
+                    Rule::binding => each = Some(binding(q)),
+                    Rule::expr => cond = Some(expr(q)),
+                    Rule::block => body = Some(block(q)),
+                    _ => {}
+                }
+            }
+            DeclKind::Trigger {
+                name,
+                each,
+                cond,
+                body: body.expect("trigger body"),
             }
         }
         Rule::setup_decl => DeclKind::Setup(block(it.next().expect("setup block"))),
@@ -456,14 +489,21 @@ fn entry(p: Pair<Rule>) -> Entry {
 }
 
 fn type_expr(p: Pair<Rule>) -> TypeExpr {
-    let inner = p.into_inner().next().expect("type");
+    let mut parts = p.into_inner();
+    let inner = parts.next().expect("type");
     match inner.as_rule() {
         Rule::range_type => {
             let sp = span(&inner);
             let mut r = inner.into_inner();
             let lo = int(&r.next().expect("lo"));
             let hi = int(&r.next().expect("hi"));
-            TypeExpr::Range { lo, hi, span: sp }
+            let clamp = parts.next().is_some();
+            TypeExpr::Range {
+                lo,
+                hi,
+                span: sp,
+                clamp,
+            }
         }
         _ => TypeExpr::Named(ident(inner)),
     }
@@ -739,7 +779,11 @@ fn stmt_inner(p: Pair<Rule>, sp: Span) -> Stmt {
         }
         Rule::reveal_stmt | Rule::hide_stmt => {
             it.next();
-            StmtKind::Reveal(expr(it.next().expect("field")), rule == Rule::reveal_stmt)
+            let field = expr(it.next().expect("field"));
+            match it.nth(1) {
+                Some(to) => StmtKind::RevealTo(field, expr(to)),
+                None => StmtKind::Reveal(field, rule == Rule::reveal_stmt),
+            }
         }
         r => unreachable!("grammar: unexpected statement {r:?}"),
     };
@@ -774,7 +818,11 @@ pub(super) fn step(p: Pair<Rule>) -> Step {
                 0
             }))
         }
-        Rule::sc_variant => StepKind::Variant(ident(it.next().expect("variant"))),
+        Rule::sc_variant => StepKind::Variant(it.map(ident).collect()),
+        Rule::sc_set => {
+            let name = ident(it.next().expect("constant"));
+            StepKind::Set(name, expr(it.next().expect("value")))
+        }
         Rule::sc_chance => StepKind::Chance(ident(it.next().expect("mode"))),
         Rule::sc_setup => StepKind::Setup(block(it.next().expect("block"))),
         Rule::sc_apply => StepKind::Apply(string(it.next().expect("action"))),
@@ -788,6 +836,23 @@ pub(super) fn step(p: Pair<Rule>) -> Step {
         Rule::sc_expect_winners => StepKind::ExpectWinners(expr(it.nth(1).expect("winners"))),
         Rule::sc_expect_actor => StepKind::ExpectActor(expr(it.nth(1).expect("actor"))),
         Rule::sc_expect => StepKind::Expect(expr(it.next().expect("expr"))),
+        Rule::sc_expect_sees => {
+            let seat = expr(it.next().expect("seat"));
+            let mut sees = true;
+            let mut target = None;
+            for q in it {
+                match q.as_rule() {
+                    Rule::kw_not => sees = false,
+                    Rule::expr => target = Some(expr(q)),
+                    _ => {}
+                }
+            }
+            StepKind::ExpectSees {
+                seat,
+                target: target.expect("what is seen"),
+                sees,
+            }
+        }
         r => unreachable!("grammar: unexpected step {r:?}"),
     };
     Step { kind, span: sp }

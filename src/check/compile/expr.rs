@@ -356,8 +356,31 @@ impl Compiler<'_> {
                 let id = self.p.best_sets.len() as u32 - 1;
                 self.emit_at(Op::BestSets(id), span);
             }
+            AggKind::Majority => self.majority(a, span),
             _ => self.fold(a, span),
         }
+    }
+
+    /// `majority(q in C, points, p: value)`: the points and the player on the stack, the
+    /// players' iterator on top of the iterators; the value (and the filter) run out of line.
+    fn majority(&mut self, a: &Agg, span: Span) {
+        let (Some(bind), [points, p], Some(body)) = (a.binds.first(), a.args.as_slice(), &a.body)
+        else {
+            self.lit(Value::Int(0));
+            return;
+        };
+        self.emit_expr(points);
+        self.emit_expr(p);
+        self.emit_coll(&bind.coll);
+        let filter = self.out_of_line(a.filter.as_ref());
+        let value = self.out_of_line(Some(body)).unwrap_or_default();
+        self.p.majorities.push(MajorityOp {
+            slot: bind.slot,
+            filter,
+            value,
+        });
+        let id = self.p.majorities.len() as u32 - 1;
+        self.emit_at(Op::Majority(id), span);
     }
 
     /// Code that is jumped over where it stands and run on its own (a condition tested per
@@ -466,7 +489,7 @@ impl Compiler<'_> {
                 }
                 breaks.push(self.emit(Op::Jump(0)));
             }
-            AggKind::Line | AggKind::BestSets | AggKind::Connected => {}
+            AggKind::Line | AggKind::BestSets | AggKind::Connected | AggKind::Majority => {}
         }
         // Leaving every loop early: drop each iterator.
         let mut leave_jump = None;

@@ -352,7 +352,19 @@ impl Compiler<'_> {
                     on: *on,
                     span: *span,
                 },
+                Instr::RevealTo {
+                    comp,
+                    field,
+                    to,
+                    span,
+                } => Step::RevealTo {
+                    comp: self.expr(comp),
+                    field: *field,
+                    to: self.expr(to),
+                    span: *span,
+                },
                 Instr::LoopGuard { span } => Step::LoopGuard { span: *span },
+                Instr::Window(before) => Step::Window(*before),
             })
             .collect()
     }

@@ -247,6 +247,7 @@ impl Checker {
             "first" => AggKind::First,
             "line" => AggKind::Line,
             "connected" => AggKind::Connected,
+            "majority" => AggKind::Majority,
             "best_sets" => {
                 if let Some(x) = body.or(otherwise) {
                     let p = self.error(
@@ -267,7 +268,7 @@ impl Checker {
                     "not an aggregate",
                 );
                 p.help = Some(
-                    "aggregates: count, sum, max, min, any, all, first, line, connected".into(),
+                    "aggregates: count, sum, max, min, any, all, first, line, connected, majority".into(),
                 );
                 return (Expr::Lit(Value::None), Type::Any);
             }
@@ -285,6 +286,8 @@ impl Checker {
                     if !matches!(t, Type::Space(_) | Type::Any) {
                         self.error(Code::Type, a.span, "the third argument of `line` is the space every line must pass through", "not a space");
                     }
+                } else if kind == AggKind::Majority && i == 1 {
+                    self.expect_type(t, Type::Player, a.span, "the player whose share is asked");
                 } else {
                     self.expect_type(t, Type::Int, a.span, "this argument");
                 }
@@ -323,6 +326,8 @@ impl Checker {
                         .into(),
                 );
             }
+        } else if kind == AggKind::Majority {
+            self.check_majority(&binds, args2.len(), body, otherwise, span);
         } else if !args2.is_empty() {
             self.error(
                 Code::Arity,
@@ -346,6 +351,12 @@ impl Checker {
         };
         let ret = match kind {
             AggKind::Count | AggKind::BestSets => Type::Int,
+            AggKind::Majority => {
+                if let Some(b) = body {
+                    self.expect_type(body_ty, Type::Int, b.span, "the value of `majority`");
+                }
+                Type::Int
+            }
             AggKind::Sum | AggKind::Max | AggKind::Min => {
                 if let Some(b) = body {
                     self.expect_type(
@@ -519,6 +530,41 @@ impl Checker {
                 p.help = Some("spaces come from a board: `for s in grid`".into());
                 None
             }
+        }
+    }
+
+    /// `majority(q in players, points, p: value)`: one binding over players, two arguments, a
+    /// value and no `else`.
+    fn check_majority(
+        &mut self,
+        binds: &[ir::Bind],
+        args: usize,
+        body: Option<&ast::Expr>,
+        otherwise: Option<&ast::Expr>,
+        span: ast::Span,
+    ) {
+        let players = binds.len() == 1 && matches!(binds[0].ty, Type::Player | Type::Any);
+        if !players || args != 2 || body.is_none() {
+            let p = self.error(
+                Code::Arity,
+                span,
+                "`majority` takes players, the points and the player whose share is asked",
+                "expected `majority(q in players, points, p: value)`",
+            );
+            p.help = Some(
+                "for example `majority(q in players, 5, me: count(works[q]))`: the players \
+                 with the most works share 5 points"
+                    .into(),
+            );
+        }
+        if let Some(o) = otherwise {
+            let p = self.error(
+                Code::Arity,
+                o.span,
+                "`majority` takes no `else`",
+                "not allowed here",
+            );
+            p.help = Some("a player who has no majority gets 0".into());
         }
     }
 }

@@ -178,6 +178,9 @@ impl Checker {
                 let (p, t) = self.expr(player);
                 self.expect_type(t, Type::Player, player.span, "the player of a turn");
                 let save = self.alloc_local(1);
+                if self.has_windows() {
+                    code.push(Instr::Window(true));
+                }
                 code.push(Instr::TurnStart {
                     player: p,
                     save,
@@ -222,7 +225,14 @@ impl Checker {
                         "choose one",
                     );
                 }
+                // Windows open before a choice and after it (after the chosen effect).
+                if self.has_windows() {
+                    code.push(Instr::Window(false));
+                }
                 self.choose(s, by.as_ref(), each2, arms, otherwise.as_ref(), code, loops);
+                if self.has_windows() {
+                    code.push(Instr::Window(false));
+                }
                 self.scopes.truncate(depth);
             }
             S::Move { what, to, bottom } => {
@@ -358,6 +368,9 @@ impl Checker {
                     args: xs,
                     span: s.span,
                 });
+                if self.has_windows() {
+                    code.push(Instr::Window(false));
+                }
             }
             S::Reveal(target, on) => {
                 let (x, _) = self.expr(target);
@@ -378,6 +391,32 @@ impl Checker {
                         );
                         p.help = Some(
                             "write `reveal piece.element` for a field declared `seen by owner`"
+                                .into(),
+                        );
+                    }
+                }
+            }
+            S::RevealTo(target, to) => {
+                let (x, _) = self.expr(target);
+                let (p, t) = self.expr(to);
+                self.expect_type(t, Type::Player, to.span, "the player a field is shown to");
+                match x {
+                    Expr::Field(comp, field) => code.push(Instr::RevealTo {
+                        comp: *comp,
+                        field,
+                        to: p,
+                        span: s.span,
+                    }),
+                    Expr::Lit(Value::None) => {}
+                    _ => {
+                        let p = self.error(
+                            Code::Reveal,
+                            target.span,
+                            "only a component's field can be revealed to a player",
+                            "not a field",
+                        );
+                        p.help = Some(
+                            "write `reveal piece.element to me` for a field declared `seen by owner`"
                                 .into(),
                         );
                     }
