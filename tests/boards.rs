@@ -29,7 +29,7 @@ fn config(variant: Option<&str>) -> Config {
         variant: variant.map(String::from),
         seed: 0,
         chance: ChanceMode::External,
-        fuel: None,
+        ..Config::default()
     }
 }
 
