@@ -6,6 +6,7 @@ mod bench;
 mod play;
 mod serve;
 mod show;
+mod web;
 
 use crate::check::{self, Diagnostics};
 use crate::engine::{ChanceMode, Config};
@@ -95,6 +96,9 @@ enum Cmd {
     Bench(bench::BenchArgs),
     /// Serve a game over JSON lines on stdin and stdout (see the README).
     Serve(serve::ServeArgs),
+    /// Play and author a game in the browser: a local page that draws the rules file and
+    /// follows its changes (see the README).
+    Web(web::WebArgs),
     /// Replay a saved match and print its final state and outcome.
     Replay { file: PathBuf, save: PathBuf },
 }
@@ -133,6 +137,7 @@ pub fn run() -> miette::Result<()> {
         Cmd::Test { paths } => run_tests(&paths)?,
         Cmd::Bench(args) => bench::run(&args)?,
         Cmd::Serve(args) => serve::run(&args)?,
+        Cmd::Web(args) => web::run(&args)?,
         Cmd::Replay { file, save } => {
             let g = load_game(&file)?;
             let text = read(&save)?;
