@@ -23,6 +23,12 @@ const ALLOWED: &[(&str, &[&str])] = &[
         "server",
         &["run", "agents", "engine", "check", "ir", "source", "ops"],
     ),
+    (
+        "web",
+        &[
+            "server", "run", "agents", "engine", "check", "ir", "source", "ops",
+        ],
+    ),
     ("render", &[]),
 ];
 

@@ -42,7 +42,10 @@ pub fn bind(addr: &str) -> std::io::Result<(std::net::TcpListener, std::net::Soc
 
 /// Serves the page on `listener` until the process ends, reading the rules from `source` now
 /// and whenever they change.
-pub fn serve(listener: std::net::TcpListener, mut source: Box<dyn RulesSource>) -> std::io::Result<()> {
+pub fn serve(
+    listener: std::net::TcpListener,
+    mut source: Box<dyn RulesSource>,
+) -> std::io::Result<()> {
     let mut app = App::new(source.name());
     app.poll(source.as_mut());
     let shared: Shared = Arc::new(Mutex::new(app));
@@ -68,9 +71,18 @@ pub fn serve(listener: std::net::TcpListener, mut source: Box<dyn RulesSource>) 
 /// The routes, over one app.
 pub fn router(app: Shared) -> Router {
     Router::new()
-        .route("/", get(|| async { asset("text/html; charset=utf-8", super::assets::INDEX) }))
-        .route("/app.js", get(|| async { asset("text/javascript; charset=utf-8", super::assets::JS) }))
-        .route("/app.css", get(|| async { asset("text/css; charset=utf-8", super::assets::CSS) }))
+        .route(
+            "/",
+            get(|| async { asset("text/html; charset=utf-8", super::assets::INDEX) }),
+        )
+        .route(
+            "/app.js",
+            get(|| async { asset("text/javascript; charset=utf-8", super::assets::JS) }),
+        )
+        .route(
+            "/app.css",
+            get(|| async { asset("text/css; charset=utf-8", super::assets::CSS) }),
+        )
         .route("/api/status", get(status))
         .route("/api/game", get(game))
         .route("/api/seat/:seat", get(page))
@@ -84,12 +96,21 @@ pub fn router(app: Shared) -> Router {
 }
 
 fn asset(kind: &'static str, body: &'static str) -> Response {
-    ([(header::CONTENT_TYPE, kind), (header::CACHE_CONTROL, "no-store")], body).into_response()
+    (
+        [
+            (header::CONTENT_TYPE, kind),
+            (header::CACHE_CONTROL, "no-store"),
+        ],
+        body,
+    )
+        .into_response()
 }
 
-fn locked(app: &Shared) -> Result<std::sync::MutexGuard<'_, App>, Response> {
-    app.lock()
-        .map_err(|_| (StatusCode::INTERNAL_SERVER_ERROR, "the app failed earlier").into_response())
+/// The app, or the answer when it cannot be had (a handler panicked while holding it).
+fn locked(app: &Shared) -> Result<std::sync::MutexGuard<'_, App>, Box<Response>> {
+    app.lock().map_err(|_| {
+        Box::new((StatusCode::INTERNAL_SERVER_ERROR, "the app failed earlier").into_response())
+    })
 }
 
 fn bad(message: impl Into<String>) -> Response {
@@ -101,13 +122,16 @@ fn bad(message: impl Into<String>) -> Response {
 }
 
 /// A seat in a path: a number from 0, or `spectator`.
-fn seat(s: &str) -> Result<Option<u8>, Response> {
+fn seat(s: &str) -> Result<Option<u8>, Box<Response>> {
     if s == "spectator" {
         return Ok(None);
     }
-    s.parse::<u8>()
-        .map(Some)
-        .map_err(|_| bad(format!("seat `{}`: a number from 0, or `spectator`", crate::server::protocol::quote(s))))
+    s.parse::<u8>().map(Some).map_err(|_| {
+        Box::new(bad(format!(
+            "seat `{}`: a number from 0, or `spectator`",
+            crate::server::protocol::quote(s)
+        )))
+    })
 }
 
 fn reply(r: Reply) -> Response {
@@ -117,14 +141,14 @@ fn reply(r: Reply) -> Response {
 async fn status(State(app): State<Shared>) -> Response {
     match locked(&app) {
         Ok(a) => Json(a.status()).into_response(),
-        Err(e) => e,
+        Err(e) => *e,
     }
 }
 
 async fn game(State(app): State<Shared>) -> Response {
     match locked(&app) {
         Ok(a) => Json(a.info()).into_response(),
-        Err(e) => e,
+        Err(e) => *e,
     }
 }
 
@@ -136,11 +160,11 @@ struct At {
 async fn page(State(app): State<Shared>, Path(s): Path<String>, Query(at): Query<At>) -> Response {
     let seat = match seat(&s) {
         Ok(s) => s,
-        Err(e) => return e,
+        Err(e) => return *e,
     };
     let mut a = match locked(&app) {
         Ok(a) => a,
-        Err(e) => return e,
+        Err(e) => return *e,
     };
     match a.page(seat, at.at) {
         Ok(p) => Json(p).into_response(),
@@ -153,27 +177,35 @@ struct ActionArg {
     action: String,
 }
 
-async fn why(State(app): State<Shared>, Path(s): Path<String>, Query(q): Query<ActionArg>) -> Response {
+async fn why(
+    State(app): State<Shared>,
+    Path(s): Path<String>,
+    Query(q): Query<ActionArg>,
+) -> Response {
     let seat = match seat(&s) {
         Ok(Some(s)) => s,
         Ok(None) => return bad("a spectator does not act"),
-        Err(e) => return e,
+        Err(e) => return *e,
     };
     match locked(&app) {
         Ok(mut a) => reply(a.request(Some(seat), Request::Why { action: q.action })),
-        Err(e) => e,
+        Err(e) => *e,
     }
 }
 
-async fn apply(State(app): State<Shared>, Path(s): Path<String>, Json(q): Json<ActionArg>) -> Response {
+async fn apply(
+    State(app): State<Shared>,
+    Path(s): Path<String>,
+    Json(q): Json<ActionArg>,
+) -> Response {
     let seat = match seat(&s) {
         Ok(Some(s)) => s,
         Ok(None) => return bad("a spectator does not act"),
-        Err(e) => return e,
+        Err(e) => return *e,
     };
     match locked(&app) {
         Ok(mut a) => reply(a.request(Some(seat), Request::Apply { action: q.action })),
-        Err(e) => e,
+        Err(e) => *e,
     }
 }
 
@@ -183,21 +215,21 @@ async fn new(State(app): State<Shared>, Json(setup): Json<Setup>) -> Response {
             Ok(()) => Json(a.status()).into_response(),
             Err(e) => bad(e),
         },
-        Err(e) => e,
+        Err(e) => *e,
     }
 }
 
 async fn undo(State(app): State<Shared>) -> Response {
     match locked(&app) {
         Ok(mut a) => reply(a.undo()),
-        Err(e) => e,
+        Err(e) => *e,
     }
 }
 
 async fn save(State(app): State<Shared>) -> Response {
     match locked(&app) {
         Ok(mut a) => reply(a.save()),
-        Err(e) => e,
+        Err(e) => *e,
     }
 }
 
@@ -209,6 +241,6 @@ struct Data {
 async fn load(State(app): State<Shared>, Json(d): Json<Data>) -> Response {
     match locked(&app) {
         Ok(mut a) => reply(a.load(d.data)),
-        Err(e) => e,
+        Err(e) => *e,
     }
 }

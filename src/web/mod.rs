@@ -390,8 +390,7 @@ impl App {
             return first;
         }
         self.match_version += 1;
-        loop {
-            let Some(m) = self.current() else { break };
+        while let Some(m) = self.current() {
             let agent_to_act = m.pending().iter().any(|&s| self.is_agent(s));
             if !agent_to_act || m.log().is_empty() {
                 break;

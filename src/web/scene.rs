@@ -223,11 +223,7 @@ pub fn scene(g: &Game, view: &View, players: u8) -> Scene {
     // Variables, in the order the view lists them.
     let mut entries = view.vars.iter();
     for v in &g.vars {
-        let board_dims = v
-            .dims
-            .iter()
-            .filter(|d| matches!(d, Dim::Board(_)))
-            .count();
+        let board_dims = v.dims.iter().filter(|d| matches!(d, Dim::Board(_))).count();
         let several = g
             .vars
             .iter()
@@ -281,7 +277,9 @@ mod tests {
     use super::*;
 
     fn load(text: &str) -> Game {
-        crate::check::load("t.rules", text).game.expect("valid rules")
+        crate::check::load("t.rules", text)
+            .game
+            .expect("valid rules")
     }
 
     #[test]
@@ -300,7 +298,8 @@ mod tests {
         assert_eq!(l[0].edges.len(), 7); // 2 rows of 2 + 3 columns of 1
         assert_eq!(l[1].shape, "ring");
         assert_eq!(l[1].edges.len(), 8);
-        let d = |a: &SpaceLayout, b: &SpaceLayout| ((a.x - b.x).powi(2) + (a.y - b.y).powi(2)).sqrt();
+        let d =
+            |a: &SpaceLayout, b: &SpaceLayout| ((a.x - b.x).powi(2) + (a.y - b.y).powi(2)).sqrt();
         let first = d(&l[1].spaces[0], &l[1].spaces[1]);
         assert!((0.5..1.5).contains(&first), "{first}");
     }
@@ -322,8 +321,14 @@ mod tests {
         let st = g.start(&cfg).expect("starts");
         let s = scene(&g, &g.view(&st, Some(0)), 2);
         let hand = |z: &str| s.zones.iter().find(|x| x.zone == z).expect(z);
-        assert_eq!((hand("hand[p1]").cards.len(), hand("hand[p1]").backs), (3, 0));
-        assert_eq!((hand("hand[p2]").cards.len(), hand("hand[p2]").backs), (0, 3));
+        assert_eq!(
+            (hand("hand[p1]").cards.len(), hand("hand[p1]").backs),
+            (3, 0)
+        );
+        assert_eq!(
+            (hand("hand[p2]").cards.len(), hand("hand[p2]").backs),
+            (0, 3)
+        );
         assert_eq!(hand("deck").kind, "pile");
         assert_eq!(hand("deck").cards.len(), 0);
         assert_eq!(s.boards[0][3].len(), 1);

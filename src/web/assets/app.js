@@ -135,6 +135,8 @@ function showTrouble(msg) {
 }
 
 function render() {
+  hideWhy(); // its target may be gone
+  $("seat").value = seat === null ? "spectator" : String(seat);
   const boards = $("boards");
   const zones = $("zones");
   boards.replaceChildren();
@@ -314,16 +316,18 @@ async function refresh(force) {
   if (hs.length > 1 && s.humans_to_act.length && !s.humans_to_act.includes(seat)) want = s.humans_to_act[0];
   else if (pinned !== undefined) want = pinned;
   else want = hs.length ? (hs.includes(seat) ? seat : hs[0]) : null;
+  if (want !== seat && !shownOnce) seat = want; // nothing shown yet: nothing to cover
   if (want !== seat) { cover(want); return; }
   await loadPage();
 }
 
+let shownOnce = false; // whether a seat's page was shown since the page opened
 let pinned; // the seat chosen in "view as" (undefined: none chosen)
 
 async function loadPage() {
   const q = at === null ? "" : `?at=${at}`;
   const p = await api(`/api/seat/${seat === null ? "spectator" : seat}${q}`);
-  if (p.error) { showTrouble(p.error.message); page = null; } else page = p;
+  if (p.error) { showTrouble(p.error.message); page = null; } else { page = p; shownOnce = true; }
   render();
 }
 
