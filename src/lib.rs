@@ -3,7 +3,8 @@
 //! Text goes one way: [`syntax`] parses it to a tree with spans, [`check`] resolves names and
 //! types and lowers it to the [`ir`], and the [`engine`] runs the IR. [`agents`] choose actions;
 //! [`run`] plays whole matches with them (simulations, tree counts, benchmarks, scenarios);
-//! [`server`] answers the JSON line protocol; [`cli`] is the command line and the only place
+//! [`server`] answers the JSON line protocol; `web` serves a page that draws and plays a
+//! game in a browser; [`cli`] is the command line and the only place
 //! that prints.
 //!
 //! A whole game of tic-tac-toe, always taking the first legal action:
@@ -50,6 +51,8 @@ pub mod run;
 pub mod server;
 pub mod source;
 pub mod syntax;
+#[cfg(feature = "web")]
+pub mod web;
 
 pub use check::{load, Loaded};
 pub use engine::{Action, Actor, ChanceMode, Config, Outcome, RunError, State};

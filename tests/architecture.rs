@@ -24,6 +24,12 @@ const ALLOWED: &[(&str, &[&str])] = &[
         "server",
         &["run", "agents", "engine", "check", "ir", "source", "ops"],
     ),
+    (
+        "web",
+        &[
+            "server", "run", "agents", "engine", "check", "ir", "source", "ops",
+        ],
+    ),
     ("render", &[]),
     ("lsp", &["fmt", "check", "syntax", "ir", "source", "ops"]),
 ];

@@ -23,6 +23,7 @@ mod fmt;
 mod play;
 mod serve;
 mod show;
+mod web;
 
 use crate::check::{self, Diagnostics};
 use crate::engine::{ChanceMode, Config};
@@ -128,6 +129,9 @@ enum Cmd {
     Bench(bench::BenchArgs),
     /// Serve a game over JSON lines on stdin and stdout (see the README).
     Serve(serve::ServeArgs),
+    /// Play and author a game in the browser: a local page that draws the rules file and
+    /// follows its changes (see the README).
+    Web(web::WebArgs),
     /// Replay a saved match and print its final state and outcome.
     Replay { file: PathBuf, save: PathBuf },
     /// Format rules and scenario files in the one canonical layout (comments kept).
@@ -193,6 +197,7 @@ pub fn run() -> miette::Result<()> {
             crate::lsp::run().map_err(|e| miette::miette!("rulebook lsp: {e}"))?;
             0
         }
+        Cmd::Web(args) => web::run(&args)?,
         Cmd::Replay { file, save } => {
             let g = load_game(&file)?;
             let text = read(&save)?;

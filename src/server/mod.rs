@@ -197,6 +197,17 @@ impl<'g> Session<'g> {
         }
     }
 
+    /// Carries out one request on this session's match as a client bound to `seat` would
+    /// (`None`: a trusted client), whatever the session's own seat: for a program that serves
+    /// several seats from one match, such as the page of `rulebook web`, each answer still
+    /// derived from that seat's view and its legal actions.
+    pub fn run_as(&mut self, seat: Option<u8>, req: Request) -> Reply {
+        let own = std::mem::replace(&mut self.seat, seat);
+        let reply = self.run(req);
+        self.seat = own;
+        reply
+    }
+
     /// After a panic: takes back an action applied or an undo made while answering.
     fn restore(&mut self, before: Option<Vec<String>>) {
         let (Some(m), Some(before)) = (self.current.as_mut(), before) else {
