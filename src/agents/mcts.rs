@@ -411,6 +411,7 @@ impl Worker {
                     // Every pending seat picks without seeing the others' picks.
                     let mut key = 0xcbf2_9ce4_8422_2325_u64;
                     let mut new = false;
+                    let before = self.path.len();
                     for s in g.pending(work) {
                         g.legal_for(work, s, &mut self.legal)?;
                         if self.legal.is_empty() {
@@ -429,6 +430,9 @@ impl Worker {
                         self.nodes.push(node);
                         key = (key ^ u64::from(e)).wrapping_mul(0x0100_0000_01b3);
                         new |= fresh;
+                    }
+                    if self.path.len() == before {
+                        return Err(RunError::rule("no pending seat can act", None));
                     }
                     if new {
                         break;
@@ -488,12 +492,14 @@ impl Worker {
     }
 }
 
-/// Whether a search of `g` is exact: every seat sees everything ([`Game::hides_nothing`])
-/// and nothing is left to chance once the setup is over (no shuffle or roll outside it), so
-/// the real state is the only one a seat cannot tell from it and every action has one
-/// result.
+/// Whether a search of `g` is exact: every seat sees everything ([`Game::hides_nothing`]),
+/// nothing is left to chance once the setup is over (no shuffle or roll outside it) and no
+/// choice is simultaneous (`choose each`), so the real state is the only one a seat cannot
+/// tell from it, every action has one result and one seat moves at each node: what the
+/// solver needs.
 fn exact(g: &Game) -> bool {
     g.hides_nothing()
+        && g.choices.iter().all(|c| c.each.is_none())
         && g.program.procs.ids().all(|p| {
             Some(p) == g.setup
                 || !g.program.procs[p]
