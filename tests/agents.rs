@@ -236,3 +236,39 @@ fn simulate_runs_the_agents_named() {
     let three = AgentSpec::parse_list("random,random,random").expect("parses");
     assert!(run::simulate_agents(&g, &config(2, 1), 1, false, 1, &three).is_err());
 }
+
+/// Speed (not a check): playouts per second of MCTS and decisions per second at the default
+/// budget, on positions a few random decisions into each game. Run it alone, in release:
+/// `cargo test --release --test agents -- --ignored --nocapture speed`.
+#[test]
+#[ignore]
+fn speed() {
+    for (path, players, steps) in [
+        ("rules/classic/tic_tac_toe.rules", 2, 0),
+        ("rules/classic/connect_four.rules", 2, 2),
+        ("rules/classic/breakthrough.rules", 2, 2),
+        ("rules/omega_shift.rules", 2, 4),
+        ("rules/omnia.rules", 2, 4),
+        ("rules/ominoes.rules", 2, 4),
+        ("rules/atlantis_omni.rules", 3, 6),
+        ("rules/atlantis_rising.rules", 2, 6),
+    ] {
+        let g = file(path);
+        let (st, seat) = random_position(&g, players, 1, steps);
+        let mut agent = Mcts::new(MctsConfig::default(), 1);
+        let (mut playouts, mut decisions) = (0, 0);
+        let start = std::time::Instant::now();
+        while start.elapsed().as_secs_f64() < 3.0 {
+            let s = agent.search(&g, &st, seat).expect("searches");
+            playouts += s.playouts;
+            decisions += 1;
+        }
+        let secs = start.elapsed().as_secs_f64();
+        println!(
+            "{path}: {:.0} playouts/s, {:.2} decisions/s at mcts:{} ({decisions} searches in {secs:.1} s)",
+            playouts as f64 / secs,
+            decisions as f64 / secs,
+            rulebook::agents::DEFAULT_PLAYOUTS
+        );
+    }
+}
