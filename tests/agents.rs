@@ -122,20 +122,20 @@ fn a_win_in_one_is_proven() {
     assert_eq!(stats.proven, Some(1.0));
 }
 
-/// Plays `steps` random decisions of `g` from `seed`, stopping early at a player's decision
-/// once past them; returns the state (at a decision of a player) and that player.
+/// Plays `steps` random decisions of `g` from `seed`, then on to a player's decision with
+/// more than one legal action; returns the state and that player.
 fn random_position(g: &Game, players: u8, seed: u64, steps: u64) -> (State, u8) {
     let mut st = g.start(&config(players, seed)).expect("starts");
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut legal = Vec::new();
     let mut k = 0;
     loop {
+        g.legal(&st, &mut legal).expect("legal");
         match g.actor(&st) {
-            Actor::Player(p) if k >= steps => return (st, p),
+            Actor::Player(p) if k >= steps && legal.len() > 1 => return (st, p),
             Actor::Nobody => panic!("the game ended before {steps} steps"),
             _ => {}
         }
-        g.legal(&st, &mut legal).expect("legal");
         let a: Action = legal[rng.gen_range(0..legal.len())];
         g.apply(&mut st, &a).expect("applies");
         k += 1;
@@ -154,14 +154,14 @@ fn the_same_view_and_seed_give_the_same_action_whatever_is_hidden() {
     ] {
         let g = file(path);
         let (st, seat) = random_position(&g, players, 3, 6);
-        let reference = mcts(300, 11).search(&g, &st, seat).expect("searches");
+        let reference = mcts(100, 11).search(&g, &st, seat).expect("searches");
         let mut rng = ChaCha8Rng::seed_from_u64(5);
         let mut hidden_differs = false;
-        for _ in 0..4 {
+        for _ in 0..3 {
             let other = g.determinize(&st, Some(seat), &mut rng);
             assert_eq!(g.view(&st, Some(seat)), g.view(&other, Some(seat)), "{path}");
             hidden_differs |= (0..players).any(|p| g.view(&st, Some(p)) != g.view(&other, Some(p)));
-            let s = mcts(300, 11).search(&g, &other, seat).expect("searches");
+            let s = mcts(100, 11).search(&g, &other, seat).expect("searches");
             assert_eq!(s, reference, "{path}: the search saw hidden information");
         }
         assert!(hidden_differs, "{path}: nothing was hidden from p{}", seat + 1);

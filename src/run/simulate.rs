@@ -168,7 +168,7 @@ impl Summary {
 
     /// The summary as one line of JSON: games, completed, errors, the agents, turns (mean,
     /// sd, min, max), wins, win rates with their 95% intervals, scores (mean, sd, min, max
-    /// per seat), games without a winner, and the offered actions that were never legal.
+    /// per seat, and the number of games where every seat scored 0), games without a winner, and the offered actions that were never legal.
     pub fn json(&self, g: &Game) -> String {
         let f = &self.figures;
         let rate = |r: &Rate| {
@@ -196,6 +196,7 @@ impl Summary {
                 "sd": per_seat(&|s| round2(s.score.sd).into()),
                 "min": per_seat(&|s| s.score.min.into()),
                 "max": per_seat(&|s| s.score.max.into()),
+                "all_zero": self.scores.iter().filter(|g| g.iter().all(|&x| x == 0)).count(),
             },
             "never_legal": self.never_legal(g),
         })
