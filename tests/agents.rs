@@ -159,12 +159,20 @@ fn the_same_view_and_seed_give_the_same_action_whatever_is_hidden() {
         let mut hidden_differs = false;
         for _ in 0..3 {
             let other = g.determinize(&st, Some(seat), &mut rng);
-            assert_eq!(g.view(&st, Some(seat)), g.view(&other, Some(seat)), "{path}");
+            assert_eq!(
+                g.view(&st, Some(seat)),
+                g.view(&other, Some(seat)),
+                "{path}"
+            );
             hidden_differs |= (0..players).any(|p| g.view(&st, Some(p)) != g.view(&other, Some(p)));
             let s = mcts(100, 11).search(&g, &other, seat).expect("searches");
             assert_eq!(s, reference, "{path}: the search saw hidden information");
         }
-        assert!(hidden_differs, "{path}: nothing was hidden from p{}", seat + 1);
+        assert!(
+            hidden_differs,
+            "{path}: nothing was hidden from p{}",
+            seat + 1
+        );
     }
 }
 
@@ -179,7 +187,9 @@ fn searches_on_threads_repeat_for_a_seed() {
             threads: 3,
             ..MctsConfig::default()
         };
-        Mcts::new(config, seed).search(&g, &st, seat).expect("searches")
+        Mcts::new(config, seed)
+            .search(&g, &st, seat)
+            .expect("searches")
     };
     let a = search(9);
     assert_eq!(a.playouts, 400);

@@ -289,7 +289,10 @@ fn simulate_with_agents_reports_them_and_the_win_rates() {
     assert!(rate["low"].as_f64() <= rate["rate"].as_f64(), "{out}");
     assert!(rate["rate"].as_f64() <= rate["high"].as_f64(), "{out}");
     for key in ["mean", "sd", "min", "max", "all_zero"] {
-        assert!(v["scores"].get(key).is_some(), "missing scores.{key} in {out}");
+        assert!(
+            v["scores"].get(key).is_some(),
+            "missing scores.{key} in {out}"
+        );
     }
     let (_, again, _) = rulebook(&args);
     assert_eq!(out, again, "the same seed prints the same result");

@@ -666,7 +666,11 @@ fn suggest_searches_for_the_seat_to_act() {
         r#"{"cmd":"suggest","playouts":"many"}"#,
         r#"{"cmd":"suggest","playouts":300,"depth":2}"#,
     ] {
-        assert_eq!(reply(&mut session, bad)["error"]["code"], "bad_request", "{bad}");
+        assert_eq!(
+            reply(&mut session, bad)["error"]["code"],
+            "bad_request",
+            "{bad}"
+        );
     }
     let save = reply(&mut session, r#"{"cmd":"save"}"#)["data"].clone();
     let load = json!({"cmd":"load","data":save}).to_string();

@@ -36,8 +36,7 @@ pub(crate) fn play(
         .map(|p| {
             let k = (p as usize).saturating_sub(usize::from(p > seat));
             let spec = opponents.get(k).unwrap_or(&opponents[0]);
-            (p != seat && !spec.is_random())
-                .then(|| spec.build(crate::run::seat_seed(cfg.seed, p)))
+            (p != seat && !spec.is_random()).then(|| spec.build(crate::run::seat_seed(cfg.seed, p)))
         })
         .collect();
     let mut buf = Vec::new();

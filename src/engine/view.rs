@@ -267,7 +267,9 @@ impl Game {
     /// and no field is secret, so [`Game::determinize`] changes nothing but the generator.
     /// A new kind of hidden thing must be counted here as in `determinize`.
     pub fn hides_nothing(&self) -> bool {
-        self.zones.iter().all(|z| z.visibility == Visibility::Public)
+        self.zones
+            .iter()
+            .all(|z| z.visibility == Visibility::Public)
             && self
                 .types
                 .iter()

@@ -168,12 +168,11 @@ impl Summary {
 
     /// The summary as one line of JSON: games, completed, errors, the agents, turns (mean,
     /// sd, min, max), wins, win rates with their 95% intervals, scores (mean, sd, min, max
-    /// per seat, and the number of games where every seat scored 0), games without a winner, and the offered actions that were never legal.
+    /// per seat, and the number of games where every seat scored 0), games without a winner,
+    /// and the offered actions that were never legal.
     pub fn json(&self, g: &Game) -> String {
         let f = &self.figures;
-        let rate = |r: &Rate| {
-            serde_json::json!({"rate": round3(r.rate), "low": round3(r.low), "high": round3(r.high)})
-        };
+        let rate = |r: &Rate| serde_json::json!({"rate": round3(r.rate), "low": round3(r.low), "high": round3(r.high)});
         let per_seat = |x: &dyn Fn(&SeatFigures) -> serde_json::Value| {
             f.seats.iter().map(x).collect::<Vec<_>>()
         };
@@ -247,7 +246,12 @@ impl Summary {
         );
         s += &format!(
             "scores     {}\n",
-            seats(f.seats.iter().map(|x| format!("{:.2}", x.score.mean)).collect())
+            seats(
+                f.seats
+                    .iter()
+                    .map(|x| format!("{:.2}", x.score.mean))
+                    .collect()
+            )
         );
         s += &format!(
             "spread     {}\n",
@@ -333,13 +337,7 @@ struct GameRun {
 /// Plays game `i` of the run: seed [`game_seed`]`(cfg.seed, i)`. When every seat is random,
 /// one [`RandomAgent`] seeded with [`agent_seed`] of it plays every seat; otherwise each seat
 /// gets its agent seeded with [`seat_seed`], and chance (external only) a random agent.
-fn run_one(
-    g: &Game,
-    cfg: &Config,
-    i: u64,
-    agents: &[AgentSpec],
-    buf: &mut Vec<Action>,
-) -> GameRun {
+fn run_one(g: &Game, cfg: &Config, i: u64, agents: &[AgentSpec], buf: &mut Vec<Action>) -> GameRun {
     let seed = game_seed(cfg.seed, i);
     let c = Config {
         seed,
@@ -365,7 +363,10 @@ fn run_one(
                     .enumerate()
                     .map(|(p, a)| a.build(seat_seed(seed, p as u8)))
                     .collect();
-                let seats = built.iter_mut().map(|a| &mut **a as &mut dyn Agent).collect();
+                let seats = built
+                    .iter_mut()
+                    .map(|a| &mut **a as &mut dyn Agent)
+                    .collect();
                 let mut seats = Seats::Each {
                     seats,
                     chance: &mut random,
