@@ -328,3 +328,66 @@ fn fuel_sets_the_work_budget_of_each_decision() {
     let (code, _, err) = rulebook(&["simulate", ttt, "--fuel", "0"]);
     assert_eq!(code, 2, "{err}");
 }
+
+#[test]
+fn simulate_with_agents_reports_them_and_the_win_rates() {
+    let args = [
+        "simulate",
+        "rules/classic/tic_tac_toe.rules",
+        "--games",
+        "4",
+        "--agents",
+        "mcts:200,random",
+        "--json",
+        "--threads",
+        "2",
+    ];
+    let (code, out, err) = rulebook(&args);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON object");
+    assert_eq!(v["agents"], serde_json::json!(["mcts:200", "random"]));
+    assert_eq!(v["wins"][1], 0, "{out}");
+    let rate = &v["win_rate"][0];
+    assert!(rate["low"].as_f64() <= rate["rate"].as_f64(), "{out}");
+    assert!(rate["rate"].as_f64() <= rate["high"].as_f64(), "{out}");
+    for key in ["mean", "sd", "min", "max", "all_zero"] {
+        assert!(
+            v["scores"].get(key).is_some(),
+            "missing scores.{key} in {out}"
+        );
+    }
+    let (_, again, _) = rulebook(&args);
+    assert_eq!(out, again, "the same seed prints the same result");
+    let (code, out, _) = rulebook(&[
+        "simulate",
+        "rules/classic/tic_tac_toe.rules",
+        "--games",
+        "2",
+        "--agents",
+        "mcts:20",
+    ]);
+    assert_eq!(code, 0);
+    assert!(out.contains("win rate"), "{out}");
+    for (agents, message) in [
+        ("random,random,random", "3 agents for 2 players"),
+        ("mcts:0", "the budget must be more than 0"),
+        ("alpha", "unknown agent `alpha`"),
+    ] {
+        let (code, _, err) = rulebook(&[
+            "simulate",
+            "rules/classic/tic_tac_toe.rules",
+            "--agents",
+            agents,
+        ]);
+        assert_ne!(code, 0, "{agents}");
+        assert!(err.contains(message), "{agents}: {err}");
+    }
+    let (code, _, err) = rulebook(&[
+        "play",
+        "rules/classic/tic_tac_toe.rules",
+        "--opponents",
+        "random,random",
+    ]);
+    assert_ne!(code, 0);
+    assert!(err.contains("2 opponents for 1 other seats"), "{err}");
+}

@@ -25,6 +25,7 @@ mod serve;
 mod show;
 mod web;
 
+use crate::agents::AgentSpec;
 use crate::check::{self, Diagnostics};
 use crate::engine::{ChanceMode, Config};
 use crate::ir::Game;
@@ -80,30 +81,42 @@ enum Cmd {
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
-    /// Play games with random players and summarise them.
+    /// Play games with random players (or the agents given) and summarise them.
     Simulate {
         #[command(flatten)]
         game: GameArgs,
         /// How many games (at most 10,000,000).
         #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(0..=MAX_GAMES))]
         games: u64,
+        /// The players: one agent for every seat, or one per seat, comma-separated: random,
+        /// mcts (1,000 playouts per decision), mcts:N (N playouts), mcts:2s or mcts:250ms.
+        #[arg(long, default_value = "random", value_parser = parse_agents)]
+        agents: Agents,
         /// Print the summary as one JSON object.
         #[arg(long)]
         json: bool,
-        /// Threads to use (1 to 256); the summary is the same for any number.
+        /// Threads to use (1 to 256), each playing whole games; the summary is the same for any
+        /// number (unless an agent searches for a time).
         #[arg(long, default_value_t = 1, value_parser = threads)]
         threads: usize,
         /// Stop a game after this many player decisions and count it as unfinished.
         #[arg(long)]
         max_turns: Option<u64>,
     },
-    /// Play in the terminal against random players.
+    /// Play in the terminal against random players (or the agents given).
     Play {
         #[command(flatten)]
         game: GameArgs,
         /// Your seat, from 1.
         #[arg(long, default_value_t = 1)]
         seat: u8,
+        /// The other seats' agents: one for all, or one per other seat in seat order
+        /// (random, mcts, mcts:N, mcts:2s, mcts:250ms).
+        #[arg(long, default_value = "random", value_parser = parse_agents)]
+        opponents: Agents,
+        /// Threads each searching agent uses for a decision (root parallelism).
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
     },
     /// Print a game's structure: components, zones, flow, actions, scoring.
     Explain { file: PathBuf },
@@ -165,13 +178,16 @@ pub fn run() -> miette::Result<()> {
         Cmd::Simulate {
             game,
             games,
+            agents,
             json,
             threads,
             max_turns,
         } => {
             let (g, cfg) = game.load()?;
+            let agents = agents.0;
             let progress = std::io::stderr().is_terminal();
-            let summary = run::simulate_within(&g, &cfg, games, progress, threads, max_turns);
+            let summary = run::simulate_agents_within(&g, &cfg, games, progress, threads, &agents, max_turns)
+                .map_err(|e| report(&g, e))?;
             if json {
                 println!("{}", json_safe(&summary.json(&g)));
             } else {
@@ -179,9 +195,19 @@ pub fn run() -> miette::Result<()> {
             }
             0
         }
-        Cmd::Play { game, seat } => {
+        Cmd::Play {
+            game,
+            seat,
+            opponents,
+            threads,
+        } => {
             let (g, cfg) = game.load()?;
-            play::play(&g, &cfg, seat.saturating_sub(1))?;
+            let opponents: Vec<AgentSpec> = opponents
+                .0
+                .into_iter()
+                .map(|a| a.with_threads(threads))
+                .collect();
+            play::play(&g, &cfg, seat.saturating_sub(1), &opponents)?;
             0
         }
         Cmd::Explain { file } => {
@@ -240,6 +266,15 @@ pub fn run() -> miette::Result<()> {
         std::process::exit(code);
     }
     Ok(())
+}
+
+/// Agents named on the command line.
+#[derive(Clone)]
+struct Agents(Vec<AgentSpec>);
+
+/// A comma-separated list of agents (`mcts:2000,random`).
+fn parse_agents(text: &str) -> Result<Agents, String> {
+    AgentSpec::parse_list(text).map(Agents)
 }
 
 /// The largest file the command line reads (rules, scenarios, saves): 16 MiB.

@@ -95,6 +95,33 @@ impl Game {
         Ok(total)
     }
 
+    /// Lists the options of the waiting choice again into the state's cache, after a change
+    /// they may depend on (as in [`Game::determinize`]); a rule error leaves it empty.
+    pub(crate) fn relist_options(&self, st: &mut State) {
+        let Wait::Decision { choice, actor } = st.wait else {
+            return;
+        };
+        if self.choices[choice].each.is_some() {
+            return;
+        }
+        let mut cache = std::mem::take(&mut st.cache);
+        let mut runs = std::mem::take(&mut st.runs);
+        cache.clear();
+        runs.clear();
+        let listed = with_machine(st.fuel, |m| {
+            self.options(m, st, choice, actor, &mut runs, &mut |a| {
+                cache.push(a);
+                true
+            })
+        });
+        if listed.is_err() {
+            cache.clear();
+            runs.clear();
+        }
+        st.cache = cache;
+        st.runs = runs;
+    }
+
     /// Calls `f` with every legal option of a choice for `actor`, until it returns false. The
     /// inner choices of a sequence action's options are recorded in `runs`.
     pub(crate) fn options(
@@ -600,6 +627,17 @@ impl Game {
                 player_name(seat)
             )));
         }
+        self.apply_for_unchecked(st, seat, a)
+    }
+
+    /// Applies an action of one pending player known to be legal (one that
+    /// [`Game::legal_for`] listed for this state).
+    pub(crate) fn apply_for_unchecked(
+        &self,
+        st: &mut State,
+        seat: u8,
+        a: &Action,
+    ) -> Result<(), RunError> {
         if let Wait::Decision { choice, .. } = st.wait {
             st.wait = Wait::Decision {
                 choice,

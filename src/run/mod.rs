@@ -3,7 +3,8 @@
 //!
 //! - [`playout`]: the one loop that plays a game to its end, asking [`Seats`] for every
 //!   decision; [`simulate`] and [`bench`] are built on it.
-//! - [`simulate::simulate`]: many seeded random games, summarised.
+//! - [`simulate::simulate`]: many seeded games, random or played by the agents given,
+//!   summarised.
 //! - [`count::count`]: the whole game tree to a depth.
 //! - [`bench::playouts_for`]: random playouts for a fixed time.
 //! - [`scenarios::run_text`]: the scenarios of a scenario file.
@@ -17,7 +18,9 @@ pub mod scenarios;
 pub mod simulate;
 
 pub use count::{count, count_threads, Counts, MAX_DEPTH};
-pub use simulate::{simulate, simulate_threads, simulate_within, Summary};
+pub use simulate::{
+    simulate, simulate_agents, simulate_agents_within, simulate_threads, simulate_within, Figures, Rate, Spread, Summary,
+};
 
 use crate::agents::Agent;
 use crate::engine::{Action, Actor, RunError, State};
@@ -43,6 +46,12 @@ pub fn game_seed(seed: u64, i: u64) -> u64 {
 /// The seed of the random agent that plays a game started with `game_seed`.
 pub fn agent_seed(game_seed: u64) -> u64 {
     game_seed ^ 0x5EED
+}
+
+/// The seed of the agent of `seat` in a game started with `game_seed`, when the seats have
+/// agents of their own (a run with searching agents).
+pub fn seat_seed(game_seed: u64, seat: u8) -> u64 {
+    self::game_seed(agent_seed(game_seed), u64::from(seat) + 1)
 }
 
 /// Who chooses at each decision of a playout.

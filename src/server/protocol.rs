@@ -59,12 +59,23 @@ pub enum Request {
         /// The RON text of a save.
         data: String,
     },
+    /// The action a Monte Carlo tree search suggests to the seat that must act (the bound
+    /// seat, from its view), searched with this many playouts.
+    Suggest {
+        /// Playouts (default [`crate::agents::DEFAULT_PLAYOUTS`]; at most
+        /// [`MAX_SUGGEST_PLAYOUTS`]).
+        playouts: Option<u64>,
+    },
 }
+
+/// The most playouts a `suggest` may ask for.
+pub const MAX_SUGGEST_PLAYOUTS: u64 = 10_000_000;
 
 impl Request {
     /// Every command, as written in `"cmd"`.
-    pub const COMMANDS: [&'static str; 10] = [
+    pub const COMMANDS: [&'static str; 11] = [
         "new", "legal", "apply", "view", "why", "status", "state", "undo", "save", "load",
+        "suggest",
     ];
 }
 
@@ -321,6 +332,11 @@ pub enum Reply {
     Save {
         /// The RON text of the save.
         data: String,
+    },
+    /// `suggest`.
+    Suggestion {
+        /// The canonical text of the action suggested.
+        action: String,
     },
     /// Any request that was not carried out.
     Error {

@@ -13,7 +13,7 @@ mod assets;
 pub mod http;
 pub mod scene;
 
-use crate::agents::{Agent, RandomAgent};
+use crate::agents::Agent;
 use crate::check::Diagnostics;
 use crate::engine::{Actor, Match, View};
 use crate::ir::Game;
@@ -32,18 +32,15 @@ pub trait RulesSource: Send + 'static {
 
 /// The agents a seat may be played by, as written in a setup (`random`). A spec names an
 /// agent of [`crate::agents`] and may carry options after a colon in future agents.
-pub const AGENTS: &[&str] = &["random"];
+pub const AGENTS: &[&str] = &["random", "mcts:200", "mcts:1000"];
 
-/// An agent from its spec (`random`), seeded.
+/// An agent from its spec (`random`, `mcts`, `mcts:N`, as `rulebook::agents::AgentSpec`
+/// reads them), seeded.
 pub fn agent(spec: &str, seed: u64) -> Result<Box<dyn Agent + Send>, String> {
-    match spec.split(':').next().unwrap_or("") {
-        "random" => Ok(Box::new(RandomAgent::new(seed))),
-        other => Err(format!(
-            "unknown agent `{}`; agents: {}",
-            crate::server::protocol::quote(other),
-            AGENTS.join(", ")
-        )),
-    }
+    let spec: crate::agents::AgentSpec = spec.parse().map_err(|e: String| {
+        format!("{e}; agents: {}", AGENTS.join(", "))
+    })?;
+    Ok(spec.build(seed))
 }
 
 /// How the next match starts: the configuration and who plays each seat.
