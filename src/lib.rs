@@ -4,7 +4,8 @@
 //! types and lowers it to the [`ir`], and the [`engine`] runs the IR. [`agents`] choose actions;
 //! [`run`] plays whole matches with them (simulations, tree counts, benchmarks, scenarios);
 //! `report` (feature `report`) draws a simulation's figures into an HTML page;
-//! [`server`] answers the JSON line protocol; [`cli`] is the command line and the only place
+//! [`server`] answers the JSON line protocol; `web` serves a page that draws and plays a
+//! game in a browser; [`cli`] is the command line and the only place
 //! that prints.
 //!
 //! A whole game of tic-tac-toe, always taking the first legal action:
@@ -40,7 +41,10 @@ pub mod check;
 #[cfg(feature = "cli")]
 pub mod cli;
 pub mod engine;
+pub mod fmt;
 pub mod ir;
+#[cfg(feature = "cli")]
+pub mod lsp;
 pub mod ops;
 #[cfg(feature = "cli")]
 pub mod render;
@@ -50,6 +54,8 @@ pub mod run;
 pub mod server;
 pub mod source;
 pub mod syntax;
+#[cfg(feature = "web")]
+pub mod web;
 
 pub use check::{load, Loaded};
 pub use engine::{Action, Actor, ChanceMode, Config, Outcome, RunError, State};

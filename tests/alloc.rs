@@ -43,6 +43,7 @@ fn allocations_per_decision(path: &str, games: u64) -> f64 {
                 seed,
                 chance: ChanceMode::Seeded,
                 fuel: None,
+                set: Vec::new(),
             })
             .expect("starts");
         let mut agent = RandomAgent::new(seed);
@@ -68,6 +69,10 @@ fn playouts_do_not_allocate_per_decision() {
         "rules/classic/tic_tac_toe.rules",
         "rules/classic/connect_four.rules",
         "rules/omega_shift.rules",
+        "rules/classic/hex.rules",
+        "rules/classic/english_draughts.rules",
+        "rules/classic/nine_mens_morris.rules",
+        "rules/classic/breakthrough_geometry.rules",
     ] {
         let per = allocations_per_decision(path, 50);
         println!("{path}: {per:.3} allocations per decision");

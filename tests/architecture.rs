@@ -11,6 +11,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("source", &[]),
     ("ops", &[]),
     ("syntax", &["source", "ops"]),
+    ("fmt", &["syntax", "source", "ops"]),
     ("ir", &["source", "ops"]),
     ("check", &["syntax", "ir", "source", "ops"]),
     ("engine", &["ir", "source", "ops"]),
@@ -24,7 +25,14 @@ const ALLOWED: &[(&str, &[&str])] = &[
         &["run", "agents", "engine", "check", "ir", "source", "ops"],
     ),
     ("report", &["run", "source"]),
+    (
+        "web",
+        &[
+            "server", "run", "agents", "engine", "check", "ir", "source", "ops",
+        ],
+    ),
     ("render", &[]),
+    ("lsp", &["fmt", "check", "syntax", "ir", "source", "ops"]),
 ];
 
 fn files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {

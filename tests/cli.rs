@@ -84,6 +84,50 @@ fn simulate_json_has_the_documented_keys_and_is_deterministic() {
     assert_eq!(out, again, "the same seed prints the same result");
 }
 
+/// `--max-turns` is a limit of the harness: a game still running is stopped and counted as
+/// unfinished, neither completed nor an error. Rules need no turn limit of their own (Ominoes
+/// ends only with a win, OM-5.3).
+#[test]
+fn simulate_max_turns_stops_games_as_unfinished() {
+    let args = [
+        "simulate",
+        "rules/ominoes.rules",
+        "--games",
+        "4",
+        "--max-turns",
+        "10",
+        "--json",
+    ];
+    let (code, out, err) = rulebook(&args);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON object");
+    assert_eq!(v["unfinished"], 4, "{out}");
+    assert_eq!(v["completed"], 0, "{out}");
+    assert_eq!(v["errors"], 0, "{out}");
+    let (code, out, _) = rulebook(&[
+        "simulate",
+        "rules/ominoes.rules",
+        "--games",
+        "2",
+        "--max-turns",
+        "10",
+    ]);
+    assert_eq!(code, 0);
+    assert!(out.contains("unfinished 2"), "{out}");
+    // a limit no game reaches changes nothing
+    let (_, all, _) = rulebook(&["simulate", "rules/ominoes.rules", "--games", "3", "--json"]);
+    let (_, high, _) = rulebook(&[
+        "simulate",
+        "rules/ominoes.rules",
+        "--games",
+        "3",
+        "--json",
+        "--max-turns",
+        "100000",
+    ]);
+    assert_eq!(all, high);
+}
+
 #[test]
 fn count_prints_the_tree_as_json() {
     let (code, out, _) = rulebook(&[
@@ -265,4 +309,85 @@ fn count_refuses_a_depth_beyond_its_limit() {
     ]);
     assert_ne!(code, 0);
     assert!(err.contains("beyond the limit of 10000"), "{err}");
+}
+
+/// `--fuel` sets the work budget of each decision: tic-tac-toe plays within a small budget,
+/// and a budget too small for its first decision stops the command with the work limit.
+#[test]
+fn fuel_sets_the_work_budget_of_each_decision() {
+    let ttt = "rules/classic/tic_tac_toe.rules";
+    let (code, out, err) = rulebook(&[
+        "simulate", ttt, "--games", "5", "--json", "--fuel", "100000",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["completed"].as_u64(), Some(5), "{out}");
+    let (code, _, err) = rulebook(&["simulate", ttt, "--games", "5", "--fuel", "3"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("more than 3 units of work"), "{err}");
+    let (code, _, err) = rulebook(&["simulate", ttt, "--fuel", "0"]);
+    assert_eq!(code, 2, "{err}");
+}
+
+#[test]
+fn simulate_with_agents_reports_them_and_the_win_rates() {
+    let args = [
+        "simulate",
+        "rules/classic/tic_tac_toe.rules",
+        "--games",
+        "4",
+        "--agents",
+        "mcts:200,random",
+        "--json",
+        "--threads",
+        "2",
+    ];
+    let (code, out, err) = rulebook(&args);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON object");
+    assert_eq!(v["agents"], serde_json::json!(["mcts:200", "random"]));
+    assert_eq!(v["wins"][1], 0, "{out}");
+    let rate = &v["win_rate"][0];
+    assert!(rate["low"].as_f64() <= rate["rate"].as_f64(), "{out}");
+    assert!(rate["rate"].as_f64() <= rate["high"].as_f64(), "{out}");
+    for key in ["mean", "sd", "min", "max", "all_zero"] {
+        assert!(
+            v["scores"].get(key).is_some(),
+            "missing scores.{key} in {out}"
+        );
+    }
+    let (_, again, _) = rulebook(&args);
+    assert_eq!(out, again, "the same seed prints the same result");
+    let (code, out, _) = rulebook(&[
+        "simulate",
+        "rules/classic/tic_tac_toe.rules",
+        "--games",
+        "2",
+        "--agents",
+        "mcts:20",
+    ]);
+    assert_eq!(code, 0);
+    assert!(out.contains("win rate"), "{out}");
+    for (agents, message) in [
+        ("random,random,random", "3 agents for 2 players"),
+        ("mcts:0", "the budget must be more than 0"),
+        ("alpha", "unknown agent `alpha`"),
+    ] {
+        let (code, _, err) = rulebook(&[
+            "simulate",
+            "rules/classic/tic_tac_toe.rules",
+            "--agents",
+            agents,
+        ]);
+        assert_ne!(code, 0, "{agents}");
+        assert!(err.contains(message), "{agents}: {err}");
+    }
+    let (code, _, err) = rulebook(&[
+        "play",
+        "rules/classic/tic_tac_toe.rules",
+        "--opponents",
+        "random,random",
+    ]);
+    assert_ne!(code, 0);
+    assert!(err.contains("2 opponents for 1 other seats"), "{err}");
 }

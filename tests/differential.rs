@@ -77,3 +77,22 @@ fn connect_four_agrees_with_openspiel() {
 fn breakthrough_agrees_with_openspiel() {
     agrees_with_openspiel("breakthrough", 40);
 }
+
+#[test]
+fn hex_agrees_with_openspiel() {
+    agrees_with_openspiel("hex", 10);
+}
+
+/// English draughts against OpenSpiel's `checkers`: a multi-jump, several OpenSpiel actions,
+/// is grouped into rulebook's one move; a game ended by OpenSpiel's 40-ply draw is compared up
+/// to there (see tests/differential/README.md).
+#[test]
+fn checkers_agrees_with_openspiel() {
+    agrees_with_openspiel("checkers", 40);
+}
+
+/// A mill's removal, a separate OpenSpiel action, is part of rulebook's move.
+#[test]
+fn nine_mens_morris_agrees_with_openspiel() {
+    agrees_with_openspiel("nine_mens_morris", 20);
+}

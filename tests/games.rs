@@ -22,6 +22,7 @@ fn omega_shift_seeded_trace() {
         seed: 7,
         chance: ChanceMode::External,
         fuel: None,
+        set: Vec::new(),
     };
     let mut st = g.start(&cfg).expect("starts");
     let mut agent = RandomAgent::new(7);
@@ -62,6 +63,7 @@ fn tic_tac_toe_tree() {
         seed: 0,
         chance: ChanceMode::External,
         fuel: None,
+        set: Vec::new(),
     };
     let c = rulebook::run::count(&g, &cfg, 9).expect("walks");
     assert_eq!(
@@ -85,6 +87,7 @@ fn omega_shift_ten_thousand_games_finish() {
         seed: 1,
         chance: ChanceMode::Seeded,
         fuel: None,
+        set: Vec::new(),
     };
     let s = rulebook::run::simulate(&g, &cfg, 10_000);
     assert_eq!(s.errors, 0, "{:?}", s.first_error());
@@ -105,6 +108,7 @@ fn omega_shift_views_hide_what_a_seat_may_not_see() {
             seed: 3,
             chance: ChanceMode::Seeded,
             fuel: None,
+            set: Vec::new(),
         })
         .expect("starts");
     for seat in 0..2u8 {
@@ -138,6 +142,7 @@ fn states_round_trip_through_json() {
             seed: 11,
             chance: ChanceMode::Seeded,
             fuel: None,
+            set: Vec::new(),
         })
         .expect("starts");
     let mut agent = RandomAgent::new(11);

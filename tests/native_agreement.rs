@@ -31,7 +31,7 @@ fn game(path: &str) -> Game {
 /// Plays `games` interpreted games with external chance, a random agent choosing for both
 /// players and chance outcomes drawn by their weights, and replays each into a fresh native
 /// engine. Returns the decisions compared (players' and chance's).
-fn agree<N: Native>(path: &str, games: u64, new: impl Fn() -> N) -> u64 {
+fn agree<N: Native>(path: &str, variant: Option<&str>, games: u64, new: impl Fn() -> N) -> u64 {
     let g = game(path);
     let mut buf = Vec::new();
     let mut nbuf = Vec::new();
@@ -40,10 +40,11 @@ fn agree<N: Native>(path: &str, games: u64, new: impl Fn() -> N) -> u64 {
         let seed = game_seed(0xA9EE, i);
         let cfg = Config {
             players: 2,
-            variant: None,
+            variant: variant.map(str::to_string),
             seed,
             chance: ChanceMode::External,
             fuel: None,
+            set: Vec::new(),
         };
         let mut st = g.start(&cfg).expect("starts");
         let mut native = new();
@@ -90,12 +91,33 @@ fn agree<N: Native>(path: &str, games: u64, new: impl Fn() -> N) -> u64 {
 #[test]
 fn omega_shift_native_agrees_with_the_interpreter() {
     // 1,000 games of ~340 decisions each (64 of them chance: 4 + 59 shuffle steps, 1 roll)
-    let n = agree("rules/omega_shift.rules", GAMES, OmegaShift::new_external);
+    let n = agree(
+        "rules/omega_shift.rules",
+        None,
+        GAMES,
+        OmegaShift::new_external,
+    );
     assert!(n > GAMES * 300, "{n} decisions compared");
 }
 
 #[test]
+fn omega_shift_no_retake_native_agrees_with_the_interpreter() {
+    let n = agree(
+        "rules/omega_shift.rules",
+        Some("no_retake"),
+        GAMES / 4,
+        OmegaShift::no_retake,
+    );
+    assert!(n > GAMES / 4 * 300, "{n} decisions compared");
+}
+
+#[test]
 fn connect_four_native_agrees_with_the_interpreter() {
-    let n = agree("rules/classic/connect_four.rules", GAMES, ConnectFour::new);
+    let n = agree(
+        "rules/classic/connect_four.rules",
+        None,
+        GAMES,
+        ConnectFour::new,
+    );
     assert!(n > GAMES * 7, "{n} decisions compared");
 }

@@ -197,6 +197,7 @@ fn saves_round_trip_and_changed_rules_are_refused() {
             seed: 21,
             chance: ChanceMode::Seeded,
             fuel: None,
+            set: Vec::new(),
         },
     )
     .expect("starts");
@@ -239,6 +240,7 @@ fn protocol_games_agree_with_the_library() {
                 seed: i,
                 chance: ChanceMode::External,
                 fuel: None,
+                set: Vec::new(),
             };
             let mut local = Match::new(&g, cfg).expect("starts");
             assert_eq!(
@@ -324,6 +326,7 @@ fn views_never_hold_what_a_seat_may_not_see() {
                 seed: i,
                 chance: ChanceMode::Seeded,
                 fuel: None,
+                set: Vec::new(),
             };
             let mut m = Match::new(&g, cfg).expect("starts");
             let mut rng = ChaCha8Rng::seed_from_u64(100 + i);
@@ -491,6 +494,7 @@ fn a_bound_seat_commits_its_own_choice_in_a_choose_each() {
         seed: 4,
         chance: ChanceMode::Seeded,
         fuel: None,
+        set: Vec::new(),
     };
     let mut m = Match::new(&g, cfg).expect("starts");
     let mut rng = ChaCha8Rng::seed_from_u64(4);
@@ -630,4 +634,57 @@ fn the_readme_sessions_replay() {
         }
         assert_eq!(s.finish(), 0);
     }
+}
+
+/// `suggest` answers the action a search finds for the seat to act (a win in one here), the
+/// same again for the same position; a client bound to a seat gets suggestions for its own
+/// turns only.
+#[test]
+fn suggest_searches_for_the_seat_to_act() {
+    let g = game("rules/classic/tic_tac_toe.rules");
+    let mut session = Session::new(&g, None);
+    assert_eq!(
+        reply(&mut session, r#"{"cmd":"suggest"}"#)["error"]["code"],
+        "no_match"
+    );
+    assert_eq!(
+        reply(&mut session, r#"{"cmd":"new","players":2,"seed":1}"#)["ok"],
+        true
+    );
+    // p1 holds a1 and b2, p2 b1 and c1: p1 wins at c3.
+    for cell in ["a1", "b1", "b2", "c1"] {
+        let apply = json!({"cmd":"apply","action":format!("place cell={cell}")}).to_string();
+        assert_eq!(reply(&mut session, &apply)["ok"], true);
+    }
+    let suggest = r#"{"cmd":"suggest","playouts":300}"#;
+    assert_eq!(
+        reply(&mut session, suggest),
+        json!({"action":"place cell=c3"})
+    );
+    assert_eq!(
+        reply(&mut session, suggest),
+        json!({"action":"place cell=c3"})
+    );
+    for bad in [
+        r#"{"cmd":"suggest","playouts":0}"#,
+        r#"{"cmd":"suggest","playouts":"many"}"#,
+        r#"{"cmd":"suggest","playouts":300,"depth":2}"#,
+    ] {
+        assert_eq!(
+            reply(&mut session, bad)["error"]["code"],
+            "bad_request",
+            "{bad}"
+        );
+    }
+    let save = reply(&mut session, r#"{"cmd":"save"}"#)["data"].clone();
+    let load = json!({"cmd":"load","data":save}).to_string();
+    let mut p2 = Session::new(&g, Some(1));
+    assert_eq!(reply(&mut p2, &load)["ok"], true);
+    assert_eq!(reply(&mut p2, suggest)["error"]["code"], "not_your_turn");
+    let mut p1 = Session::new(&g, Some(0));
+    assert_eq!(reply(&mut p1, &load)["ok"], true);
+    assert_eq!(reply(&mut p1, suggest), json!({"action":"place cell=c3"}));
+    let win = r#"{"cmd":"apply","action":"place cell=c3"}"#;
+    assert_eq!(reply(&mut session, win)["finished"], true);
+    assert_eq!(reply(&mut session, suggest)["error"]["code"], "finished");
 }

@@ -85,3 +85,107 @@ fn a_game_that_cannot_start_is_blamed_in_the_rules_file() {
     assert_eq!(src.name, "small.rules");
     assert_eq!(src.line_col(span.start).0, 3, "the `var` line of the rules");
 }
+
+/// Listing the outcomes of a chance event with external chance merges equal outcomes: found by
+/// the fuzzer (`tests/fuzz_findings/`), a roll over 100,000 values and a shuffle of 10,000
+/// cards each took minutes because every value was compared with every one before it. Each
+/// value of a roll is its own outcome; cards with equal fields in the same zone are one
+/// outcome whose weight is how many there are, listed where the first of them lies.
+#[test]
+fn chance_outcomes_of_wide_rolls_and_large_shuffles_are_listed_and_merged() {
+    let external = |players| Config {
+        players,
+        chance: rulebook::ChanceMode::External,
+        ..Config::default()
+    };
+    let outcomes = |g: &Game, st: &State| {
+        let mut all = Vec::new();
+        let total = g
+            .chance_outcomes(st, &mut |v, w| all.push((v, w)))
+            .expect("outcomes");
+        (all, total)
+    };
+    for finding in ["chance_roll_wide", "chance_shuffle_large"] {
+        let path = format!("tests/fuzz_findings/{finding}.rules");
+        let g = game(&std::fs::read_to_string(&path).expect("readable"));
+        let st = g.start(&external(1)).expect("starts");
+        let (all, total) = outcomes(&g, &st);
+        assert_eq!(
+            all.len(),
+            if finding == "chance_roll_wide" {
+                100_000
+            } else {
+                10_000
+            }
+        );
+        assert_eq!(
+            total as usize,
+            all.len(),
+            "{finding}: every outcome distinct"
+        );
+        assert!(all.iter().all(|&(_, w)| w == 1));
+    }
+    // Three kinds of card, two of each, shuffled: three outcomes of weight 2, in deck order.
+    let g = game(
+        r#"
+        players 1
+        component Card { n: int }
+        zone deck: Card
+        components Card in deck { "c{i}" for i in 1..6 { n = i % 3 } }
+        flow { shuffle deck end }
+        "#,
+    );
+    let st = g.start(&external(1)).expect("starts");
+    let (all, total) = outcomes(&g, &st);
+    assert_eq!(total, 6);
+    assert_eq!(all.iter().map(|o| o.1).collect::<Vec<_>>(), [2, 2, 2]);
+    let firsts: Vec<_> = all
+        .iter()
+        .map(|o| rulebook::engine::show_value(&g, &st, o.0))
+        .collect();
+    assert_eq!(firsts, ["c1", "c2", "c3"]);
+}
+
+/// A match keeps a state only every `CHECKPOINT_EVERY` decisions (a million decisions kept
+/// 1.1 GB of states); undo replays from the last checkpoint and must land on exactly the state
+/// that was there, generator included, across several checkpoints.
+#[test]
+fn undo_replays_from_checkpoints_to_exactly_the_earlier_states() {
+    use rand::{Rng, SeedableRng};
+    let text = std::fs::read_to_string("rules/omega_shift.rules").expect("readable");
+    let g = game(&text);
+    let config = Config {
+        players: 2,
+        seed: 5,
+        ..Config::default()
+    };
+    let mut m = rulebook::engine::Match::new(&g, config).expect("starts");
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+    let snapshot = |m: &rulebook::engine::Match| serde_json::to_string(m.state()).expect("json");
+    let mut seen = vec![snapshot(&m)];
+    while seen.len() <= 3 * rulebook::engine::CHECKPOINT_EVERY + 10 {
+        let legal = m.legal().expect("legal");
+        if legal.is_empty() {
+            break;
+        }
+        let pick = legal[rng.gen_range(0..legal.len())].0;
+        m.apply(&pick).expect("applies");
+        seen.push(snapshot(&m));
+    }
+    assert!(
+        seen.len() > 2 * rulebook::engine::CHECKPOINT_EVERY,
+        "a long enough game"
+    );
+    while seen.len() > 1 {
+        seen.pop();
+        m.undo().expect("undo");
+        assert_eq!(
+            &snapshot(&m),
+            seen.last().expect("a state"),
+            "after undo to {}",
+            seen.len() - 1
+        );
+        assert_eq!(m.log().len(), seen.len() - 1);
+    }
+    assert!(m.undo().is_err(), "nothing left to undo");
+}

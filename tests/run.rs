@@ -31,6 +31,7 @@ fn config(players: u8, seed: u64) -> Config {
         seed,
         chance: ChanceMode::Seeded,
         fuel: None,
+        set: Vec::new(),
     }
 }
 

@@ -30,7 +30,7 @@ fn config(players: u8, variant: Option<&str>, seed: u64) -> Config {
         variant: variant.map(str::to_string),
         seed,
         chance: ChanceMode::Seeded,
-        fuel: None,
+        ..Config::default()
     }
 }
 
@@ -53,7 +53,9 @@ fn merged_shards_print_exactly_what_one_machine_prints() {
         "--seed",
         "7",
         "--variant",
-        "none,expert",
+        "none",
+        "--variant",
+        "expert",
         "--json",
     ];
     let (code, whole, err) = rulebook(&base);
@@ -263,7 +265,14 @@ fn bad_shards_and_variant_lists_are_refused() {
     ]);
     assert_eq!(code, 2);
     assert!(err.contains("a shard is I/N with 0 <= I < N"), "{err}");
-    let (code, _, err) = rulebook(&["play", "rules/ominoes.rules", "--variant", "none,expert"]);
+    let (code, _, err) = rulebook(&[
+        "play",
+        "rules/ominoes.rules",
+        "--variant",
+        "none",
+        "--variant",
+        "expert",
+    ]);
     assert_ne!(code, 0);
     assert!(
         err.contains("only `simulate` compares several variants"),

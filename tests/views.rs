@@ -318,6 +318,7 @@ fn check_game(book: &Rulebook, text: &str) -> Result<(), String> {
                 seed,
                 chance: ChanceMode::Seeded,
                 fuel: None,
+                set: Vec::new(),
             };
             let mut st = g.start(&cfg).map_err(|e| e.to_string())?;
             let mut agent = RandomAgent::new(run::agent_seed(seed));

@@ -1,8 +1,17 @@
 //! Agents: players that choose actions. They see only the engine's API.
 //!
 //! Every agent implements [`Agent`]; the match runners in [`crate::run`] ask an agent for
-//! each decision. [`RandomAgent`] picks uniformly; [`pick_chance`] draws a chance outcome by
-//! its weight.
+//! each decision. [`RandomAgent`] picks uniformly; [`Mcts`] searches (Monte Carlo tree
+//! search over what its seat may see); [`pick_chance`] draws a chance outcome by its weight.
+//! [`AgentSpec`] names an agent as the command line does (`random`, `mcts:2000`).
+
+mod mcts;
+mod reward;
+mod spec;
+mod tree;
+
+pub use mcts::{ActionStats, Budget, Mcts, MctsConfig, Search, DEFAULT_PLAYOUTS};
+pub use spec::AgentSpec;
 
 use crate::engine::{Action, RunError, State};
 use crate::ir::Game;

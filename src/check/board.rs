@@ -38,7 +38,14 @@ impl Checker {
                 }
             })
             .collect();
-        let cells = nums.iter().try_fold(1i64, |a, n| a.checked_mul(*n));
+        let cells = match (shape.name.as_str(), nums.as_slice()) {
+            // A hexagon of side n has 3n(n - 1) + 1 cells.
+            ("hex", [n]) => n
+                .checked_mul(n - 1)
+                .and_then(|x| x.checked_mul(3))
+                .map(|x| x + 1),
+            _ => nums.iter().try_fold(1i64, |a, n| a.checked_mul(*n)),
+        };
         if nums.len() == args.len() && cells.is_none_or(|c| c > ir::MAX_BOARD_SPACES as i64) {
             let p = self.error(
                 Code::Limit,
@@ -110,6 +117,29 @@ impl Checker {
                         adj,
                     )
                 }
+                ("hex", [w, h]) => {
+                    let (w, h) = (*w as u32, *h as u32);
+                    let (names, adj) = hex_cells(w, h, |_, _| true);
+                    let shape = ir::BoardShape::Hex {
+                        width: w,
+                        height: h,
+                        side: 0,
+                    };
+                    (shape, names, adj)
+                }
+                ("hex", [n]) => {
+                    let n = *n as u32;
+                    let side = 2 * n - 1;
+                    let (lo, hi) = (n - 1, 3 * (n - 1));
+                    let (names, adj) = hex_cells(side, side, |c, r| c + r >= lo && c + r <= hi);
+                    let shape = ir::BoardShape::Hex {
+                        width: side,
+                        height: side,
+                        side: n,
+                    };
+                    (shape, names, adj)
+                }
+                ("graph", []) if args.is_empty() => (ir::BoardShape::Graph, vec![], vec![]),
                 ("ring", [n]) => {
                     let n = *n as u32;
                     let names = (0..n).map(|i| format!("{}{}", name.name, i + 1)).collect();
@@ -136,7 +166,11 @@ impl Checker {
                             ),
                             "not a board shape",
                         );
-                        p.help = Some("write `grid(width, height)` or `ring(size)`".into());
+                        p.help = Some(
+                            "write `grid(width, height)`, `ring(size)`, `hex(width, height)`, \
+                             `hex(side)` or `graph { spaces ... edges ... }`"
+                                .into(),
+                        );
                     }
                     (ir::BoardShape::Ring { size: 0 }, vec![], vec![])
                 }
@@ -155,6 +189,41 @@ impl Checker {
             space_names: names,
             adj_start,
             adj: flat,
+            geo: Default::default(),
         });
     }
+}
+
+/// The cells of a hex board in a `w` x `h` box that `keep` keeps (column, row from 0), named
+/// like a grid's and listed row by row, with their neighbours (c±1, r), (c, r±1), (c+1, r-1),
+/// (c-1, r+1).
+fn hex_cells(w: u32, h: u32, keep: impl Fn(u32, u32) -> bool) -> (Vec<String>, Vec<Vec<u32>>) {
+    let mut index = vec![u32::MAX; (w * h) as usize];
+    let mut names = vec![];
+    for r in 0..h {
+        for c in 0..w {
+            if keep(c, r) {
+                index[(r * w + c) as usize] = names.len() as u32;
+                names.push(format!("{}{}", ir::col_name(c), r + 1));
+            }
+        }
+    }
+    let mut adj = vec![];
+    for r in 0..h as i64 {
+        for c in 0..w as i64 {
+            if index[(r * w as i64 + c) as usize] == u32::MAX {
+                continue;
+            }
+            let mut n: Vec<u32> = ir::HEX_STEPS
+                .iter()
+                .map(|&(_, dc, dr)| (c + dc, r + dr))
+                .filter(|&(x, y)| x >= 0 && y >= 0 && x < w as i64 && y < h as i64)
+                .map(|(x, y)| index[(y * w as i64 + x) as usize])
+                .filter(|&i| i != u32::MAX)
+                .collect();
+            n.sort_unstable();
+            adj.push(n);
+        }
+    }
+    (names, adj)
 }

@@ -15,13 +15,13 @@ impl Checker {
         self.var_inits(file);
         // Function result types first (a silent pass), so that calls in any order are typed.
         self.def_types = vec![Type::Any; self.game.defs.len()].into();
-        let quiet = self.problems.len();
+        self.quiet += 1;
         for d in &file.decls {
             if let ast::DeclKind::Def { name, params, body } = &d.kind {
                 self.def_body(name, params, body);
             }
         }
-        self.problems.truncate(quiet);
+        self.quiet -= 1;
         for d in &file.decls {
             if let ast::DeclKind::Set {
                 name,
@@ -42,7 +42,14 @@ impl Checker {
                     params,
                     guard,
                     body,
+                    ..
                 } => self.action_body(name, params, guard.as_ref(), body),
+                ast::DeclKind::Trigger {
+                    name,
+                    each,
+                    cond,
+                    body,
+                } => self.trigger(name, each.as_ref(), cond.as_ref(), body),
                 _ => {}
             }
         }
@@ -90,7 +97,7 @@ impl Checker {
                 ast::DeclKind::Score { player, value }
                 | ast::DeclKind::Tiebreak { player, value } => {
                     self.begin_locals();
-                    self.bind_local(&player.name, Type::Player);
+                    self.bind_local_at(player, Type::Player, "parameter");
                     let (x, t) = self.expr(value);
                     self.expect_type(t, Type::Int, value.span, "a score");
                     let n = self.end_locals();
@@ -162,7 +169,7 @@ impl Checker {
         self.begin_locals();
         for (p, t) in params {
             let (ty, _) = self.type_expr(t);
-            self.bind_local(&p.name, ty);
+            self.bind_local_at(p, ty, "parameter");
         }
         let (x, t) = self.expr(body);
         let n = self.end_locals();
@@ -183,7 +190,8 @@ impl Checker {
         let Some(g) = guard else { return vec![] };
         let mut conj = vec![];
         split_and(g, &mut conj);
-        let quiet = self.problems.len();
+        // The whole guard was checked already; its parts report nothing new.
+        self.quiet += 1;
         let mut out = vec![];
         for c in conj {
             let (x, _) = self.expr(c);
@@ -195,8 +203,7 @@ impl Checker {
             });
             out.push((need, x));
         }
-        // The whole guard was checked already; its parts report nothing new.
-        self.problems.truncate(quiet);
+        self.quiet -= 1;
         out.sort_by_key(|p| p.0);
         out
     }
@@ -223,7 +230,7 @@ impl Checker {
                 );
                 p.help = Some("write `set pair(a: Card, b: Card) ...`".into());
             }
-            self.bind_local(&p.name, ty);
+            self.bind_local_at(p, ty, "parameter");
         }
         let mut conjuncts = vec![];
         if let Some(c) = cond {
@@ -275,7 +282,9 @@ impl Checker {
         let slots: Vec<u16> = binds.iter().map(|b| b.slot).collect();
         let parts = self.guard_parts(guard, &slots);
         let mut code = vec![];
+        self.in_sequence = self.game.actions[a].sequence;
         self.block(body, &mut code, &mut vec![]);
+        self.in_sequence = false;
         let locals = self.end_locals();
         let proc = self.game.procs.next_id();
         self.game.procs.push(ir::Proc {
@@ -289,6 +298,146 @@ impl Checker {
         act.guard_span = guard.map(|g| g.span);
         act.guard_parts = parts;
         act.proc = proc;
+    }
+
+    /// A `when` trigger: its test (a condition, or the first element meeting it) and its
+    /// body, a procedure with the element in its first local.
+    pub(crate) fn trigger(
+        &mut self,
+        name: &ast::Ident,
+        each: Option<&ast::Binding>,
+        cond: Option<&ast::Expr>,
+        body: &ast::Block,
+    ) {
+        if let Some(prev) = self.game.triggers.iter().find(|t| t.name == name.name) {
+            let prev = prev.span;
+            let p = self.error(
+                Code::Duplicate,
+                name.span,
+                format!("trigger `{}` is declared twice", name.name),
+                "second trigger",
+            );
+            p.related = Some((prev, "first trigger".into()));
+        }
+        self.begin_locals();
+        let binds = each.map(|b| self.bind_all(std::slice::from_ref(b)));
+        let filter = cond.map(|c| {
+            let (x, t) = self.expr(c);
+            self.expect_type(t, Type::Bool, c.span, "a trigger's condition");
+            if let ir::Expr::Lit(v) = x {
+                let always = v == ir::Value::Bool(true);
+                let p = self.error(
+                    Code::Trigger,
+                    c.span,
+                    if always {
+                        "this trigger's condition always holds: it would fire forever"
+                    } else {
+                        "this trigger's condition never holds"
+                    },
+                    "known when the file is read",
+                );
+                p.help = Some(
+                    "a trigger reacts to the state: `when over_limit q in players where \
+                     count(hand[q]) > 4 { ... }`"
+                        .into(),
+                );
+            }
+            x
+        });
+        let test_locals = self.end_locals();
+        let (test, elem) = match binds {
+            Some(binds) => {
+                let ty = binds[0].ty;
+                let agg = ir::Agg {
+                    kind: ir::AggKind::First,
+                    sets: vec![],
+                    binds,
+                    args: vec![],
+                    filter,
+                    body: None,
+                    otherwise: None,
+                };
+                (ir::Expr::Agg(Box::new(agg), name.span), Some(ty))
+            }
+            None => (
+                filter.unwrap_or(ir::Expr::Lit(ir::Value::Bool(false))),
+                None,
+            ),
+        };
+        self.begin_locals();
+        let each_slot = match (each, elem) {
+            (Some(b), Some(ty)) => Some(self.bind_local(&b.var.name, ty)),
+            _ => None,
+        };
+        let mut code = vec![];
+        self.block(body, &mut code, &mut vec![]);
+        let locals = self.end_locals();
+        let proc = self.game.procs.next_id();
+        self.game.procs.push(ir::Proc {
+            name: format!("when {}", name.name),
+            code,
+            locals,
+        });
+        self.aux_locals = self.aux_locals.max(test_locals);
+        self.game.triggers.push(ir::Trigger {
+            name: name.name.clone(),
+            test,
+            each: each_slot,
+            test_locals,
+            proc,
+            span: name.span,
+        });
+    }
+
+    /// Whether window points are compiled in: the rules file has window actions (never in
+    /// a scenario's setup).
+    pub(crate) fn has_windows(&self) -> bool {
+        self.file == crate::source::FileId::RULES
+            && self.game.actions.iter().any(|a| a.window.is_some())
+    }
+
+    /// The two choices a window offers: the `anytime` actions, or those and the `before
+    /// turn` ones, each followed by `pass`.
+    pub(crate) fn window_choices(&mut self) {
+        if !self.has_windows() {
+            return;
+        }
+        let make = |c: &mut Self, before: bool| {
+            let mut arms: Vec<ir::Arm> = c
+                .game
+                .actions
+                .enumerate()
+                .filter(|(_, a)| a.window == Some(false) || before && a.window == Some(true))
+                .map(|(id, _)| ir::Arm::Action(id))
+                .collect();
+            arms.push(ir::Arm::Inline {
+                label: Some("pass".into()),
+                binds: vec![],
+                guard: None,
+                guard_span: None,
+                guard_parts: vec![],
+                body_pc: 0,
+            });
+            let span = c
+                .game
+                .actions
+                .iter()
+                .find(|a| a.window.is_some())
+                .map_or(crate::source::Span::default(), |a| a.span);
+            let id = c.game.choices.next_id();
+            c.game.choices.push(ir::Choice {
+                by: None,
+                each: None,
+                arms,
+                else_pc: None,
+                end_pc: 0,
+                span,
+            });
+            id
+        };
+        let anytime = make(self, false);
+        let before = make(self, true);
+        self.game.windows = Some((anytime, before));
     }
 
     pub(crate) fn proc_body(&mut self, name: &str, b: &ast::Block) -> ir::ProcId {

@@ -229,6 +229,22 @@ codes! {
     /// flow { reveal n end }
     /// ```
     Reveal = "check::reveal";
+    /// A `when` trigger whose condition is known when the file is read: always true (it
+    /// would fire forever) or always false.
+    /// ```rules
+    /// players 2
+    /// var n: int
+    /// when always true { n += 1 }
+    /// flow { end }
+    /// ```
+    Trigger = "check::trigger";
+    /// An action's window that is neither `anytime` nor `before turn`.
+    /// ```rules
+    /// players 2
+    /// action swap() before round { }
+    /// flow { end }
+    /// ```
+    Window = "check::window";
     /// A `roll` whose possible values cannot be known.
     /// ```rules
     /// players 2
@@ -277,14 +293,41 @@ codes! {
     /// flow { n = f(1) end }
     /// ```
     TooManyLocals = "check::too_many_locals";
-    /// A file, nesting, board, table or range larger than a documented limit (section
-    /// "Limits" of the language reference).
+    /// A file, nesting, board, table, range or zone larger than a documented limit (section
+    /// "Limits" of the language reference); also the last note of a file with more problems
+    /// than are shown.
     /// ```rules
     /// players 2
     /// board huge = grid(5000, 5000)
     /// flow { end }
     /// ```
     Limit = "check::limit";
+    /// A number that does not fit in 64 bits; arithmetic on constants that overflows or
+    /// divides by zero.
+    /// ```rules
+    /// players 2
+    /// const BIG = 9223372036854775807 + 1
+    /// var n: int
+    /// flow { n = BIG end }
+    /// ```
+    Number = "check::number";
+    /// Directions or coordinates asked of a board that has none: `step`, `ray`, `col`, `row`
+    /// or `directions` on a graph board.
+    /// ```rules
+    /// players 2
+    /// board m = graph { spaces a, b edges a - b }
+    /// var at: m
+    /// flow { at = step(a, north) end }
+    /// ```
+    Geometry = "check::geometry";
+    /// A misused `sequence action`: a choice inside it made by another player (`choose by`,
+    /// `choose each`), offered in a `choose each`, or offering another sequence action.
+    /// ```rules
+    /// players 2
+    /// sequence action hop() { choose by next(me) { stop { } } }
+    /// flow { turn seat(0) { choose { hop } } end }
+    /// ```
+    Sequence = "check::sequence";
     /// A warning: something declared and never used; an action never offered; a zone used but
     /// never filled.
     /// ```rules
@@ -299,6 +342,13 @@ codes! {
     /// scenario "dice" { chance loaded }
     /// ```
     ScenarioChance = "scenario::chance";
+    /// A scenario's `expect ... sees` names something that is not a component's field, a
+    /// zone or a variable.
+    /// ```rules
+    /// rules "../../rules/classic/tic_tac_toe.rules"
+    /// scenario "looks" { expect seat(0) sees 3 }
+    /// ```
+    ScenarioSees = "scenario::sees";
 }
 
 impl fmt::Display for Code {

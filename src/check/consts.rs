@@ -32,10 +32,17 @@ impl Checker {
                 match self.globals.get(n).copied() {
                     Some((Global::Const(c), _)) => {
                         self.used.insert(Global::Const(c));
+                        self.note_use(e.span, names::Target::Global(Global::Const(c)));
                         Some(self.game.consts[c].value)
                     }
-                    Some((Global::EnumValue(en, v), _)) => Some(Value::Enum(en, v)),
-                    Some((Global::Space(b, s), _)) => Some(Value::Space(b, s)),
+                    Some((g @ Global::EnumValue(en, v), _)) => {
+                        self.note_use(e.span, names::Target::Global(g));
+                        Some(Value::Enum(en, v))
+                    }
+                    Some((g @ Global::Space(b, s), _)) => {
+                        self.note_use(e.span, names::Target::Global(g));
+                        Some(Value::Space(b, s))
+                    }
                     _ => {
                         if let Some(list) = self.ambiguous_values.get(n) {
                             let names: Vec<String> = list
@@ -78,6 +85,9 @@ impl Checker {
                             self.game.enums[ei].values.iter().position(|v| *v == f.name)
                         {
                             self.used.insert(Global::Enum(ei));
+                            self.note_use(base.span, names::Target::Global(Global::Enum(ei)));
+                            let value = Global::EnumValue(ei, vi as u16);
+                            self.note_use(f.span, names::Target::Global(value));
                             return Some(Value::Enum(ei, vi as u16));
                         }
                     }
@@ -90,41 +100,83 @@ impl Checker {
                 );
                 None
             }
-            K::Unary(ast::UnOp::Neg, x) => match self.const_eval(x, gens)? {
-                Value::Int(n) => Some(Value::Int(-n)),
-                _ => None,
-            },
-            K::Unary(ast::UnOp::Not, x) => match self.const_eval(x, gens)? {
-                Value::Bool(b) => Some(Value::Bool(!b)),
-                _ => None,
-            },
+            K::Unary(op, x) => {
+                let v = self.const_eval(x, gens)?;
+                match (op, v) {
+                    (ast::UnOp::Neg, Value::Int(n)) => match n.checked_neg() {
+                        Some(m) => Some(Value::Int(m)),
+                        None => self.overflow(e.span, "its negation is too large"),
+                    },
+                    (ast::UnOp::Not, Value::Bool(b)) => Some(Value::Bool(!b)),
+                    (ast::UnOp::Neg, v) => self.not_a(Type::Int, v, x.span, "the operand of `-`"),
+                    (ast::UnOp::Not, v) => {
+                        self.not_a(Type::Bool, v, x.span, "the operand of `not`")
+                    }
+                }
+            }
             K::Binary(op, a, b) => {
-                let (a, b) = (self.const_eval(a, gens)?, self.const_eval(b, gens)?);
-                match (a, b) {
-                    (Value::Int(x), Value::Int(y)) => Some(match op {
-                        ast::BinOp::Add => Value::Int(x.wrapping_add(y)),
-                        ast::BinOp::Sub => Value::Int(x.wrapping_sub(y)),
-                        ast::BinOp::Mul => Value::Int(x.wrapping_mul(y)),
-                        ast::BinOp::Div if y != 0 => Value::Int(x / y),
-                        ast::BinOp::Mod if y != 0 => Value::Int(x.rem_euclid(y)),
-                        ast::BinOp::Eq => Value::Bool(x == y),
-                        ast::BinOp::Ne => Value::Bool(x != y),
-                        ast::BinOp::Lt => Value::Bool(x < y),
-                        ast::BinOp::Le => Value::Bool(x <= y),
-                        ast::BinOp::Gt => Value::Bool(x > y),
-                        ast::BinOp::Ge => Value::Bool(x >= y),
-                        _ => return None,
-                    }),
-                    (a, b) => Some(match op {
-                        ast::BinOp::Eq => Value::Bool(a == b),
-                        ast::BinOp::Ne => Value::Bool(a != b),
-                        _ => return None,
-                    }),
+                let (x, y) = (self.const_eval(a, gens)?, self.const_eval(b, gens)?);
+                use ast::BinOp::*;
+                match (op, x, y) {
+                    (Eq, x, y) => Some(Value::Bool(x == y)),
+                    (Ne, x, y) => Some(Value::Bool(x != y)),
+                    (And, Value::Bool(x), Value::Bool(y)) => Some(Value::Bool(x && y)),
+                    (Or, Value::Bool(x), Value::Bool(y)) => Some(Value::Bool(x || y)),
+                    (And | Or, x, y) => {
+                        let what = format!("the operands of `{}`", op.symbol());
+                        let bad = if matches!(x, Value::Bool(_)) {
+                            (y, b.span)
+                        } else {
+                            (x, a.span)
+                        };
+                        self.not_a(Type::Bool, bad.0, bad.1, &what)
+                    }
+                    (Lt | Le | Gt | Ge, Value::Int(x), Value::Int(y)) => {
+                        Some(Value::Bool(match op {
+                            Lt => x < y,
+                            Le => x <= y,
+                            Gt => x > y,
+                            _ => x >= y,
+                        }))
+                    }
+                    (Div | Mod, Value::Int(_), Value::Int(0)) => {
+                        let p = self.error(
+                            Code::Number,
+                            e.span,
+                            "division by zero in a constant",
+                            "the divisor is 0",
+                        );
+                        p.help = Some("a constant's value must be a number".into());
+                        None
+                    }
+                    (_, Value::Int(x), Value::Int(y)) => {
+                        let n = match op {
+                            Add => x.checked_add(y),
+                            Sub => x.checked_sub(y),
+                            Mul => x.checked_mul(y),
+                            Div => x.checked_div(y),
+                            _ => x.checked_rem_euclid(y),
+                        };
+                        match n {
+                            Some(n) => Some(Value::Int(n)),
+                            None => self.overflow(e.span, "the result is too large"),
+                        }
+                    }
+                    (_, x, y) => {
+                        let what = format!("the operands of `{}`", op.symbol());
+                        let bad = if matches!(x, Value::Int(_)) {
+                            (y, b.span)
+                        } else {
+                            (x, a.span)
+                        };
+                        self.not_a(Type::Int, bad.0, bad.1, &what)
+                    }
                 }
             }
             K::If(c, a, b) => match self.const_eval(c, gens)? {
                 Value::Bool(true) => self.const_eval(a, gens),
-                _ => self.const_eval(b, gens),
+                Value::Bool(false) => self.const_eval(b, gens),
+                v => self.not_a(Type::Bool, v, c.span, "the condition of `if`"),
             },
             _ => {
                 let p = self.error(
@@ -139,13 +191,63 @@ impl Checker {
         }
     }
 
+    /// Constant arithmetic that does not fit in 64 bits: reported, no value.
+    fn overflow(&mut self, span: ast::Span, label: &str) -> Option<Value> {
+        let p = self.error(
+            Code::Number,
+            span,
+            "this constant does not fit in 64 bits",
+            label,
+        );
+        p.help = Some(format!("numbers go from {} to {}", i64::MIN, i64::MAX));
+        None
+    }
+
+    /// A constant of the wrong type: reported, no value.
+    fn not_a(&mut self, want: Type, got: Value, span: ast::Span, what: &str) -> Option<Value> {
+        let got = self.value_type(got);
+        let p = self.error(
+            Code::Type,
+            span,
+            format!(
+                "{what} must be {}, not {}",
+                self.type_name(want),
+                if got == Type::Any {
+                    "none".into()
+                } else {
+                    self.type_name(got)
+                }
+            ),
+            format!("this is not {}", self.type_name(want)),
+        );
+        if got == Type::Any {
+            p.help = Some("`none` is no number or flag".into());
+        }
+        None
+    }
+
     /// The values of a collection known when the file is read (enum values, a range, a list).
     pub(crate) fn const_coll(&mut self, e: &ast::Expr) -> Option<Vec<Value>> {
         use ast::ExprKind as K;
         match &e.kind {
             K::Range(a, b) => match (self.const_eval(a, &[])?, self.const_eval(b, &[])?) {
-                (Value::Int(a), Value::Int(b)) if b - a <= 100_000 => {
-                    Some((a..=b).map(Value::Int).collect())
+                (Value::Int(lo), Value::Int(hi)) => {
+                    // In i128: the width of `i64::MIN..i64::MAX` does not fit in an i64.
+                    let n = (i128::from(hi) - i128::from(lo) + 1).max(0);
+                    if n > ir::MAX_GENERATOR_VALUES as i128 {
+                        let p = self.error(
+                            Code::Limit,
+                            e.span,
+                            format!(
+                                "a generator takes at most {} values",
+                                ir::MAX_GENERATOR_VALUES
+                            ),
+                            format!("this range has {n}"),
+                        );
+                        p.help = Some("see \"Limits\" in the language reference".into());
+                        return None;
+                    }
+                    Some((lo..=hi).map(Value::Int).collect())
                 }
                 _ => {
                     self.error(
@@ -160,6 +262,7 @@ impl Checker {
             K::Name(n) => match self.globals.get(n).copied() {
                 Some((Global::Enum(en), _)) => {
                     self.used.insert(Global::Enum(en));
+                    self.note_use(e.span, names::Target::Global(Global::Enum(en)));
                     Some(
                         (0..self.game.enums[en].values.len() as u16)
                             .map(|v| Value::Enum(en, v))
@@ -177,7 +280,22 @@ impl Checker {
                     None
                 }
             },
-            K::List(items) => items.iter().map(|i| self.const_eval(i, &[])).collect(),
+            K::List(items) => {
+                if items.len() > ir::MAX_GENERATOR_VALUES {
+                    let p = self.error(
+                        Code::Limit,
+                        e.span,
+                        format!(
+                            "a generator takes at most {} values",
+                            ir::MAX_GENERATOR_VALUES
+                        ),
+                        format!("this list has {}", items.len()),
+                    );
+                    p.help = Some("see \"Limits\" in the language reference".into());
+                    return None;
+                }
+                items.iter().map(|i| self.const_eval(i, &[])).collect()
+            }
             _ => {
                 self.error(
                     Code::NotConstant,
@@ -192,13 +310,13 @@ impl Checker {
 
     pub(crate) fn const_zone(&mut self, e: &ast::Expr) -> Option<ir::InstId> {
         use ast::ExprKind as K;
-        let (name, idx): (&String, &[ast::Expr]) = match &e.kind {
-            K::Name(n) => (n, &[]),
+        let (name, idx, at): (&String, &[ast::Expr], _) = match &e.kind {
+            K::Name(n) => (n, &[], e.span),
             K::Index(b, i) => match &b.kind {
-                K::Name(n) => (n, i.as_slice()),
-                _ => (&String::new(), &[]),
+                K::Name(n) => (n, i.as_slice(), b.span),
+                _ => (&String::new(), &[], e.span),
             },
-            _ => (&String::new(), &[]),
+            _ => (&String::new(), &[], e.span),
         };
         let Some((Global::Zone(z), _)) = self.globals.get(name).copied() else {
             let p = self.error(
@@ -211,6 +329,7 @@ impl Checker {
             return None;
         };
         self.used.insert(Global::Zone(z));
+        self.note_use(at, names::Target::Global(Global::Zone(z)));
         let zd = self.game.zones[z].clone();
         if idx.len() != zd.dims.len() {
             self.error(
@@ -230,7 +349,9 @@ impl Checker {
         for (i, x) in idx.iter().enumerate() {
             let v = self.const_eval(x, &[])?;
             let k = match (zd.dims[i], v) {
-                (ir::Dim::Enum(e1), Value::Enum(e2, k)) if e1 == e2 => k as u32,
+                (ir::Dim::Enum(e1), Value::Enum(e2, k)) if e1 == e2 && (k as u32) < zd.sizes[i] => {
+                    k as u32
+                }
                 (ir::Dim::Player, Value::Int(k)) if (k as u32) < zd.sizes[i] => k as u32,
                 _ => {
                     self.error(

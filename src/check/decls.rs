@@ -52,6 +52,10 @@ impl Checker {
                             p.related = Some((prev, "first here".into()));
                         }
                     }
+                    for (vi, v) in values.iter().enumerate() {
+                        let value = Global::EnumValue(id, vi as u16);
+                        self.note_decl(v.span, names::Target::Global(value));
+                    }
                     self.game.enums.push(ir::EnumDef {
                         name: name.name.clone(),
                         values: values.iter().map(|v| v.name.clone()).collect(),
@@ -92,6 +96,7 @@ impl Checker {
         for name in self.ambiguous_values.keys() {
             self.globals.remove(name);
         }
+        self.declare_directions(file);
     }
 
     /// Constants, in order: each may use the ones above it.
@@ -127,9 +132,12 @@ impl Checker {
                 shape,
                 args,
                 flags,
+                graph,
+                closed,
             } = &d.kind
             {
                 self.board(name, shape, args, flags, d.span);
+                self.board_extras(graph.as_ref(), closed.as_ref());
             }
         }
         for d in &file.decls {
@@ -163,10 +171,12 @@ impl Checker {
                         }
                         None => Value::None,
                     };
+                    self.note_decl(f.name.span, names::Target::Field(t, out.len() as u16));
                     out.push(ir::FieldDef {
                         name: f.name.name.clone(),
                         ty,
                         range,
+                        clamp: f.ty.clamps(),
                         default,
                         seen_by: None,
                     });
@@ -175,6 +185,7 @@ impl Checker {
                     let Some(by) = &f.seen_by else { continue };
                     match out.iter().position(|o| o.name == by.name) {
                         Some(bi) if out[bi].ty == Type::Player => {
+                            self.note_use(by.span, names::Target::Field(t, bi as u16));
                             if let Some(me) = out.iter_mut().find(|o| o.name == f.name.name) {
                                 me.seen_by = Some(bi as u16);
                             }
@@ -220,8 +231,15 @@ impl Checker {
                     visibility,
                 } => self.zone(name, index, ty, visibility.as_ref()),
                 ast::DeclKind::Var {
-                    name, index, ty, ..
-                } => self.var(name, index, ty, d.span),
+                    name,
+                    index,
+                    ty,
+                    visibility,
+                    ..
+                } => {
+                    self.var(name, index, ty, d.span);
+                    self.var_visibility(name, visibility.as_ref());
+                }
                 _ => {}
             }
         }
@@ -234,6 +252,14 @@ impl Checker {
                     .or_insert((Global::Space(bi, si as u32), ast::Span::default()));
             }
         }
+        // So are direction names (`north`, `clockwise`).
+        if let Some(e) = self.game.direction_enum {
+            for (i, n) in ir::DIRECTION_NAMES.iter().enumerate() {
+                self.globals
+                    .entry(n.to_string())
+                    .or_insert((Global::EnumValue(e, i as u16), ast::Span::default()));
+            }
+        }
     }
 
     /// Variants and the constants they set.
@@ -242,6 +268,7 @@ impl Checker {
             if let ast::DeclKind::Variant {
                 name,
                 description,
+                group,
                 sets,
             } = &d.kind
             {
@@ -252,6 +279,7 @@ impl Checker {
                     match self.globals.get(&n.name).copied() {
                         Some((Global::Const(c), _)) => {
                             self.used.insert(Global::Const(c));
+                            self.note_use(n.span, names::Target::Global(Global::Const(c)));
                             if let Some(v) = self.const_eval(e, &[]) {
                                 out.push((c, v));
                             }
@@ -273,6 +301,7 @@ impl Checker {
                 self.game.variants.push(ir::VariantDef {
                     name: name.name.clone(),
                     description: description.clone(),
+                    group: group.as_ref().map(|g| g.name.clone()),
                     sets: out,
                 });
             }
@@ -305,7 +334,31 @@ impl Checker {
                         points: ir::Expr::Lit(Value::None),
                     });
                 }
-                ast::DeclKind::Action { name, params, .. } => {
+                ast::DeclKind::Action {
+                    name,
+                    params,
+                    sequence,
+                    window,
+                    ..
+                } => {
+                    let window = match window {
+                        None => None,
+                        Some(ast::Window::Anytime) => Some(false),
+                        Some(ast::Window::Before(w)) if w.name == "turn" => Some(true),
+                        Some(ast::Window::Before(w)) => {
+                            let p = self.error(
+                                Code::Window,
+                                w.span,
+                                format!("windows open `before turn`, not before `{}`", w.name),
+                                "not a window",
+                            );
+                            p.help = Some(
+                                "write `action redeploy() before turn { ... }`, or `anytime`"
+                                    .into(),
+                            );
+                            None
+                        }
+                    };
                     let id = self.game.actions.next_id();
                     self.action_arity.insert(id, params.len());
                     self.define(name, Global::Action(id));
@@ -315,7 +368,9 @@ impl Checker {
                         guard: None,
                         guard_span: None,
                         guard_parts: vec![],
-                        offered: false,
+                        offered: window.is_some(),
+                        sequence: *sequence,
+                        window,
                         proc: ir::ProcId(0),
                         span: name.span,
                     });
@@ -327,7 +382,7 @@ impl Checker {
 
     pub(crate) fn type_expr(&mut self, t: &ast::TypeExpr) -> (Type, Option<(i64, i64)>) {
         match t {
-            ast::TypeExpr::Range { lo, hi, span } => {
+            ast::TypeExpr::Range { lo, hi, span, .. } => {
                 if lo > hi {
                     self.error(
                         Code::Range,
@@ -345,11 +400,16 @@ impl Checker {
                 _ => match self.globals.get(&n.name).copied() {
                     Some((Global::Enum(e), _)) => {
                         self.used.insert(Global::Enum(e));
+                        self.note_use(n.span, names::Target::Global(Global::Enum(e)));
                         (Type::Enum(e), None)
                     }
-                    Some((Global::Type(c), _)) => (Type::Comp(c), None),
+                    Some((Global::Type(c), _)) => {
+                        self.note_use(n.span, names::Target::Global(Global::Type(c)));
+                        (Type::Comp(c), None)
+                    }
                     Some((Global::Board(b), _)) => {
                         self.used.insert(Global::Board(b));
+                        self.note_use(n.span, names::Target::Global(Global::Board(b)));
                         (Type::Space(b), None)
                     }
                     _ => {
@@ -377,10 +437,12 @@ impl Checker {
             match self.globals.get(&i.name).copied() {
                 Some((Global::Enum(e), _)) => {
                     self.used.insert(Global::Enum(e));
+                    self.note_use(i.span, names::Target::Global(Global::Enum(e)));
                     out.push(ir::Dim::Enum(e));
                 }
                 Some((Global::Board(b), _)) => {
                     self.used.insert(Global::Board(b));
+                    self.note_use(i.span, names::Target::Global(Global::Board(b)));
                     out.push(ir::Dim::Board(b));
                 }
                 _ => {
@@ -408,7 +470,10 @@ impl Checker {
     ) {
         let dims = self.dims(index);
         let t = match self.globals.get(&ty.name).copied() {
-            Some((Global::Type(t), _)) => t,
+            Some((Global::Type(t), _)) => {
+                self.note_use(ty.span, names::Target::Global(Global::Type(t)));
+                t
+            }
             _ => {
                 let p = self.error(
                     Code::UnknownType,
@@ -425,6 +490,7 @@ impl Checker {
             Some("owner") => ir::Visibility::Owner,
             Some("hidden") => ir::Visibility::Hidden,
             Some("top") => ir::Visibility::Top,
+            Some("secret") => ir::Visibility::Secret,
             Some(other) => {
                 let p = self.error(
                     Code::Visibility,
@@ -432,7 +498,7 @@ impl Checker {
                     format!("unknown visibility `{other}`"),
                     "not a visibility",
                 );
-                p.help = Some("write `public`, `owner`, `hidden` or `top`".into());
+                p.help = Some("write `public`, `owner`, `hidden`, `top` or `secret`".into());
                 ir::Visibility::Public
             }
         };
@@ -446,8 +512,13 @@ impl Checker {
             );
             p.help = Some("index it by player: `zone hand[Player]: Card owner`".into());
         }
-        let sizes: Vec<u32> = dims.iter().map(|d| self.game.dim_size(*d)).collect();
-        let count = sizes.iter().product::<u32>().max(1);
+        let (sizes, count) = self.instances_of(
+            &dims,
+            name,
+            "zone",
+            self.game.zone_instances as usize,
+            ir::MAX_ZONE_INSTANCES,
+        );
         let id = self.game.zones.next_id();
         self.define(name, Global::Zone(id));
         self.game.zones.push(ir::ZoneDef {
@@ -461,6 +532,50 @@ impl Checker {
             owner_dim,
         });
         self.game.zone_instances += count;
+    }
+
+    /// The size of each index of a zone or variable and how many instances it has, checked
+    /// against the limit on all of them (`so_far` are taken). An index with no value (a board
+    /// with an error) or too many instances leave it one instance, with sizes of 1, so that
+    /// its uses still check.
+    fn instances_of(
+        &mut self,
+        dims: &[ir::Dim],
+        name: &ast::Ident,
+        what: &str,
+        so_far: usize,
+        limit: usize,
+    ) -> (Vec<u32>, u32) {
+        let sizes: Vec<u32> = dims.iter().map(|d| self.game.dim_size(*d)).collect();
+        let count = sizes
+            .iter()
+            .try_fold(1usize, |n, s| n.checked_mul(*s as usize))
+            .unwrap_or(usize::MAX);
+        if sizes.contains(&0) {
+            return (vec![1; dims.len()], 1);
+        }
+        if count.saturating_add(so_far) > limit {
+            let p = self.error(
+                Code::Limit,
+                name.span,
+                format!(
+                    "{what} `{}` would have {} instances, more than the {limit} a game may have",
+                    name.name,
+                    if count == usize::MAX {
+                        "too many".to_string()
+                    } else {
+                        count.to_string()
+                    }
+                ),
+                "too many combinations of its indexes",
+            );
+            p.help = Some(format!(
+                "every combination of the indexes is one instance, and a game has at most \
+                 {limit} for all its {what}s together (see \"Limits\" in the language reference)"
+            ));
+            return (vec![1; dims.len()], 1);
+        }
+        (sizes, count as u32)
     }
 
     pub(crate) fn instances(&mut self) {
@@ -498,8 +613,13 @@ impl Checker {
     ) {
         let dims = self.dims(index);
         let (t, range) = self.type_expr(ty);
-        let sizes: Vec<u32> = dims.iter().map(|d| self.game.dim_size(*d)).collect();
-        let count = sizes.iter().product::<u32>().max(1);
+        let (sizes, count) = self.instances_of(
+            &dims,
+            name,
+            "variable",
+            self.game.var_slots as usize,
+            ir::MAX_VAR_SLOTS,
+        );
         let id = self.game.vars.next_id();
         self.define(name, Global::Var(id));
         self.game.vars.push(ir::VarDef {
@@ -510,9 +630,57 @@ impl Checker {
             count,
             ty: t,
             range,
+            clamp: ty.clamps(),
+            visibility: ir::Visibility::Public,
+            owner_dim: None,
             init: None,
             span,
         });
         self.game.var_slots += count;
+    }
+
+    /// Who sees a variable's values: `public` (the default), `owner` (needs a Player index),
+    /// `hidden` or `secret`; `top` is for zones only.
+    pub(crate) fn var_visibility(&mut self, name: &ast::Ident, vis: Option<&ast::Ident>) {
+        let Some((Global::Var(v), _)) = self.globals.get(&name.name).copied() else {
+            return;
+        };
+        let Some(vis) = vis else { return };
+        let owner_dim = self.game.vars[v]
+            .dims
+            .iter()
+            .position(|d| *d == ir::Dim::Player);
+        let visibility = match vis.name.as_str() {
+            "public" => ir::Visibility::Public,
+            "hidden" => ir::Visibility::Hidden,
+            "secret" => ir::Visibility::Secret,
+            "owner" if owner_dim.is_some() => ir::Visibility::Owner,
+            "owner" => {
+                let p = self.error(
+                    Code::Visibility,
+                    vis.span,
+                    format!(
+                        "variable `{}` is `owner` but not indexed by Player",
+                        name.name
+                    ),
+                    "no owner to see it",
+                );
+                p.help = Some("index it by player: `var bid[Player]: 0..10 owner`".into());
+                return;
+            }
+            _ => {
+                let p = self.error(
+                    Code::Visibility,
+                    vis.span,
+                    format!("a variable cannot be `{}`", vis.name),
+                    "not a visibility of variables",
+                );
+                p.help = Some("variables are `public`, `owner`, `hidden` or `secret`".into());
+                return;
+            }
+        };
+        let var = &mut self.game.vars[v];
+        var.visibility = visibility;
+        var.owner_dim = owner_dim;
     }
 }

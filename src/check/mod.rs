@@ -10,21 +10,24 @@ mod compile;
 mod consts;
 mod decls;
 mod diag;
+mod geometry;
 mod lower;
+mod names;
 pub mod scenario;
 mod tables;
 mod warnings;
 
 pub use code::Code;
 pub use diag::{Diagnostics, Problem};
+pub use names::NameUse;
 
 use crate::ir::{
     self, ActionId, BoardId, ConstId, DefId, EnumId, Game, InstId, SetId, Type, TypeId, VarId,
     VariantId, ZoneId,
 };
-use crate::source::{FileId, Source};
+use crate::source::{FileId, Listing, Source};
 use crate::syntax::{self, ast};
-use miette::{NamedSource, Severity};
+use miette::Severity;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
@@ -37,6 +40,9 @@ pub struct Loaded {
     pub diagnostics: Diagnostics,
     /// The names the rules declare, resolved; `None` when there was any error.
     pub symbols: Option<Symbols>,
+    /// Every name written in the file that the checker resolved, with its declaration (also
+    /// when there were errors; empty when the file does not parse): for editors.
+    pub uses: Vec<NameUse>,
 }
 
 /// The names a rules file declares, as the checker resolved them: what a scenario file
@@ -47,32 +53,40 @@ pub struct Symbols {
     pub(crate) ambiguous_values: HashMap<String, Vec<EnumId>>,
     pub(crate) def_types: ir::Table<DefId, Type>,
     pub(crate) action_arity: HashMap<ActionId, usize>,
+    /// Where each name is declared, for the record of names of a file checked against these.
+    pub(crate) decls: names::Decls,
 }
 
-/// Parses and checks a rules file. Syntax errors come back as a single problem.
+/// Parses and checks a rules file. Syntax errors come back as a single problem, as do the
+/// limits checked before the tree is built (the file's size, how deeply it nests, numbers
+/// too large).
 pub fn load(name: &str, text: &str) -> Loaded {
-    let src = Arc::new(NamedSource::new(name, text.to_string()));
     match syntax::parse_file(name, text) {
         Err(e) => Loaded {
             game: None,
             diagnostics: Diagnostics {
-                problems: vec![Problem::from_syntax(&e, src)],
+                problems: vec![Problem::from_syntax(&e)],
+                ..Default::default()
             },
             symbols: None,
+            uses: vec![],
         },
         Ok(file) => {
+            let src = Arc::new(Listing::new(name, text));
             let mut c = Checker::new(name, text, src);
             c.run(&file);
-            let problems = std::mem::take(&mut c.problems);
-            let failed = problems.iter().any(|p| p.severity == Severity::Error);
+            let diagnostics = c.diagnostics();
+            let failed = diagnostics.has_errors();
+            let uses = c.name_uses();
             let (mut game, symbols) = c.finish();
             if !failed {
                 game.program = compile::compile(&game);
             }
             Loaded {
                 game: (!failed).then_some(game),
-                diagnostics: Diagnostics { problems },
+                diagnostics,
                 symbols: (!failed).then_some(symbols),
+                uses,
             }
         }
     }
@@ -87,6 +101,8 @@ pub(crate) enum Global {
     EnumValue(EnumId, u16),
     /// A named space of a board (`a1`, `row3`).
     Space(BoardId, u32),
+    /// A named line of a graph board (`line mills = a, b, c`): a collection of its spaces.
+    Line(BoardId, u32),
     Type(TypeId),
     Board(BoardId),
     Zone(ZoneId),
@@ -104,6 +120,7 @@ impl Global {
             Global::Enum(_) => "enum",
             Global::EnumValue(..) => "enum value",
             Global::Space(..) => "space",
+            Global::Line(..) => "line",
             Global::Type(_) => "component type",
             Global::Board(_) => "board",
             Global::Zone(_) => "zone",
@@ -121,12 +138,22 @@ pub(crate) struct Local {
     name: String,
     slot: u16,
     ty: Type,
+    /// Where it is declared, when known (see [`Checker::bind_local_at`]).
+    decl: Option<ast::Span>,
 }
 
 pub(crate) struct Checker {
     pub(crate) game: Game,
-    pub(crate) problems: Vec<Problem>,
-    pub(crate) src: Arc<NamedSource<String>>,
+    /// The problems kept (at most [`ir::MAX_DIAGNOSTICS`]).
+    problems: Vec<Problem>,
+    /// Problems found past the limit: counted (errors, warnings), not kept.
+    omitted: (usize, usize),
+    /// While above 0, problems are not reported at all (a silent pass over code that is
+    /// checked again, or was checked already).
+    pub(crate) quiet: u32,
+    /// Where a problem not kept is written, so that its finder may still fill it in.
+    scratch: Problem,
+    pub(crate) src: Arc<Listing>,
     /// The file being checked: spans written into the game point into it.
     pub(crate) file: FileId,
     pub(crate) globals: HashMap<String, (Global, ast::Span)>,
@@ -150,10 +177,21 @@ pub(crate) struct Checker {
     pub(crate) aux_locals: u16,
     /// The component type of the last field lowered (for the range of a rolled field).
     pub(crate) field_owner: Option<TypeId>,
+    /// Whether the components went past [`ir::MAX_COMPONENTS`] (reported once).
+    pub(crate) too_many_components: bool,
+    /// How many "did you mean" hints were searched for.
+    pub(crate) hints: usize,
+    /// Lowering the effect of a `sequence action`: its choices are part of the move.
+    pub(crate) in_sequence: bool,
+    /// The names noted for editors (see `names.rs`), and where each thing is declared.
+    pub(crate) noted: Vec<names::Noted>,
+    pub(crate) decl_of: names::Decls,
+    /// The kind and type of each local name noted, by its declaration.
+    pub(crate) local_kinds: HashMap<ast::Span, (&'static str, Type)>,
 }
 
 impl Checker {
-    pub(crate) fn new(name: &str, text: &str, src: Arc<NamedSource<String>>) -> Self {
+    pub(crate) fn new(name: &str, text: &str, src: Arc<Listing>) -> Self {
         Checker {
             game: Game {
                 name: String::new(),
@@ -170,6 +208,7 @@ impl Checker {
                 types: Default::default(),
                 comps: Default::default(),
                 boards: Default::default(),
+                direction_enum: None,
                 zones: Default::default(),
                 zone_instances: 0,
                 instances: Default::default(),
@@ -183,6 +222,8 @@ impl Checker {
                 setup: None,
                 flow: ir::ProcId(0),
                 end_when: vec![],
+                triggers: vec![],
+                windows: None,
                 score: None,
                 tiebreaks: vec![],
                 score_locals: 1,
@@ -190,6 +231,18 @@ impl Checker {
                 program: Default::default(),
             },
             problems: vec![],
+            omitted: (0, 0),
+            quiet: 0,
+            scratch: Problem {
+                code: Code::Limit,
+                severity: Severity::Warning,
+                message: String::new(),
+                span: Default::default(),
+                label: String::new(),
+                related: None,
+                help: None,
+                src: src.clone(),
+            },
             src,
             file: FileId::RULES,
             globals: HashMap::new(),
@@ -207,6 +260,12 @@ impl Checker {
             action_arity: HashMap::new(),
             aux_locals: 0,
             field_owner: None,
+            too_many_components: false,
+            hints: 0,
+            in_sequence: false,
+            noted: vec![],
+            decl_of: HashMap::new(),
+            local_kinds: HashMap::new(),
         }
     }
 
@@ -219,6 +278,7 @@ impl Checker {
                 ambiguous_values: self.ambiguous_values,
                 def_types: self.def_types,
                 action_arity: self.action_arity,
+                decls: self.decl_of,
             },
         )
     }
@@ -226,7 +286,7 @@ impl Checker {
     /// A checker that goes on with a checked game and its names, to check another file (a
     /// scenario file) against them; its problems point into that file.
     pub(crate) fn resume(game: Game, symbols: Symbols, file: Source) -> Self {
-        let src = Arc::new(NamedSource::new(&file.name, file.text.clone()));
+        let src = Arc::new(Listing::new(&file.name, &file.text));
         let mut c = Checker::new("", "", src);
         c.file = FileId(game.sources.len() as u16);
         c.game = game;
@@ -235,6 +295,7 @@ impl Checker {
         c.ambiguous_values = symbols.ambiguous_values;
         c.def_types = symbols.def_types;
         c.action_arity = symbols.action_arity;
+        c.decl_of = symbols.decls;
         c
     }
 
@@ -266,7 +327,7 @@ impl Checker {
         message: String,
         label: String,
     ) -> &mut Problem {
-        self.problems.push(Problem {
+        let p = Problem {
             code,
             severity,
             message,
@@ -275,8 +336,59 @@ impl Checker {
             related: None,
             help: None,
             src: self.src.clone(),
-        });
+        };
+        if self.quiet > 0 {
+            self.scratch = p;
+            return &mut self.scratch;
+        }
+        if self.problems.len() >= ir::MAX_DIAGNOSTICS {
+            match severity {
+                Severity::Error => self.omitted.0 += 1,
+                _ => self.omitted.1 += 1,
+            }
+            self.scratch = p;
+            return &mut self.scratch;
+        }
+        self.problems.push(p);
         self.problems.last_mut().expect("just pushed")
+    }
+
+    /// Whether a problem reported now would be kept (callers skip costly hints otherwise).
+    pub(crate) fn reporting(&self) -> bool {
+        self.quiet == 0 && self.problems.len() < ir::MAX_DIAGNOSTICS
+    }
+
+    /// Every problem found: the ones kept, and a last note counting the others.
+    pub(crate) fn diagnostics(&mut self) -> Diagnostics {
+        let mut problems = std::mem::take(&mut self.problems);
+        let (errors, warnings) = std::mem::take(&mut self.omitted);
+        if errors + warnings > 0 {
+            problems.push(Problem {
+                code: Code::Limit,
+                severity: if errors > 0 {
+                    Severity::Error
+                } else {
+                    Severity::Warning
+                },
+                message: format!(
+                    "{} more problem(s) not shown: {errors} error(s), {warnings} warning(s)",
+                    errors + warnings
+                ),
+                span: ast::Span::in_file(0, 0, self.file),
+                label: "this file has more problems".into(),
+                related: None,
+                help: Some(format!(
+                    "at most {} problems are shown in full: fix these and check again",
+                    ir::MAX_DIAGNOSTICS
+                )),
+                src: self.src.clone(),
+            });
+        }
+        Diagnostics {
+            problems,
+            omitted_errors: errors,
+            omitted_warnings: warnings,
+        }
     }
 
     pub(crate) fn define(&mut self, name: &ast::Ident, g: Global) {
@@ -301,9 +413,13 @@ impl Checker {
         }
         self.globals.insert(name.name.clone(), (g, name.span));
         self.decl_spans.insert(g, name.span);
+        self.note_decl(name.span, names::Target::Global(g));
     }
 
     pub(crate) fn run(&mut self, file: &ast::File) {
+        if !self.within_limits(file) {
+            return; // too many names to give each an id: nothing else is checked
+        }
         self.declare_basics(file);
         self.declare_consts(file);
         self.declare_types(file);
@@ -311,6 +427,7 @@ impl Checker {
         self.declare_variants(file);
         self.declare_signatures(file);
         self.lower_bodies(file);
+        self.window_choices();
         let flow_seen = self.lower_flow(file);
         self.check_limits();
         self.check_ending(flow_seen);
@@ -324,6 +441,7 @@ impl Checker {
             Global::Enum(i) => self.game.enums[i].name.clone(),
             Global::EnumValue(e, v) => self.game.enums[e].values[v as usize].clone(),
             Global::Space(b, s) => self.game.boards[b].space_names[s as usize].clone(),
+            Global::Line(b, l) => self.game.boards[b].geo.line_names[l as usize].0.clone(),
             Global::Type(i) => self.game.types[i].name.clone(),
             Global::Board(i) => self.game.boards[i].name.clone(),
             Global::Zone(i) => self.game.zones[i].name.clone(),
@@ -385,13 +503,15 @@ impl Checker {
             name: name.to_string(),
             slot,
             ty,
+            decl: None,
         });
         slot
     }
 
     pub(crate) fn alloc_local(&mut self, n: u16) -> u16 {
         let slot = self.next_local;
-        self.next_local += n;
+        // Saturates: past the limit, `check_limits` reports the procedure.
+        self.next_local = self.next_local.saturating_add(n);
         self.max_local = self.max_local.max(self.next_local);
         slot
     }

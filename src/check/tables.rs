@@ -7,7 +7,10 @@ use crate::syntax::ast;
 impl Checker {
     pub(crate) fn components(&mut self, ty: &ast::Ident, zone: &ast::Expr, entries: &[ast::Entry]) {
         let t = match self.globals.get(&ty.name).copied() {
-            Some((Global::Type(t), _)) => t,
+            Some((Global::Type(t), _)) => {
+                self.note_use(ty.span, names::Target::Global(Global::Type(t)));
+                t
+            }
             _ => {
                 self.error(
                     Code::UnknownType,
@@ -42,30 +45,80 @@ impl Checker {
         }
         let fields = self.game.types[t].fields.clone();
         for e in entries {
-            // Expand generators into every combination of values.
-            let mut combos: Vec<Vec<(String, Value)>> = vec![vec![]];
-            let mut ok = true;
+            // The values of every generator, then how many components they make, before
+            // anything is expanded.
+            let mut gens: Vec<(&str, Vec<Value>)> = vec![];
             for g in &e.generators {
-                let vals = self.const_coll(&g.coll);
-                let Some(vals) = vals else {
-                    ok = false;
+                let Some(vals) = self.const_coll(&g.coll) else {
                     break;
                 };
-                let mut next = vec![];
+                if vals.is_empty() {
+                    let p = self.error(
+                        Code::Range,
+                        g.coll.span,
+                        format!("`{}` takes no value here", g.var.name),
+                        "this generator is empty",
+                    );
+                    p.help = Some(
+                        "a range `a..b` needs `a <= b`, a list at least one value; an entry \
+                         with an empty generator would make no component"
+                            .into(),
+                    );
+                    break;
+                }
+                gens.push((&g.var.name, vals));
+            }
+            if gens.len() != e.generators.len() {
+                continue;
+            }
+            let made = gens
+                .iter()
+                .try_fold(1usize, |n, (_, v)| n.checked_mul(v.len()))
+                .and_then(|n| n.checked_add(self.game.comps.len()));
+            if made.is_none_or(|n| n > ir::MAX_COMPONENTS) {
+                if !self.too_many_components {
+                    self.too_many_components = true;
+                    let p = self.error(
+                        Code::Limit,
+                        e.name_span,
+                        format!("a game has at most {} components", ir::MAX_COMPONENTS),
+                        "with this entry there would be more",
+                    );
+                    p.help = Some(format!(
+                        "every combination of the generators' values makes a component; see \
+                         \"Limits\" in the language reference{}",
+                        if gens.is_empty() {
+                            String::new()
+                        } else {
+                            format!(
+                                " (this entry makes {})",
+                                gens.iter()
+                                    .map(|(_, v)| v.len().to_string())
+                                    .collect::<Vec<_>>()
+                                    .join(" x ")
+                            )
+                        }
+                    ));
+                }
+                continue;
+            }
+            // Expand the generators into every combination of values.
+            let mut combos: Vec<Vec<(String, Value)>> = vec![vec![]];
+            for (name, vals) in &gens {
+                let mut next = Vec::with_capacity(combos.len() * vals.len());
                 for c in &combos {
-                    for v in &vals {
+                    for v in vals {
                         let mut c2 = c.clone();
-                        c2.push((g.var.name.clone(), *v));
+                        c2.push((name.to_string(), *v));
                         next.push(c2);
                     }
                 }
                 combos = next;
             }
-            if !ok {
-                continue;
-            }
             for (fname, _) in &e.fields {
-                if !fields.iter().any(|f| f.name == fname.name) {
+                if let Some(fi) = fields.iter().position(|f| f.name == fname.name) {
+                    self.note_use(fname.span, names::Target::Field(t, fi as u16));
+                } else {
                     let p = self.error(
                         Code::UnknownField,
                         fname.span,
@@ -83,7 +136,8 @@ impl Checker {
                     ));
                 }
             }
-            let template = self.name_template(&e.name, e.name_span, t, &combos[0]);
+            let first = combos.first().cloned().unwrap_or_default();
+            let template = self.name_template(&e.name, e.name_span, t, &first);
             for combo in &combos {
                 let mut values = vec![];
                 for (fi, f) in fields.iter().enumerate() {
@@ -132,7 +186,8 @@ impl Checker {
         let f = &self.game.types[t].fields[fi];
         match (f.default, f.ty) {
             (Value::None, Type::Bool) => Value::Bool(false),
-            (Value::None, Type::Int) => Value::Int(f.range.map_or(0, |(lo, hi)| 0.clamp(lo, hi))),
+            // The value nearest 0 in the field's range (an empty range was reported).
+            (Value::None, Type::Int) => Value::Int(f.range.map_or(0, |(lo, hi)| 0.min(hi).max(lo))),
             (v, _) => v,
         }
     }

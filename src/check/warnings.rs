@@ -3,8 +3,60 @@
 use super::*;
 use crate::ir::{self};
 use crate::syntax::ast;
+use std::collections::{HashMap, HashSet};
 
 impl Checker {
+    /// Whether the file declares at most [`ir::MAX_DECLS`] names of each kind, values per enum
+    /// and fields per component type (ids are 16 bits wide); each kind beyond is reported at
+    /// its first declaration too many.
+    pub(super) fn within_limits(&mut self, file: &ast::File) -> bool {
+        use ast::DeclKind as D;
+        let mut counts: HashMap<&str, usize> = HashMap::new();
+        let mut ok = true;
+        for d in &file.decls {
+            let (kind, inner): (&str, Option<(&str, usize, ast::Span)>) = match &d.kind {
+                D::Const { .. } => ("constants", None),
+                D::Variant { .. } => ("variants", None),
+                D::Enum { name, values } => (
+                    "enums",
+                    Some(("values of one enum", values.len(), name.span)),
+                ),
+                D::Component { name, fields } => (
+                    "component types",
+                    Some(("fields of one component type", fields.len(), name.span)),
+                ),
+                D::Board { .. } => ("boards", None),
+                D::Zone { .. } => ("zones", None),
+                D::Var { .. } => ("variables", None),
+                D::Def { .. } => ("functions", None),
+                D::Set { .. } => ("set kinds", None),
+                D::Action { .. } => ("actions", None),
+                _ => continue,
+            };
+            let n = counts.entry(kind).or_default();
+            *n += 1;
+            let mut too_many = |what: &str, span: ast::Span| {
+                let p = self.error(
+                    Code::Limit,
+                    span,
+                    format!("a game has at most {} {what}", ir::MAX_DECLS),
+                    "one too many",
+                );
+                p.help = Some("see \"Limits\" in the language reference".into());
+                ok = false;
+            };
+            if *n == ir::MAX_DECLS + 1 {
+                too_many(kind, d.span);
+            }
+            if let Some((what, len, span)) = inner {
+                if len > ir::MAX_DECLS {
+                    too_many(what, span);
+                }
+            }
+        }
+        ok
+    }
+
     /// Limits that keep listing options free of allocation.
     pub(super) fn check_limits(&mut self) {
         // Limits that keep listing options free of allocation.
@@ -92,7 +144,7 @@ impl Checker {
                 continue;
             }
             if let Global::Action(a) = g {
-                if !self.action_refs.contains(a) {
+                if !self.action_refs.contains(a) && self.game.actions[*a].window.is_none() {
                     unused.push((
                         *sp,
                         format!("action `{}` is never offered", self.game.actions[*a].name),
@@ -111,10 +163,18 @@ impl Checker {
                 ));
             }
         }
+        // The zones where components start, once: not every component for every zone.
+        let start: HashSet<ir::ZoneId> = self
+            .game
+            .comps
+            .iter()
+            .map(|c| self.game.instances[c.zone].zone)
+            .collect();
         for (zi, z) in self.game.zones.enumerate() {
-            let any = z.instances().any(|i| self.filled_zones.contains(&i))
-                || self.game.comps.iter().any(|c| z.has(c.zone));
-            if !any && self.used.contains(&Global::Zone(zi)) {
+            if !self.used.contains(&Global::Zone(zi)) || start.contains(&zi) {
+                continue;
+            }
+            if !z.instances().any(|i| self.filled_zones.contains(&i)) {
                 if let Some(sp) = self.decl_spans.get(&Global::Zone(zi)) {
                     unused.push((*sp, format!("zone `{}` is never filled", z.name), "no component starts here and nothing moves one here", Some("start components here with `components T in zone`, or `move`/`deal` into it")));
                 }

@@ -7,11 +7,14 @@ use crate::run::bench::{peak_memory_kb, playouts_for};
 use clap::Args;
 use std::time::Duration;
 
+/// The longest `bench` measures: a day.
+const MAX_SECONDS: f64 = 86_400.0;
+
 #[derive(Args)]
 pub(crate) struct BenchArgs {
     #[command(flatten)]
     game: GameArgs,
-    /// Seconds of measured play (after a warm-up of a tenth of that).
+    /// Seconds of measured play (after a warm-up of a tenth of that), at most a day.
     #[arg(long, default_value_t = 5.0)]
     seconds: f64,
     /// Print the figures as one JSON object.
@@ -21,9 +24,9 @@ pub(crate) struct BenchArgs {
 
 /// Runs `bench` from the command line. Returns the exit code.
 pub(crate) fn run(args: &BenchArgs) -> miette::Result<i32> {
-    if !(args.seconds.is_finite() && args.seconds > 0.0) {
+    if !(args.seconds.is_finite() && args.seconds > 0.0 && args.seconds <= MAX_SECONDS) {
         return Err(miette::miette!(
-            "--seconds must be a positive number, not {}",
+            "--seconds must be a positive number of at most {MAX_SECONDS} (a day), not {}",
             args.seconds
         ));
     }
@@ -55,9 +58,7 @@ pub(crate) fn run(args: &BenchArgs) -> miette::Result<i32> {
     let mut b = result.map_err(|e| super::report(&g, e))?;
     b.peak_memory_kb = peak_memory_kb();
     if args.json {
-        println!(
-            "{}",
-            serde_json::json!({
+        let json = serde_json::json!({
                 "game": g.name,
                 "games": b.games,
                 "seconds": round(b.elapsed.as_secs_f64(), 3),
@@ -66,10 +67,10 @@ pub(crate) fn run(args: &BenchArgs) -> miette::Result<i32> {
                 "decisions_per_game": round(b.decisions_per_game(), 2),
                 "peak_memory_kb": b.peak_memory_kb,
                 "cpu_share": b.cpu_share().map(|x| round(x, 3)),
-            })
-        );
+        });
+        println!("{}", super::json_safe(&json.to_string()));
     } else {
-        println!("game            {}", g.name);
+        sayln!("game            {}", g.name);
         println!(
             "games           {} in {:.2} s (one core, after a {:.2} s warm-up)",
             b.games,

@@ -2,13 +2,32 @@
 //! matches, counting, benchmarks, scenarios, the line protocol) is library code in
 //! [`crate::run`] and [`crate::server`].
 
+/// `print!` for text that quotes the rules or the user (names, strings, action texts): every
+/// character unsafe for a terminal is escaped ([`crate::source::printable`]).
+macro_rules! say {
+    ($($t:tt)*) => { print!("{}", $crate::source::printable(&format!($($t)*))) };
+}
+
+/// `println!` with the escapes of [`say!`].
+macro_rules! sayln {
+    ($($t:tt)*) => { println!("{}", $crate::source::printable(&format!($($t)*))) };
+}
+
+/// `eprintln!` with the escapes of [`say!`].
+macro_rules! esayln {
+    ($($t:tt)*) => { eprintln!("{}", $crate::source::printable(&format!($($t)*))) };
+}
+
 mod bench;
+mod fmt;
 mod play;
 mod progress;
 mod serve;
 mod show;
 mod simulate;
+mod web;
 
+use crate::agents::AgentSpec;
 use crate::check::{self, Diagnostics};
 use crate::engine::{ChanceMode, Config};
 use crate::ir::Game;
@@ -37,14 +56,27 @@ pub(crate) struct GameArgs {
     /// Number of players (default: the fewest the game allows).
     #[arg(long)]
     players: Option<u8>,
-    /// The variant to play. `simulate` takes several (repeated, or a list: `none,expert`;
-    /// `none` is the base rules) and plays the same seeds under each.
-    #[arg(long, value_delimiter = ',')]
+    /// The variants to play, separated by commas (`level3,angry_gods`), applied in order to
+    /// one match. `simulate` takes `--variant` several times (`none` is the base rules) and
+    /// plays the same seeds under each, side by side.
+    #[arg(long)]
     variant: Vec<String>,
+    /// A constant's value for the match, set after the variants (may be repeated):
+    /// `--set CALM=4`.
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    set: Vec<String>,
     /// The seed of the run.
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// The work budget of each decision (default 10,000,000 units: statements run, elements
+    /// visited, path steps, combinations tried); a decision that needs more stops with
+    /// `limit_reached` and the span of the rule at work.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=MAX_FUEL))]
+    fuel: Option<u64>,
 }
+
+/// The largest `--fuel`: about an hour of work for one decision.
+const MAX_FUEL: u64 = 100_000_000_000;
 
 #[derive(Subcommand)]
 enum Cmd {
@@ -58,13 +90,20 @@ enum Cmd {
     /// Add up the JSON summaries of the shards of a run (`simulate --shard I/N --json`) into
     /// the JSON one machine would have printed.
     Merge(simulate::MergeArgs),
-    /// Play in the terminal against random players.
+    /// Play in the terminal against random players (or the agents given).
     Play {
         #[command(flatten)]
         game: GameArgs,
         /// Your seat, from 1.
         #[arg(long, default_value_t = 1)]
         seat: u8,
+        /// The other seats' agents: one for all, or one per other seat in seat order
+        /// (random, mcts, mcts:N, mcts:2s, mcts:250ms).
+        #[arg(long, default_value = "random", value_parser = parse_agents)]
+        opponents: Agents,
+        /// Threads each searching agent uses for a decision (root parallelism).
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
     },
     /// Print a game's structure: components, zones, flow, actions, scoring.
     Explain { file: PathBuf },
@@ -82,16 +121,40 @@ enum Cmd {
         depth: u32,
         #[arg(long)]
         json: bool,
-        /// Threads to use; the counts are the same for any number.
-        #[arg(long, default_value_t = 1)]
+        /// Threads to use (1 to 256); the counts are the same for any number.
+        #[arg(long, default_value_t = 1, value_parser = threads)]
         threads: usize,
     },
     /// Random playouts on one core for a while: playouts, decisions per second, peak memory.
     Bench(bench::BenchArgs),
     /// Serve a game over JSON lines on stdin and stdout (see the README).
     Serve(serve::ServeArgs),
+    /// Play and author a game in the browser: a local page that draws the rules file and
+    /// follows its changes (see the README).
+    Web(web::WebArgs),
     /// Replay a saved match and print its final state and outcome.
     Replay { file: PathBuf, save: PathBuf },
+    /// Format rules and scenario files in the one canonical layout (comments kept).
+    Fmt(fmt::FmtArgs),
+    /// Run the language server (diagnostics, hover, definitions, completion, formatting, ...)
+    /// over stdin and stdout, for editors.
+    Lsp,
+}
+
+/// The most games `simulate` plays in one run: each game's result is kept until the summary
+/// is made.
+pub const MAX_GAMES: u64 = 10_000_000;
+
+/// The most threads `simulate` and `count` start: each has a stack of
+/// [`crate::run::THREAD_STACK`].
+pub const MAX_THREADS: usize = 256;
+
+/// Parses `--threads`: 1 to [`MAX_THREADS`].
+fn threads(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if (1..=MAX_THREADS).contains(&n) => Ok(n),
+        _ => Err(format!("a number of threads from 1 to {MAX_THREADS}")),
+    }
 }
 
 /// Runs the command line.
@@ -101,30 +164,46 @@ pub fn run() -> miette::Result<()> {
         Cmd::Check { files } => check_files(&files)?,
         Cmd::Simulate(args) => simulate::run(&args)?,
         Cmd::Merge(args) => simulate::merge(&args)?,
-        Cmd::Play { game, seat } => {
+        Cmd::Play {
+            game,
+            seat,
+            opponents,
+            threads,
+        } => {
             let (g, cfg) = game.load()?;
-            play::play(&g, &cfg, seat.saturating_sub(1))?;
+            let opponents: Vec<AgentSpec> = opponents
+                .0
+                .into_iter()
+                .map(|a| a.with_threads(threads))
+                .collect();
+            play::play(&g, &cfg, seat.saturating_sub(1), &opponents)?;
             0
         }
         Cmd::Explain { file } => {
             let g = load_game(&file)?;
-            print!("{}", show::explain(&g));
+            say!("{}", show::explain(&g));
             0
         }
         Cmd::Test { paths } => run_tests(&paths)?,
         Cmd::Bench(args) => bench::run(&args)?,
         Cmd::Serve(args) => serve::run(&args)?,
+        Cmd::Fmt(args) => fmt::run(&args)?,
+        Cmd::Lsp => {
+            crate::lsp::run().map_err(|e| miette::miette!("rulebook lsp: {e}"))?;
+            0
+        }
+        Cmd::Web(args) => web::run(&args)?,
         Cmd::Replay { file, save } => {
             let g = load_game(&file)?;
             let text = read(&save)?;
             let m = crate::engine::Match::load_text(&g, &text)
                 .map_err(|e| miette::miette!("{}: {}", save.display(), e.message()))?;
             let view = m.view(None);
-            print!("{}", show::draw(&g, m.state(), &view));
+            say!("{}", show::draw(&g, m.state(), &view));
             println!("decisions: {}", m.log().len());
             match m.state().outcome() {
-                Some(o) => print!("{}", show::outcome(o)),
-                None => println!("not finished: {} to act", view.actor),
+                Some(o) => say!("{}", show::outcome(o)),
+                None => sayln!("not finished: {} to act", view.actor),
             }
             0
         }
@@ -150,17 +229,15 @@ pub fn run() -> miette::Result<()> {
             }
             let c = c.map_err(|e| report(&g, e))?;
             if json {
-                println!(
-                    "{}",
-                    serde_json::json!({"nodes": c.nodes, "finished": c.finished, "outcomes": c.outcomes})
-                );
+                let json = serde_json::json!({"nodes": c.nodes, "finished": c.finished, "outcomes": c.outcomes});
+                println!("{}", json_safe(&json.to_string()));
             } else {
                 for (d, n) in c.nodes.iter().enumerate() {
                     println!("depth {d}: {n} nodes");
                 }
                 println!("finished: {}", c.finished);
                 for (k, v) in &c.outcomes {
-                    println!("  {k}: {v}");
+                    sayln!("  {k}: {v}");
                 }
             }
             0
@@ -170,6 +247,15 @@ pub fn run() -> miette::Result<()> {
         std::process::exit(code);
     }
     Ok(())
+}
+
+/// Agents named on the command line.
+#[derive(Clone)]
+struct Agents(Vec<AgentSpec>);
+
+/// A comma-separated list of agents (`mcts:2000,random`).
+fn parse_agents(text: &str) -> Result<Agents, String> {
+    AgentSpec::parse_list(text).map(Agents)
 }
 
 /// The largest file the command line reads (rules, scenarios, saves): 16 MiB.
@@ -197,28 +283,54 @@ pub(crate) fn read(path: &Path) -> miette::Result<String> {
     Ok(text)
 }
 
-/// A run error as a report, with the text of the file it points into.
+/// A run error as a report, with the text of the file it points into (sanitized, and left
+/// out when the line is too wide to show).
 pub(crate) fn report(g: &Game, e: crate::engine::RunError) -> miette::Report {
     match e.span() {
         Some(sp) => {
             let src = g.source(sp);
-            miette::Report::new(e)
-                .with_source_code(miette::NamedSource::new(&src.name, src.text.clone()))
+            let listing = crate::source::Listing::new(&src.name, &src.text);
+            let r = miette::Report::new(e.clone()).with_source_code(listing);
+            if crate::render::fits(r.as_ref()) {
+                return r;
+            }
+            let (line, col) = src.line_col(sp.start);
+            miette::Report::new(e).wrap_err(format!(
+                "at {}:{line}:{col} (the line is too long to show)",
+                crate::source::printable(&src.name)
+            ))
         }
         None => miette::Report::new(e),
     }
 }
 
-/// Renders a diagnostic for the terminal (colours only when stderr is one).
+/// Renders a diagnostic for the terminal (colours only when stderr is one). Its texts come
+/// escaped and its source lines sanitized ([`crate::source::Listing`]); lines too wide to
+/// show are left out ([`crate::render::with`]).
 pub(crate) fn render(d: &dyn Diagnostic) -> String {
     if std::io::stderr().is_terminal() {
-        let handler = miette::GraphicalReportHandler::new();
-        let mut out = String::new();
-        let _ = handler.render_report(&mut out, d);
-        out
+        crate::render::with(&miette::GraphicalReportHandler::new(), d)
     } else {
         crate::render::plain(d)
     }
+}
+
+/// JSON text made safe to print: the characters unsafe for a terminal that JSON leaves as
+/// they are (DEL, the C1 controls, the bidi overrides) written as `\uXXXX` escapes, which
+/// only strings may hold. The JSON means the same.
+pub(crate) fn json_safe(json: &str) -> std::borrow::Cow<'_, str> {
+    if !json.chars().any(crate::source::is_unsafe) {
+        return std::borrow::Cow::Borrowed(json);
+    }
+    let mut out = String::with_capacity(json.len() + 16);
+    for c in json.chars() {
+        if crate::source::is_unsafe(c) {
+            out.push_str(&format!("\\u{:04x}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 fn print_diagnostics(d: &Diagnostics) {
@@ -250,7 +362,7 @@ impl GameArgs {
     pub(crate) fn load(&self) -> miette::Result<(Game, Config)> {
         if self.variant.len() > 1 {
             return Err(miette::miette!(
-                "only `simulate` compares several variants; give one --variant"
+                "only `simulate` compares several variants; give one --variant (a comma list combines variants: `--variant a,b`)"
             ));
         }
         let (g, mut cfgs) = self.load_all()?;
@@ -262,6 +374,17 @@ impl GameArgs {
     /// the base rules only), in order.
     pub(crate) fn load_all(&self) -> miette::Result<(Game, Vec<Config>)> {
         let g = load_game(&self.file)?;
+        let set: Vec<(String, String)> = self
+            .set
+            .iter()
+            .map(|s| match s.split_once('=') {
+                Some((n, v)) => Ok((n.trim().to_string(), v.trim().to_string())),
+                None => Err(miette::miette!(
+                    "--set takes NAME=VALUE, not `{}`",
+                    crate::source::quote(s, 40)
+                )),
+            })
+            .collect::<miette::Result<_>>()?;
         let variants: Vec<Option<String>> = if self.variant.is_empty() {
             vec![None]
         } else {
@@ -277,7 +400,8 @@ impl GameArgs {
                 variant,
                 seed: self.seed,
                 chance: ChanceMode::Seeded,
-                fuel: None,
+                fuel: self.fuel,
+                set: set.clone(),
             };
             g.start(&cfg).map_err(|e| report(&g, e))?;
             cfgs.push(cfg);
@@ -292,7 +416,7 @@ fn check_files(files: &[PathBuf]) -> miette::Result<i32> {
         let text = match read(f) {
             Ok(t) => t,
             Err(e) => {
-                eprintln!("{e}");
+                esayln!("{e}");
                 failed = true;
                 continue;
             }
@@ -302,14 +426,14 @@ fn check_files(files: &[PathBuf]) -> miette::Result<i32> {
         let d = &loaded.diagnostics;
         if d.has_errors() {
             failed = true;
-            println!(
+            sayln!(
                 "{}: {} error(s), {} warning(s)",
                 f.display(),
                 d.errors(),
                 d.warnings()
             );
         } else {
-            println!("{}: ok ({} warning(s))", f.display(), d.warnings());
+            sayln!("{}: ok ({} warning(s))", f.display(), d.warnings());
         }
     }
     Ok(i32::from(failed))
@@ -376,11 +500,11 @@ fn run_tests(paths: &[PathBuf]) -> miette::Result<i32> {
             match r.failure {
                 None => {
                     passed += 1;
-                    println!("ok     {name}: {}", r.name);
+                    sayln!("ok     {name}: {}", r.name);
                 }
                 Some((_, msg)) => {
                     failed += 1;
-                    println!("FAILED {name}:{line}: {}\n       {msg}", r.name);
+                    sayln!("FAILED {name}:{line}: {}\n       {msg}", r.name);
                 }
             }
         }

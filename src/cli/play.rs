@@ -1,13 +1,19 @@
-//! `rulebook play`: one human seat in the terminal, the other seats random.
+//! `rulebook play`: one human seat in the terminal, the other seats played by agents.
 
 use super::show;
-use crate::agents::{Agent, RandomAgent};
+use crate::agents::{Agent, AgentSpec, RandomAgent};
 use crate::engine::{Actor, Config};
 use crate::ir::Game;
 use std::io::{BufRead, Write};
 
-/// Plays one match: `seat` (from 0) in the terminal, the other seats and chance random.
-pub(crate) fn play(g: &Game, cfg: &Config, seat: u8) -> miette::Result<()> {
+/// Plays one match: `seat` (from 0) in the terminal, the other seats by `opponents` (one for
+/// all, or one per other seat in seat order), chance at random.
+pub(crate) fn play(
+    g: &Game,
+    cfg: &Config,
+    seat: u8,
+    opponents: &[AgentSpec],
+) -> miette::Result<()> {
     if seat >= cfg.players {
         return Err(miette::miette!(
             "there is no seat {} with {} players",
@@ -15,21 +21,37 @@ pub(crate) fn play(g: &Game, cfg: &Config, seat: u8) -> miette::Result<()> {
             cfg.players
         ));
     }
+    let others = cfg.players as usize - 1;
+    if opponents.len() != 1 && opponents.len() != others {
+        return Err(miette::miette!(
+            "{} opponents for {others} other seats: give one agent for all, or one per other seat",
+            opponents.len()
+        ));
+    }
     let mut st = g.start(cfg).map_err(|e| super::report(g, e))?;
+    // The random agent of every other seat and of chance, as before agents could be chosen;
+    // a searching agent per seat, seeded as `simulate` seeds it.
     let mut agent = RandomAgent::new(crate::run::agent_seed(cfg.seed));
+    let mut searching: Vec<Option<Box<dyn Agent + Send>>> = (0..cfg.players)
+        .map(|p| {
+            let k = (p as usize).saturating_sub(usize::from(p > seat));
+            let spec = opponents.get(k).unwrap_or(&opponents[0]);
+            (p != seat && !spec.is_random()).then(|| spec.build(crate::run::seat_seed(cfg.seed, p)))
+        })
+        .collect();
     let mut buf = Vec::new();
     let stdin = std::io::stdin();
     let mut lines = stdin.lock().lines();
-    println!("{} — you are p{}", g.name, seat + 1);
+    sayln!("{} — you are p{}", g.name, seat + 1);
     loop {
         match g.actor(&st) {
             Actor::Nobody => break,
             Actor::Player(p) if p == seat => {
                 let view = g.view(&st, Some(seat));
-                println!("\n{}", show::draw(g, &st, &view));
+                sayln!("\n{}", show::draw(g, &st, &view));
                 g.legal(&st, &mut buf).map_err(|e| super::report(g, e))?;
                 for (i, a) in buf.iter().enumerate() {
-                    println!("  {:>3}) {}", i + 1, g.action_text(&st, a));
+                    sayln!("  {:>3}) {}", i + 1, g.action_text(&st, a));
                 }
                 loop {
                     print!("your move (number or text): ");
@@ -49,17 +71,23 @@ pub(crate) fn play(g: &Game, cfg: &Config, seat: u8) -> miette::Result<()> {
                             g.apply(&mut st, &a).map_err(|e| super::report(g, e))?;
                             break;
                         }
-                        None => println!("`{line}` is not one of the legal actions; choose again"),
+                        None => sayln!("`{line}` is not one of the legal actions; choose again"),
                     }
                 }
             }
             actor => {
                 g.legal(&st, &mut buf).map_err(|e| super::report(g, e))?;
-                let a = agent
-                    .choose(g, &st, &buf)
-                    .ok_or_else(|| miette::miette!("no legal action"))?;
+                let searcher = match actor {
+                    Actor::Player(p) => searching.get_mut(p as usize).and_then(|a| a.as_mut()),
+                    _ => None,
+                };
+                let a = match searcher {
+                    Some(s) => s.choose(g, &st, &buf),
+                    None => agent.choose(g, &st, &buf),
+                }
+                .ok_or_else(|| miette::miette!("no legal action"))?;
                 if let Actor::Player(p) = actor {
-                    println!("p{} plays {}", p + 1, g.action_text(&st, &a));
+                    sayln!("p{} plays {}", p + 1, g.action_text(&st, &a));
                 }
                 g.apply_unchecked(&mut st, &a)
                     .map_err(|e| super::report(g, e))?;
@@ -67,7 +95,7 @@ pub(crate) fn play(g: &Game, cfg: &Config, seat: u8) -> miette::Result<()> {
         }
     }
     let view = g.view(&st, Some(seat));
-    println!("\n{}", show::draw(g, &st, &view));
-    print!("{}", show::outcome(st.outcome().expect("over")));
+    sayln!("\n{}", show::draw(g, &st, &view));
+    say!("{}", show::outcome(st.outcome().expect("over")));
     Ok(())
 }

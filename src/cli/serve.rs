@@ -16,12 +16,15 @@ pub(crate) struct ServeArgs {
     /// and plays that seat only, and may not read the whole state, save or undo.
     #[arg(long)]
     seat: Option<u8>,
+    /// Threads a `suggest` searches on (root parallelism).
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
 }
 
 /// Runs `serve` from the command line. Returns the exit code.
 pub(crate) fn run(args: &ServeArgs) -> miette::Result<i32> {
     let g = super::load_game(&args.file)?;
-    let mut session = Session::new(&g, args.seat);
+    let mut session = Session::new(&g, args.seat).with_threads(args.threads);
     serve(
         &mut session,
         std::io::stdin().lock(),
@@ -89,7 +92,7 @@ fn serve(
             Line::TooLong => Session::too_long(),
             Line::Whole => session.handle(&buf),
         };
-        writeln!(out, "{reply}")?;
+        writeln!(out, "{}", super::json_safe(&reply.to_string()))?;
         out.flush()?;
     }
 }

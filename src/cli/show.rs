@@ -90,6 +90,20 @@ pub fn explain(g: &Game) -> String {
                     if diagonal { ", diagonal" } else { "" }
                 ),
                 BoardShape::Ring { size } => format!("ring of {size}"),
+                BoardShape::Hex {
+                    width,
+                    height,
+                    side,
+                } => match side {
+                    0 => format!("hex {width}x{height}"),
+                    n => format!("hexagon of side {n}"),
+                },
+                BoardShape::Graph => format!(
+                    "graph of {} spaces, {} edges, {} lines",
+                    b.len(),
+                    b.adj.len() / 2,
+                    b.geo.lines.len()
+                ),
             };
             s += &format!("  {:<14} {shape}\n", b.name);
         }
@@ -101,6 +115,7 @@ pub fn explain(g: &Game) -> String {
             Visibility::Owner => "seen by its owner",
             Visibility::Hidden => "hidden",
             Visibility::Top => "top card public",
+            Visibility::Secret => "secret, even at the end",
         };
         let start = g.comps.iter().filter(|c| z.has(c.zone)).count();
         s += &format!(
@@ -286,6 +301,22 @@ pub fn draw(g: &Game, st: &State, v: &View) -> String {
                     .map(|i| format!("{}: {}", b.space_names[i as usize], cell(i)))
                     .collect();
                 s += &format!("  {} (ring)\n", cells.join(" | "));
+            }
+            BoardShape::Hex { height, .. } => {
+                // Rows from the top, each shifted half a cell right of the one below.
+                for r in (1..=height).rev() {
+                    let row: Vec<String> = (0..b.len())
+                        .filter(|&i| b.coord(i).is_some_and(|c| c.1 == r))
+                        .map(|i| format!("{}:{}", b.space_names[i as usize], cell(i)))
+                        .collect();
+                    s += &format!("  {}{}\n", " ".repeat(r as usize), row.join(" "));
+                }
+            }
+            BoardShape::Graph => {
+                let cells: Vec<String> = (0..b.len())
+                    .map(|i| format!("{}: {}", b.space_names[i as usize], cell(i)))
+                    .collect();
+                s += &format!("  {} (graph)\n", cells.join(" | "));
             }
         }
     }

@@ -1,8 +1,8 @@
 //! `rulebook simulate` and `rulebook merge`: the arguments, progress, and the printing of
 //! [`crate::run::simulate`] summaries (text, JSON, an HTML report).
 
-use super::{progress, GameArgs};
-use crate::run::{compare, simulate_with, Options, Shard, Summary};
+use super::{json_safe, parse_agents, progress, report, threads, Agents, GameArgs, MAX_GAMES};
+use crate::run::{compare, simulate_agents, Options, Shard, Summary};
 use clap::Args;
 use std::path::PathBuf;
 
@@ -10,14 +10,23 @@ use std::path::PathBuf;
 pub(crate) struct SimulateArgs {
     #[command(flatten)]
     game: GameArgs,
-    #[arg(long, default_value_t = 100)]
+    /// How many games (at most 10,000,000).
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(0..=MAX_GAMES))]
     games: u64,
+    /// The players: one agent for every seat, or one per seat, comma-separated: random,
+    /// mcts (1,000 playouts per decision), mcts:N (N playouts), mcts:2s or mcts:250ms.
+    #[arg(long, default_value = "random", value_parser = parse_agents)]
+    agents: Agents,
     /// Print the summary as one JSON object.
     #[arg(long)]
     json: bool,
-    /// Threads to use; the summary is the same for any number.
-    #[arg(long, default_value_t = 1)]
+    /// Threads to use (1 to 256), each playing whole games; the summary is the same for any
+    /// number (unless an agent searches for a time).
+    #[arg(long, default_value_t = 1, value_parser = threads)]
     threads: usize,
+    /// Stop a game after this many player decisions and count it as unfinished.
+    #[arg(long)]
+    max_turns: Option<u64>,
     /// Play only the games i with i % N == I (their seeds unchanged); `rulebook merge` adds
     /// up the JSON of all the shards.
     #[arg(long, value_name = "I/N", value_parser = Shard::parse)]
@@ -43,8 +52,13 @@ pub(crate) fn run(args: &SimulateArgs) -> miette::Result<i32> {
         threads: args.threads,
         shard: args.shard,
         progress: bar.as_ref().map(|_| &inc as &(dyn Fn(u64) + Sync)),
+        agents: &args.agents.0,
+        max_turns: args.max_turns,
     };
-    let runs: Vec<Summary> = cfgs.iter().map(|c| simulate_with(&g, c, &opts)).collect();
+    let runs: Vec<Summary> = cfgs
+        .iter()
+        .map(|c| simulate_agents(&g, c, &opts).map_err(|e| report(&g, e)))
+        .collect::<miette::Result<_>>()?;
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
@@ -53,17 +67,17 @@ pub(crate) fn run(args: &SimulateArgs) -> miette::Result<i32> {
             .map_err(|e| miette::miette!("cannot write {}: {e}", path.display()))?;
     }
     if args.json {
-        println!("{}", compare::runs_json(&runs));
+        println!("{}", json_safe(&compare::runs_json(&runs)));
     } else {
         for (i, r) in runs.iter().enumerate() {
             if i > 0 {
                 println!();
             }
-            print!("{}", r.text());
+            say!("{}", r.text());
         }
         if runs.len() > 1 {
             println!();
-            print!("{}", compare::differences_text(&runs));
+            say!("{}", compare::differences_text(&runs));
         }
     }
     Ok(0)
@@ -93,6 +107,6 @@ pub(crate) fn merge(args: &MergeArgs) -> miette::Result<i32> {
         std::fs::write(path, crate::report::html(&runs))
             .map_err(|e| miette::miette!("cannot write {}: {e}", path.display()))?;
     }
-    println!("{}", compare::runs_json(&runs));
+    println!("{}", json_safe(&compare::runs_json(&runs)));
     Ok(0)
 }

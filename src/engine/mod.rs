@@ -7,8 +7,10 @@
 mod error;
 mod options;
 mod outcome;
+mod react;
 mod run;
 pub mod scenario;
+mod sequence;
 mod session;
 mod start;
 mod state;
@@ -19,10 +21,10 @@ mod why;
 mod zones;
 
 pub use error::RunError;
-pub use session::{Match, Save, SAVE_VERSION};
+pub use session::{Match, Save, CHECKPOINT_EVERY, SAVE_VERSION};
 pub use state::State;
-pub(crate) use state::{Frame, Phase, Wait};
-pub use text::{field_visible, show_comp_for, show_value, ActionText};
+pub(crate) use state::{Frame, Phase, Wait, WindowState};
+pub use text::{field_visible, show_comp_for, show_value, var_visible, ActionText};
 pub use view::{View, ZoneView};
 pub use vm::DEFAULT_FUEL;
 pub use why::WhyNot;
@@ -46,7 +48,8 @@ pub struct Config {
     /// Number of seats, which [`Game::start`] requires to lie within the game's declared
     /// `players` range.
     pub players: u8,
-    /// Name of the variant whose constant overrides apply, or `None` for the base rules.
+    /// The variants to play, by name, separated by commas (`"level3,angry_gods"`), applied
+    /// in that order; `None` for the base rules.
     pub variant: Option<String>,
     /// Seed of the state's random generator (shuffles and rolls in [`ChanceMode::Seeded`]).
     pub seed: u64,
@@ -57,6 +60,10 @@ pub struct Config {
     /// searched each cost one unit; running out is a [`RunError::Limit`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fuel: Option<u64>,
+    /// Constants set for this match, after the variants: (name, value as text: `4`, `true`,
+    /// `red`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub set: Vec<(String, String)>,
 }
 
 /// Who must act now.
@@ -80,6 +87,25 @@ pub struct Action {
     /// The values bound to the option's parameters, in order; unused entries are
     /// [`Value::None`].
     pub args: [Value; MAX_ARGS],
+    /// For a `sequence action`: the choices made inside its effect, kept in the state beside
+    /// the options of the waiting choice ([`Steps::NONE`] otherwise).
+    #[serde(default)]
+    pub steps: Steps,
+}
+
+/// The inner choices of a sequence action's option: `len` entries from `start` in the state's
+/// record of the options listed now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+pub struct Steps {
+    /// The first entry.
+    pub start: u32,
+    /// How many.
+    pub len: u32,
+}
+
+impl Steps {
+    /// No inner choice.
+    pub const NONE: Steps = Steps { start: 0, len: 0 };
 }
 
 impl Action {
@@ -89,6 +115,7 @@ impl Action {
     pub const SKIP: Action = Action {
         arm: u16::MAX - 1,
         args: [Value::None; MAX_ARGS],
+        steps: Steps::NONE,
     };
     /// The chance outcome `v`: a rolled value, or the component a shuffle places next (its
     /// positions are filled from the top down).
@@ -96,6 +123,7 @@ impl Action {
         Action {
             arm: Self::CHANCE,
             args: [v, Value::None, Value::None, Value::None],
+            steps: Steps::NONE,
         }
     }
 }

@@ -34,7 +34,7 @@ impl Game {
                 Ok(())
             }
             Wait::Decision { choice, actor } => with_machine(st.fuel, |m| {
-                self.options(m, st, choice, actor, &mut |a| {
+                self.options(m, st, choice, actor, &mut Vec::new(), &mut |a| {
                     out.push(a);
                     true
                 })
@@ -61,7 +61,7 @@ impl Game {
             return Ok(0);
         };
         let mut locals = frame_locals(self, st, frame);
-        let mut vals: Vec<(Value, u32)> = Vec::new();
+        let mut vals: Vec<Value> = Vec::new();
         let step = self.program.procs[frame.proc].get(frame.pc as usize);
         with_machine(st.fuel, |m| -> Result<(), RunError> {
             match step {
@@ -69,18 +69,7 @@ impl Game {
                     m.start(self, st, *domain, &mut locals, frame.me)
                         .blame(Some(*span))?;
                     while let Some(v) = m.next(self, st, Some(*span)).blame(Some(*span))? {
-                        let same = |x: &Value| match (*x, v) {
-                            (Value::Comp(a), Value::Comp(b)) => {
-                                a == b
-                                    || (st.zones.loc(a) == st.zones.loc(b)
-                                        && same_fields(self, st, a, b))
-                            }
-                            (a, b) => a == b,
-                        };
-                        match vals.iter_mut().find(|(x, _)| same(x)) {
-                            Some(e) => e.1 += 1,
-                            None => vals.push((v, 1)),
-                        }
+                        vals.push(v);
                     }
                 }
                 Some(Step::Shuffle { zone, span }) => {
@@ -92,37 +81,56 @@ impl Game {
                     };
                     let items = st.zones.items(z);
                     let open = items.len() - st.chance_step as usize;
-                    for (i, &c) in items[..open].iter().enumerate() {
-                        match items[..i].iter().position(|&o| same_fields(self, st, o, c)) {
-                            Some(j) => {
-                                if let Some(e) =
-                                    vals.iter_mut().find(|(x, _)| *x == Value::Comp(items[j]))
-                                {
-                                    e.1 += 1;
-                                }
-                            }
-                            None => vals.push((Value::Comp(c), 1)),
-                        }
-                    }
+                    vals.extend(items[..open].iter().map(|&c| Value::Comp(c)));
                 }
                 _ => {}
             }
             Ok(())
         })?;
-        let total = vals.iter().map(|v| v.1).sum();
-        for (v, w) in vals {
+        let outcomes = merge_outcomes(self, st, &vals);
+        let total = outcomes.iter().map(|v| v.1).sum();
+        for (v, w) in outcomes {
             f(v, w);
         }
         Ok(total)
     }
 
-    /// Calls `f` with every legal option of a choice for `actor`, until it returns false.
+    /// Lists the options of the waiting choice again into the state's cache, after a change
+    /// they may depend on (as in [`Game::determinize`]); a rule error leaves it empty.
+    pub(crate) fn relist_options(&self, st: &mut State) {
+        let Wait::Decision { choice, actor } = st.wait else {
+            return;
+        };
+        if self.choices[choice].each.is_some() {
+            return;
+        }
+        let mut cache = std::mem::take(&mut st.cache);
+        let mut runs = std::mem::take(&mut st.runs);
+        cache.clear();
+        runs.clear();
+        let listed = with_machine(st.fuel, |m| {
+            self.options(m, st, choice, actor, &mut runs, &mut |a| {
+                cache.push(a);
+                true
+            })
+        });
+        if listed.is_err() {
+            cache.clear();
+            runs.clear();
+        }
+        st.cache = cache;
+        st.runs = runs;
+    }
+
+    /// Calls `f` with every legal option of a choice for `actor`, until it returns false. The
+    /// inner choices of a sequence action's options are recorded in `runs`.
     pub(crate) fn options(
         &self,
         m: &mut Machine,
         st: &State,
         choice: ChoiceId,
         actor: u8,
+        runs: &mut Vec<(ChoiceId, Action)>,
         f: &mut dyn FnMut(Action) -> bool,
     ) -> Result<(), RunError> {
         let ch = &self.choices[choice];
@@ -140,30 +148,52 @@ impl Game {
         };
         for (ai, arm) in ch.arms.iter().enumerate() {
             let mut go_on = true;
-            let mut emit = |l: &[Value], binds: &[CBind]| {
+            let args_of = |l: &[Value], binds: &[CBind]| {
                 let mut args = [Value::None; MAX_ARGS];
                 for (i, b) in binds.iter().enumerate() {
                     args[i] = l[b.slot as usize];
                 }
-                go_on = f(Action {
+                Action {
                     arm: ai as u16,
                     args,
-                });
-                go_on
+                    steps: Steps::NONE,
+                }
             };
             match arm {
+                Arm::Action(a) if self.actions[*a].sequence => {
+                    let opts = &self.program.actions[*a];
+                    let mut alocals = [Value::None; MAX_LOCALS];
+                    let mut failed = None;
+                    self.bind(m, st, opts, 0, &mut alocals, actor, &mut |m, l| {
+                        let first = args_of(l, &opts.binds);
+                        match self.explore(m, st, choice, actor, first, runs, f) {
+                            Ok(go) => go_on = go,
+                            Err(e) => {
+                                failed = Some(e);
+                                go_on = false;
+                            }
+                        }
+                        Ok(go_on)
+                    })
+                    .blame(self.actions[*a].guard_span.or(Some(ch.span)))?;
+                    if let Some(e) = failed {
+                        return Err(e);
+                    }
+                }
                 Arm::Action(a) => {
                     let opts = &self.program.actions[*a];
                     let mut alocals = [Value::None; MAX_LOCALS];
-                    self.bind(m, st, opts, 0, &mut alocals, actor, &mut |l| {
-                        emit(l, &opts.binds)
+                    self.bind(m, st, opts, 0, &mut alocals, actor, &mut |_, l| {
+                        go_on = f(args_of(l, &opts.binds));
+                        Ok(go_on)
                     })
                     .blame(self.actions[*a].guard_span.or(Some(ch.span)))?;
                 }
                 Arm::Inline { .. } => {
                     let opts = cch.arms[ai].as_ref().expect("an inline option is compiled");
-                    self.bind(m, st, opts, 0, &mut locals, inline_me, &mut |l| {
-                        emit(l, &opts.binds)
+                    self.bind(m, st, opts, 0, &mut locals, inline_me, &mut |_, l| {
+                        go_on = f(args_of(l, &opts.binds));
+                        Ok(go_on)
                     })
                     .blame(Some(ch.span))?;
                 }
@@ -186,7 +216,7 @@ impl Game {
         k: usize,
         locals: &mut [Value],
         me: u8,
-        f: &mut dyn FnMut(&[Value]) -> bool,
+        f: &mut dyn FnMut(&mut Machine, &[Value]) -> Eval<bool>,
     ) -> Eval<bool> {
         for part in &opts.parts {
             if part.need as usize == k && !m.part(self, st, part, locals, me)? {
@@ -194,7 +224,7 @@ impl Game {
             }
         }
         let Some(b) = opts.binds.get(k) else {
-            return Ok(f(locals));
+            return f(m, locals);
         };
         if let Some(n) = b.narrow {
             return self.bind_narrowed(m, st, opts, k, n, locals, me, f);
@@ -225,7 +255,7 @@ impl Game {
         n: Narrow,
         locals: &mut [Value],
         me: u8,
-        f: &mut dyn FnMut(&[Value]) -> bool,
+        f: &mut dyn FnMut(&mut Machine, &[Value]) -> Eval<bool>,
     ) -> Eval<bool> {
         let b = &opts.binds[k];
         let want = m.eval(self, st, n.value, locals, me)?;
@@ -240,6 +270,10 @@ impl Game {
             _ => size,
         };
         let first = (ix.base + code * ix.words) as usize;
+        let closing = match dim {
+            Dim::Board(bd) => self.boards[bd].closing(&st.consts),
+            _ => false,
+        };
         for w in 0..ix.words as usize {
             let mut bits = st.index[first + w];
             while bits != 0 {
@@ -249,6 +283,11 @@ impl Game {
                     return Ok(true);
                 }
                 m.spend(None)?;
+                if let Dim::Board(bd) = dim {
+                    if self.boards[bd].is_closed(pos, closing) {
+                        continue;
+                    }
+                }
                 locals[b.slot as usize] = match dim {
                     Dim::Board(bd) => Value::Space(bd, pos),
                     Dim::Enum(e) => Value::Enum(e, pos as u16),
@@ -298,7 +337,7 @@ impl Game {
         actor: u8,
     ) -> Result<bool, RunError> {
         let mut any = false;
-        self.options(m, st, choice, actor, &mut |_| {
+        self.options(m, st, choice, actor, &mut Vec::new(), &mut |_| {
             any = true;
             false
         })?;
@@ -314,7 +353,7 @@ impl Game {
                 found = st.cache.contains(a)
             }
             Wait::Decision { choice, actor } => with_machine(st.fuel, |m| {
-                self.options(m, st, choice, actor, &mut |x| {
+                self.options(m, st, choice, actor, &mut Vec::new(), &mut |x| {
                     found = x == *a;
                     !found
                 })
@@ -364,28 +403,15 @@ impl Game {
                 return self.run(st);
             }
         }
+        if self.apply_window(st, a)? {
+            return self.run(st);
+        }
         match st.wait {
-            Wait::Decision { choice, actor } => {
-                let ch = &self.choices[choice];
-                let fi = st.frames.len() - 1;
-                match &ch.arms[a.arm as usize] {
-                    Arm::Action(ai) => {
-                        st.frames[fi].pc = ch.end_pc;
-                        let act = &self.actions[*ai];
-                        let n = act.params.len();
-                        let base = st.locals.len();
-                        self.push_frame(st, act.proc, actor, &[])?;
-                        for (i, b) in act.params.iter().enumerate().take(n) {
-                            st.locals[base + b.slot as usize] = a.args[i];
-                        }
-                    }
-                    Arm::Inline { binds, body_pc, .. } => {
-                        let base = st.frames[fi].base as usize;
-                        for (i, b) in binds.iter().enumerate() {
-                            st.locals[base + b.slot as usize] = a.args[i];
-                        }
-                        st.frames[fi].pc = *body_pc;
-                    }
+            Wait::Decision { .. } => {
+                let sequence = self.is_sequence(st, a);
+                self.enter(st, a)?;
+                if sequence {
+                    return self.replay(st, a.steps);
                 }
             }
             Wait::Chance => self.apply_chance(st, a.args[0])?,
@@ -393,6 +419,41 @@ impl Game {
         }
         st.wait = Wait::Running;
         self.run(st)
+    }
+
+    /// Takes an option of the waiting (plain) choice: the chosen action's frame is pushed with
+    /// its parameters, or the inline option's values bound; the game is then ready to run.
+    pub(crate) fn enter(&self, st: &mut State, a: &Action) -> Result<(), RunError> {
+        let Wait::Decision { choice, actor } = st.wait else {
+            return Err(RunError::Finished);
+        };
+        let ch = &self.choices[choice];
+        let fi = st.frames.len() - 1;
+        match ch.arms.get(a.arm as usize) {
+            Some(Arm::Action(ai)) => {
+                st.frames[fi].pc = ch.end_pc;
+                let act = &self.actions[*ai];
+                let n = act.params.len();
+                let base = st.locals.len();
+                self.push_frame(st, act.proc, actor, &[])?;
+                // A chosen effect: no window opens until it is done.
+                let top = st.frames.len() - 1;
+                st.frames[top].inside = true;
+                for (i, b) in act.params.iter().enumerate().take(n) {
+                    st.locals[base + b.slot as usize] = a.args[i];
+                }
+            }
+            Some(Arm::Inline { binds, body_pc, .. }) => {
+                let base = st.frames[fi].base as usize;
+                for (i, b) in binds.iter().enumerate() {
+                    st.locals[base + b.slot as usize] = a.args[i];
+                }
+                st.frames[fi].pc = *body_pc;
+            }
+            None => return Err(RunError::illegal("no such option")),
+        }
+        st.wait = Wait::Running;
+        Ok(())
     }
 
     pub(crate) fn apply_chance(&self, st: &mut State, v: Value) -> Result<(), RunError> {
@@ -485,15 +546,39 @@ pub(crate) fn same_for(g: &Game, s: &State, a: CompId, b: CompId, seat: u8) -> b
 }
 
 /// Two components are interchangeable when they have the same type and field values.
-pub(crate) fn same_fields(g: &Game, s: &State, a: CompId, b: CompId) -> bool {
-    let (ca, cb) = (&g.comps[a], &g.comps[b]);
-    if ca.ty != cb.ty {
-        return false;
+/// Equal outcomes merged into one with their count, in the order each first appears: two
+/// components are the same outcome when they lie in the same place with the same type and
+/// fields. Sorting keeps this O(n log n): a roll over 100,000 values or a shuffle of 10,000
+/// cards lists its outcomes at once (a linear search per value took minutes).
+fn merge_outcomes(g: &Game, st: &State, vals: &[Value]) -> Vec<(Value, u32)> {
+    let key = |v: &Value| match *v {
+        Value::Comp(c) => Err((g.comps[c].ty, st.zones.loc(c).0)),
+        other => Ok(other),
+    };
+    let fields = |c: CompId| {
+        let comp = &g.comps[c];
+        let base = comp.field_base as usize;
+        &st.fields[base..base + comp.fields.len()]
+    };
+    let order = |a: &usize, b: &usize| {
+        let (va, vb) = (&vals[*a], &vals[*b]);
+        key(va).cmp(&key(vb)).then_with(|| match (*va, *vb) {
+            (Value::Comp(x), Value::Comp(y)) => fields(x).cmp(fields(y)),
+            _ => std::cmp::Ordering::Equal,
+        })
+    };
+    let mut idx: Vec<usize> = (0..vals.len()).collect();
+    // Stable: within a run of equal outcomes the first to appear comes first.
+    idx.sort_by(order);
+    let mut groups: Vec<(usize, u32)> = Vec::new();
+    for (k, &i) in idx.iter().enumerate() {
+        match groups.last_mut() {
+            Some(last) if k > 0 && order(&idx[k - 1], &i).is_eq() => last.1 += 1,
+            _ => groups.push((i, 1)),
+        }
     }
-    let n = ca.fields.len();
-    let fa = &s.fields[ca.field_base as usize..ca.field_base as usize + n];
-    let fb = &s.fields[cb.field_base as usize..cb.field_base as usize + n];
-    fa == fb
+    groups.sort_unstable_by_key(|g| g.0);
+    groups.into_iter().map(|(i, n)| (vals[i], n)).collect()
 }
 
 impl Game {
@@ -521,7 +606,7 @@ impl Game {
         match st.wait {
             Wait::Decision { choice, .. } if self.pending(st).contains(&seat) => {
                 with_machine(st.fuel, |m| {
-                    self.options(m, st, choice, seat, &mut |a| {
+                    self.options(m, st, choice, seat, &mut Vec::new(), &mut |a| {
                         out.push(a);
                         true
                     })
@@ -542,6 +627,17 @@ impl Game {
                 player_name(seat)
             )));
         }
+        self.apply_for_unchecked(st, seat, a)
+    }
+
+    /// Applies an action of one pending player known to be legal (one that
+    /// [`Game::legal_for`] listed for this state).
+    pub(crate) fn apply_for_unchecked(
+        &self,
+        st: &mut State,
+        seat: u8,
+        a: &Action,
+    ) -> Result<(), RunError> {
         if let Wait::Decision { choice, .. } = st.wait {
             st.wait = Wait::Decision {
                 choice,

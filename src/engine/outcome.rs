@@ -51,6 +51,13 @@ impl Game {
         kind: EndKind,
         winner: Option<Value>,
     ) -> Result<(), RunError> {
+        if m.stop_depth > 0 {
+            // A sequence action being explored ends the game on this run: that is all the
+            // exploration needs to know (the outcome is computed when the run is chosen).
+            st.wait = Wait::Over;
+            st.phase = Phase::Over;
+            return Ok(());
+        }
         let scores = self.scores_m(m, st)?;
         let (winners, kind) = match (kind, winner) {
             (_, Some(Value::Player(p))) => (vec![p], OutcomeKind::Won),

@@ -1,6 +1,7 @@
 //! The step loop: runs the rules' compiled procedures until the next decision, chance event
 //! or end. Every step costs a unit of the decision's work budget.
 
+use super::react::WindowStep;
 use super::vm::{with_machine, Iter, Machine};
 use super::*;
 use crate::ir::vm::{Step, Target};
@@ -68,6 +69,9 @@ impl Game {
             if frame.pc as usize >= code.len() {
                 locals.truncate(frame.base as usize);
                 st.frames.pop();
+                if st.frames.len() < m.stop_depth {
+                    return Ok(()); // an explored sequence action's effect is over
+                }
                 continue;
             }
             let base = frame.base as usize;
@@ -130,8 +134,11 @@ impl Game {
                     let z = zone(self, st, eval!(*z, Some(*span)), *span)?;
                     if st.zones.len(z) > 1 {
                         if st.chance == ChanceMode::External {
-                            st.wait = Wait::Chance;
-                            return self.pause_checks(m, st, locals);
+                            if let Some(sp) = self.pause_checks(m, st, locals)? {
+                                last_loop = Some(sp);
+                                continue;
+                            }
+                            return Ok(());
                         }
                         let mut items = st.zones.items(z);
                         for i in (1..items.len()).rev() {
@@ -147,8 +154,11 @@ impl Game {
                     span,
                 } => {
                     if st.chance == ChanceMode::External {
-                        st.wait = Wait::Chance;
-                        return self.pause_checks(m, st, locals);
+                        if let Some(sp) = self.pause_checks(m, st, locals)? {
+                            last_loop = Some(sp);
+                            continue;
+                        }
+                        return Ok(());
                     }
                     let v = self.roll(m, st, *domain, &mut locals[base..], me, *span)?;
                     self.assign(
@@ -213,10 +223,16 @@ impl Game {
                     }
                     locals[base + *iter as usize] = Value::Int(0);
                     locals[base + *iter as usize + 1] = Value::Player(me);
+                    if self.ended(m, st, locals)? {
+                        return Ok(());
+                    }
+                    if let Some(sp) = self.fire_trigger(m, st, locals)? {
+                        last_loop = Some(sp);
+                        continue;
+                    }
                     st.locals = std::mem::take(locals);
-                    let ended = self.check_end_m(m, st);
                     let mut pending = Ok(None);
-                    if let Ok(false) = ended {
+                    {
                         st.commits = vec![Some(Action::SKIP); st.players as usize];
                         for p in 0..st.players {
                             if !seats[p as usize] {
@@ -236,9 +252,6 @@ impl Game {
                         }
                     }
                     *locals = std::mem::take(&mut st.locals);
-                    if ended? {
-                        return Ok(());
-                    }
                     match pending? {
                         Some(p) => {
                             st.wait = Wait::Decision {
@@ -290,7 +303,9 @@ impl Game {
                                         &[],
                                         Some(ch.span),
                                     )?;
-                                    let nb = st.frames[st.frames.len() - 1].base as usize;
+                                    let top = st.frames.len() - 1;
+                                    st.frames[top].inside = true;
+                                    let nb = st.frames[top].base as usize;
                                     for (i, b) in act.params.iter().enumerate() {
                                         locals[nb + b.slot as usize] = a.args[i];
                                     }
@@ -323,28 +338,28 @@ impl Game {
                         },
                         None => me,
                     };
-                    st.locals = std::mem::take(locals);
-                    let ended = self.check_end_m(m, st);
-                    let has = match &ended {
-                        Ok(false) => {
-                            let mut cache = std::mem::take(&mut st.cache);
-                            cache.clear();
-                            let r = self
-                                .options(m, st, *cid, actor, &mut |a| {
-                                    cache.push(a);
-                                    true
-                                })
-                                .map(|_| !cache.is_empty())
-                                .map_err(|e| e.or_span(Some(ch.span)));
-                            st.cache = cache;
-                            r
-                        }
-                        _ => Ok(false),
-                    };
-                    *locals = std::mem::take(&mut st.locals);
-                    if ended? {
+                    if self.ended(m, st, locals)? {
                         return Ok(());
                     }
+                    if let Some(sp) = self.fire_trigger(m, st, locals)? {
+                        last_loop = Some(sp);
+                        continue;
+                    }
+                    st.locals = std::mem::take(locals);
+                    let mut cache = std::mem::take(&mut st.cache);
+                    let mut runs = std::mem::take(&mut st.runs);
+                    cache.clear();
+                    runs.clear();
+                    let has = self
+                        .options(m, st, *cid, actor, &mut runs, &mut |a| {
+                            cache.push(a);
+                            true
+                        })
+                        .map(|_| !cache.is_empty())
+                        .map_err(|e| e.or_span(Some(ch.span)));
+                    st.cache = cache;
+                    st.runs = runs;
+                    *locals = std::mem::take(&mut st.locals);
                     if has? {
                         st.wait = Wait::Decision {
                             choice: *cid,
@@ -408,6 +423,14 @@ impl Game {
                     return r;
                 }
                 Step::LoopGuard { span } => last_loop = Some(*span),
+                Step::Window(before) => match self.window_step(m, st, locals, *before)? {
+                    WindowStep::Closed => {}
+                    WindowStep::Waits => return Ok(()),
+                    WindowStep::Fired(sp) => {
+                        last_loop = Some(sp);
+                        continue;
+                    }
+                },
                 Step::Reveal {
                     comp: c,
                     field,
@@ -418,6 +441,25 @@ impl Game {
                     if (*field as usize) < self.comps[c].fields.len() {
                         let slot = self.field_slot(c, *field);
                         st.revealed[slot] = *on;
+                        if !*on {
+                            st.grants[slot] = 0;
+                        }
+                    }
+                }
+                Step::RevealTo {
+                    comp: c,
+                    field,
+                    to,
+                    span,
+                } => {
+                    let c = comp(self, st, eval!(*c, Some(*span)), *span)?;
+                    let p = match eval!(*to, Some(*span)) {
+                        Value::Player(p) if p < st.players => p,
+                        other => return Err(expected(self, st, "a player", other, *span)),
+                    };
+                    if (*field as usize) < self.comps[c].fields.len() {
+                        let slot = self.field_slot(c, *field);
+                        st.grants[slot] |= 1 << p;
                     }
                 }
             }
@@ -463,17 +505,36 @@ impl Game {
         Ok(v)
     }
 
-    /// Before waiting on chance: end conditions still apply.
+    /// Before waiting on chance: end conditions still apply, then triggers. The game waits
+    /// for chance unless it ended or a trigger fired (its span is returned: run its body,
+    /// then come back to the same chance event).
     fn pause_checks(
         &self,
         m: &mut Machine,
         st: &mut State,
         locals: &mut Vec<Value>,
-    ) -> Result<(), RunError> {
+    ) -> Result<Option<Span>, RunError> {
+        if self.ended(m, st, locals)? {
+            return Ok(None);
+        }
+        if let Some(sp) = self.fire_trigger(m, st, locals)? {
+            return Ok(Some(sp));
+        }
+        st.wait = Wait::Chance;
+        Ok(None)
+    }
+
+    /// Whether an `end when` condition holds (the game is then over).
+    pub(super) fn ended(
+        &self,
+        m: &mut Machine,
+        st: &mut State,
+        locals: &mut Vec<Value>,
+    ) -> Result<bool, RunError> {
         st.locals = std::mem::take(locals);
         let r = self.check_end_m(m, st);
         *locals = std::mem::take(&mut st.locals);
-        r.map(|_| ())
+        r
     }
 
     /// Assigns (or adds to, or takes from) a variable, a field or a local; a range type's
@@ -512,13 +573,13 @@ impl Game {
                 Place::Field(c, field)
             }
         };
-        let (old, range) = match at {
-            Place::Local(i) => (locals[i], None),
-            Place::Var(var, slot) => (st.vars[slot], self.vars[var].range),
-            Place::Field(c, f) => (
-                st.fields[self.field_slot(c, f)],
-                self.types[self.comps[c].ty].fields[f as usize].range,
-            ),
+        let (old, range, clamp) = match at {
+            Place::Local(i) => (locals[i], None, false),
+            Place::Var(var, slot) => (st.vars[slot], self.vars[var].range, self.vars[var].clamp),
+            Place::Field(c, f) => {
+                let fd = &self.types[self.comps[c].ty].fields[f as usize];
+                (st.fields[self.field_slot(c, f)], fd.range, fd.clamp)
+            }
         };
         let describe = || match &at {
             Place::Local(_) => "a local".to_string(),
@@ -528,7 +589,15 @@ impl Game {
                 self.types[self.comps[*c].ty].fields[*f as usize].name
             ),
         };
-        let new = match op {
+        // A value some seat may not see is never quoted in a message.
+        let secret = match &at {
+            Place::Local(_) => false,
+            Place::Var(var, _) => self.vars[*var].visibility != Visibility::Public,
+            Place::Field(c, f) => self.types[self.comps[*c].ty].fields[*f as usize]
+                .seen_by
+                .is_some(),
+        };
+        let mut new = match op {
             AssignOp::Set => v,
             AssignOp::Add | AssignOp::Sub => match (old, v) {
                 (Value::Int(a), Value::Int(b)) => {
@@ -542,13 +611,18 @@ impl Game {
                 _ => return Err(err(format!("{} is not a number", describe()), sp)),
             },
         };
+        if let (Some((lo, hi)), Value::Int(n), true) = (range, new, clamp) {
+            new = Value::Int(n.clamp(lo, hi));
+        }
         if let (Some((lo, hi)), Value::Int(n)) = (range, new) {
             if n < lo || n > hi {
+                let becomes = if secret {
+                    "would leave".to_string()
+                } else {
+                    format!("would become {n}, outside")
+                };
                 return Err(err(
-                    format!(
-                        "{} would become {n}, outside its range {lo}..{hi}",
-                        describe()
-                    ),
+                    format!("{} {becomes} its range {lo}..{hi}", describe()),
                     sp,
                 ));
             }
@@ -592,7 +666,7 @@ impl Game {
 }
 
 /// Pushes a procedure's frame, its locals after the caller's.
-fn push(
+pub(super) fn push(
     g: &Game,
     frames: &mut Vec<Frame>,
     locals: &mut Vec<Value>,
@@ -619,6 +693,7 @@ fn push(
         pc: 0,
         base: base as u32,
         me,
+        inside: false,
     });
     Ok(())
 }

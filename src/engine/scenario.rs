@@ -2,8 +2,8 @@
 
 use super::vm::with_machine;
 use super::{Action, Actor, Blame, ChanceMode, Config, RunError, State};
-use crate::ir::scenario::{Scenario, Step};
-use crate::ir::{Game, ProcId, Value};
+use crate::ir::scenario::{Scenario, Seen, Step};
+use crate::ir::{Game, ProcId, Value, Visibility};
 use crate::source::Span;
 
 /// The result of one scenario.
@@ -64,6 +64,7 @@ impl Game {
             seed: 0,
             chance: ChanceMode::Seeded,
             fuel: None,
+            set: Vec::new(),
         };
         let mut st: Option<State> = None;
         for (step, span) in &sc.steps {
@@ -72,6 +73,7 @@ impl Game {
                 Step::Players(n) => cfg.players = *n,
                 Step::Seed(s) => cfg.seed = *s,
                 Step::Variant(v) => cfg.variant = Some(v.clone()),
+                Step::Set(name, value) => cfg.set.push((name.clone(), value.clone())),
                 Step::ExternalChance => cfg.chance = ChanceMode::External,
                 _ => {
                     if st.is_none() {
@@ -110,6 +112,13 @@ impl Game {
                 .exec_proc(st, *p)
                 .map_err(|e| format!("setup failed: {e}")),
             Step::Apply(t) => {
+                // While a window waits and `t` is not one of its options, everyone passes.
+                while self.window_waits(st) && !legal_texts(st)?.iter().any(|x| norm(x) == norm(t))
+                {
+                    let pass = self.parse_action(st, "pass").map_err(|e| e.to_string())?;
+                    self.apply(st, &pass)
+                        .map_err(|e| format!("passing a window failed: {e}"))?;
+                }
                 let a = self.parse_action(st, t).map_err(|e| e.to_string())?;
                 self.apply(st, &a)
                     .map_err(|e| format!("applying `{t}` failed: {e}"))
@@ -218,7 +227,73 @@ impl Game {
                 Ok(_) => Err("expectation does not hold".into()),
                 Err(e) => Err(format!("expectation could not be evaluated: {e}")),
             },
-            Step::Players(_) | Step::Seed(_) | Step::Variant(_) | Step::ExternalChance => Ok(()),
+            Step::ExpectSees {
+                seat,
+                target,
+                sees,
+                locals,
+            } => {
+                let who = match self
+                    .eval_on(st, *seat, *locals)
+                    .map_err(|e| e.to_string())?
+                {
+                    Value::Player(p) => Some(p),
+                    _ => None,
+                };
+                let seen = self
+                    .seen_by(st, who, target, *locals)
+                    .map_err(|e| format!("what is seen could not be evaluated: {e}"))?;
+                let name = who.map_or("a spectator".to_string(), crate::ir::player_name);
+                match (seen, *sees) {
+                    (true, true) | (false, false) => Ok(()),
+                    (false, true) => Err(format!("{name} does not see it")),
+                    (true, false) => Err(format!("{name} sees it")),
+                }
+            }
+            Step::Players(_)
+            | Step::Seed(_)
+            | Step::Variant(_)
+            | Step::Set(..)
+            | Step::ExternalChance => Ok(()),
+        }
+    }
+}
+
+impl Game {
+    /// Whether `seat`'s view shows a field's value (the component is shown and the field
+    /// visible), a zone's whole contents or a variable's value.
+    fn seen_by(
+        &self,
+        st: &State,
+        seat: Option<u8>,
+        target: &Seen,
+        locals: u16,
+    ) -> Result<bool, RunError> {
+        match target {
+            Seen::Field(comp, f) => {
+                let Value::Comp(c) = self.eval_on(st, *comp, locals)? else {
+                    return Err(RunError::rule("not a component", None));
+                };
+                let inst = st.zones.loc(c);
+                let shown = self.zone_open_to(st, inst, seat)
+                    || (self.zones[self.instances[inst].zone].visibility == Visibility::Top
+                        && st.zones.top(inst) == Some(c));
+                Ok(shown && super::field_visible(self, st, c, *f, seat))
+            }
+            Seen::Zone(z) => match self.eval_on(st, *z, locals)? {
+                Value::Zone(inst) => Ok(self.zone_open_to(st, inst, seat)),
+                _ => Err(RunError::rule("not a zone", None)),
+            },
+            Seen::Var(v, index) => {
+                let var = &self.vars[*v];
+                let mut l = vec![Value::None; locals.max(1) as usize];
+                let slot = with_machine(st.fuel, |m| {
+                    m.run_code(self, st, *index, &mut l, 0).blame(None)?;
+                    m.target_slot(self, st, *v).blame(None)
+                })?;
+                let _ = var;
+                Ok(super::var_visible(self, st, *v, slot, seat))
+            }
         }
     }
 }

@@ -39,8 +39,17 @@ pub struct Match<'g> {
     config: Config,
     state: State,
     log: Vec<String>,
-    history: Vec<State>,
+    /// The decisions of the log, as applied (the seat for a commitment of `apply_for`).
+    decisions: Vec<(Option<u8>, Action)>,
+    /// `checkpoints[j]` is the state after `j * CHECKPOINT_EVERY` decisions: undo replays the
+    /// decisions since the last checkpoint, so a long match keeps one state per
+    /// [`CHECKPOINT_EVERY`] decisions instead of one per decision (a million decisions took
+    /// 1.1 GB).
+    checkpoints: Vec<State>,
 }
+
+/// How many decisions lie between two states kept for undo.
+pub const CHECKPOINT_EVERY: usize = 64;
 
 impl<'g> Match<'g> {
     /// Starts a match: checks the configuration and runs the setup to the first decision.
@@ -49,9 +58,10 @@ impl<'g> Match<'g> {
         Ok(Match {
             game,
             config,
-            state,
             log: Vec::new(),
-            history: Vec::new(),
+            decisions: Vec::new(),
+            checkpoints: vec![state.clone()],
+            state,
         })
     }
 
@@ -99,8 +109,8 @@ impl<'g> Match<'g> {
         let text = self.game.action_text(&self.state, a);
         let mut next = self.state.clone();
         self.game.apply(&mut next, a)?;
-        self.history.push(std::mem::replace(&mut self.state, next));
-        self.log.push(text);
+        self.state = next;
+        self.record(None, *a, text);
         Ok(())
     }
 
@@ -132,16 +142,41 @@ impl<'g> Match<'g> {
         };
         let mut next = self.state.clone();
         self.game.apply_for(&mut next, seat, &a)?;
-        self.history.push(std::mem::replace(&mut self.state, next));
-        self.log.push(super::text::with_seat(seat, &t));
+        self.state = next;
+        self.record(Some(seat), a, super::text::with_seat(seat, &t));
         Ok(())
+    }
+
+    /// Logs a decision just applied, keeping a checkpoint every [`CHECKPOINT_EVERY`].
+    fn record(&mut self, seat: Option<u8>, a: Action, text: String) {
+        self.log.push(text);
+        self.decisions.push((seat, a));
+        if self.decisions.len() % CHECKPOINT_EVERY == 0 {
+            self.checkpoints.push(self.state.clone());
+        }
     }
 
     /// Steps back one applied decision (restoring the state before it); an error when there is
     /// none.
     pub fn undo(&mut self) -> Result<(), RunError> {
-        let prev = self.history.pop().ok_or(RunError::NothingToUndo)?;
-        self.state = prev;
+        let n = self
+            .decisions
+            .len()
+            .checked_sub(1)
+            .ok_or(RunError::NothingToUndo)?;
+        // The last checkpoint at or before decision n, then the decisions after it again:
+        // they were legal there, and the state (its generator included) replays exactly.
+        let j = n / CHECKPOINT_EVERY;
+        let mut state = self.checkpoints[j].clone();
+        for (seat, a) in &self.decisions[j * CHECKPOINT_EVERY..n] {
+            match seat {
+                Some(seat) => self.game.apply_for(&mut state, *seat, a)?,
+                None => self.game.apply(&mut state, a)?,
+            }
+        }
+        self.state = state;
+        self.checkpoints.truncate(j + 1);
+        self.decisions.pop();
         self.log.pop();
         Ok(())
     }

@@ -20,29 +20,7 @@ impl Game {
                 self.name, cfg.players
             )));
         }
-        let mut consts: Table<ConstId, Value> = self.consts.iter().map(|c| c.value).collect();
-        let variant = match &cfg.variant {
-            None => None,
-            Some(name) => {
-                let Some(i) = self.variants.iter().position(|v| &v.name == name) else {
-                    let known: Vec<&str> = self.variants.iter().map(|v| v.name.as_str()).collect();
-                    return Err(RunError::config(format!(
-                        "unknown variant `{}`; this game has: {}",
-                        crate::source::quote(name, 40),
-                        if known.is_empty() {
-                            "none".into()
-                        } else {
-                            known.join(", ")
-                        }
-                    )));
-                };
-                let id = VariantId(i as u16);
-                for (c, v) in &self.variants[id].sets {
-                    consts[*c] = *v;
-                }
-                Some(id)
-            }
-        };
+        let (consts, variant) = self.config_consts(cfg)?;
         let mut fields = Vec::new();
         for c in &self.comps {
             fields.extend_from_slice(&c.fields);
@@ -62,6 +40,7 @@ impl Game {
             consts,
             vars: vec![Value::None; self.var_slots as usize],
             revealed: vec![false; fields.len()],
+            grants: vec![0; fields.len()],
             fields,
             zones,
             index: vec![0; self.program.index_words as usize],
@@ -78,7 +57,9 @@ impl Game {
             chance_step: 0,
             commits: vec![],
             cache: vec![],
+            runs: vec![],
             decisions: 0,
+            window: Default::default(),
             outcome: None,
         };
         with_machine(fuel, |m| -> Result<(), RunError> {
@@ -93,6 +74,10 @@ impl Game {
                         Type::Bool => Value::Bool(false),
                         _ => Value::None,
                     },
+                };
+                let init = match (v.range, init) {
+                    (Some((lo, hi)), Value::Int(n)) if v.clamp => Value::Int(n.clamp(lo, hi)),
+                    _ => init,
                 };
                 if let (Some((lo, hi)), Value::Int(n)) = (v.range, init) {
                     if n < lo || n > hi {
@@ -120,5 +105,127 @@ impl Game {
         self.push_frame(&mut st, first, 0, &[])?;
         self.run(&mut st)?;
         Ok(st)
+    }
+}
+
+impl Game {
+    /// The constants of a match: the file's values, then each variant of the configuration in
+    /// order (two of one group, or two that set a constant to different values, are refused),
+    /// then the values set by name; and the first variant in play.
+    fn config_consts(
+        &self,
+        cfg: &Config,
+    ) -> Result<(Table<ConstId, Value>, Option<VariantId>), RunError> {
+        let mut consts: Table<ConstId, Value> = self.consts.iter().map(|c| c.value).collect();
+        let names: Vec<&str> = match &cfg.variant {
+            None => Vec::new(),
+            Some(list) => list.split(',').map(str::trim).collect(),
+        };
+        let mut chosen: Vec<VariantId> = Vec::new();
+        for name in names {
+            let Some(id) = self.variants.ids().find(|&v| self.variants[v].name == name) else {
+                let known: Vec<&str> = self.variants.iter().map(|v| v.name.as_str()).collect();
+                return Err(RunError::config(format!(
+                    "unknown variant `{}`; this game has: {}",
+                    crate::source::quote(name, 40),
+                    if known.is_empty() {
+                        "none".into()
+                    } else {
+                        known.join(", ")
+                    }
+                )));
+            };
+            let v = &self.variants[id];
+            for &other in &chosen {
+                let o = &self.variants[other];
+                if other == id {
+                    return Err(RunError::config(format!("variant `{name}` is named twice")));
+                }
+                if let (Some(g), Some(h)) = (&v.group, &o.group) {
+                    if g == h {
+                        return Err(RunError::config(format!(
+                            "variants `{}` and `{name}` cannot be played together: both are of \
+                             the group `{g}`",
+                            o.name
+                        )));
+                    }
+                }
+                for (c, x) in &v.sets {
+                    if let Some((_, y)) = o.sets.iter().find(|(d, y)| d == c && y != x) {
+                        return Err(RunError::config(format!(
+                            "variants `{}` and `{name}` cannot be played together: they set \
+                             `{}` to {} and {}",
+                            o.name,
+                            self.consts[*c].name,
+                            self.show_static(*y),
+                            self.show_static(*x)
+                        )));
+                    }
+                }
+            }
+            for (c, x) in &v.sets {
+                consts[*c] = *x;
+            }
+            chosen.push(id);
+        }
+        for (name, text) in &cfg.set {
+            let Some(c) = self.consts.ids().find(|&c| self.consts[c].name == *name) else {
+                let known: Vec<&str> = self.consts.iter().map(|c| c.name.as_str()).collect();
+                return Err(RunError::config(format!(
+                    "`{}` is not a constant of this game; its constants: {}",
+                    crate::source::quote(name, 40),
+                    if known.is_empty() {
+                        "none".into()
+                    } else {
+                        known.join(", ")
+                    }
+                )));
+            };
+            consts[c] = self.const_value(c, text)?;
+        }
+        Ok((consts, chosen.first().copied()))
+    }
+
+    /// A value written for a constant (`--set NAME=VALUE`), read as the constant's type.
+    fn const_value(&self, c: ConstId, text: &str) -> Result<Value, RunError> {
+        let def = &self.consts[c];
+        let t = text.trim();
+        let v = match def.value {
+            Value::Int(_) => t.parse::<i64>().ok().map(Value::Int),
+            Value::Bool(_) => t.parse::<bool>().ok().map(Value::Bool),
+            Value::Enum(e, _) => {
+                let en = &self.enums[e];
+                let bare = t
+                    .strip_prefix(en.name.as_str())
+                    .and_then(|r| r.strip_prefix('.'))
+                    .unwrap_or(t);
+                en.values
+                    .iter()
+                    .position(|n| n == bare)
+                    .map(|i| Value::Enum(e, i as u16))
+            }
+            _ => None,
+        };
+        v.ok_or_else(|| {
+            let kind = match def.value {
+                Value::Int(_) => "a whole number".to_string(),
+                Value::Bool(_) => "`true` or `false`".to_string(),
+                Value::Enum(e, _) => format!(
+                    "one of {}",
+                    self.enums[e]
+                        .values
+                        .iter()
+                        .map(|n| format!("`{n}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                _ => "a value".to_string(),
+            };
+            RunError::config(format!(
+                "`{}` cannot be set to `{}`: it takes {kind}",
+                def.name,
+                crate::source::quote(t, 40)
+            ))
+        })
     }
 }

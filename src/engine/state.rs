@@ -28,6 +28,26 @@ pub(crate) struct Frame {
     pub pc: u32,
     pub base: u32,
     pub me: u8,
+    /// The effect of an action a player chose, or a trigger's body: no window opens while
+    /// such a frame is on the stack ("never interrupting an action").
+    #[serde(default)]
+    pub inside: bool,
+}
+
+/// The window that is open, if any (see `Step::Window`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct WindowState {
+    /// A window is open at the flow's current window point.
+    pub open: bool,
+    /// Seats that passed since the last window action.
+    pub passed: u8,
+    /// A window before a turn that opened just after an `anytime` window closed, with no
+    /// decision since: only `before turn` actions make a seat worth asking (until someone
+    /// acts).
+    pub only_before: bool,
+    /// When the last window closed: (decisions made then, whether it was before a turn). A
+    /// window point reached with no decision since then does not open again.
+    pub quiet: Option<(u64, bool)>,
 }
 
 /// A running game. Cloning copies flat vectors; nothing in it points into the rules.
@@ -44,6 +64,8 @@ pub struct State {
     pub(crate) fields: Vec<Value>,
     /// Per field slot: revealed to everyone (for fields declared `seen by`).
     pub(crate) revealed: Vec<bool>,
+    /// Per field slot: the seats it was revealed to (`reveal x.f to p`), one bit per seat.
+    pub(crate) grants: Vec<u8>,
     pub(crate) zones: Zones,
     /// Bits of the value indexes ([`crate::ir::vm::ValueIndex`]).
     pub(crate) index: Vec<u64>,
@@ -64,10 +86,17 @@ pub struct State {
     pub(crate) chance_step: u32,
     /// The options of the waiting choice, listed once when the game paused there.
     pub(crate) cache: Vec<Action>,
+    /// The inner choices of the sequence actions among those options, each with the choice it
+    /// answers ([`Action::steps`] point here).
+    #[serde(default)]
+    pub(crate) runs: Vec<(ChoiceId, Action)>,
     /// Hidden commitments of a simultaneous choice, per seat (`None`: still to choose).
     pub(crate) commits: Vec<Option<Action>>,
     /// Decisions applied so far (players' and chance's).
     pub decisions: u64,
+    /// The window open at the flow's current window point, if any.
+    #[serde(default)]
+    pub(crate) window: WindowState,
     pub(crate) outcome: Option<Outcome>,
 }
 
@@ -80,6 +109,7 @@ impl Clone for State {
             vars: self.vars.clone(),
             fields: self.fields.clone(),
             revealed: self.revealed.clone(),
+            grants: self.grants.clone(),
             zones: self.zones.clone(),
             index: self.index.clone(),
             fuel: self.fuel,
@@ -94,8 +124,10 @@ impl Clone for State {
             chance: self.chance,
             chance_step: self.chance_step,
             cache: self.cache.clone(),
+            runs: self.runs.clone(),
             commits: self.commits.clone(),
             decisions: self.decisions,
+            window: self.window,
             outcome: self.outcome.clone(),
         }
     }
@@ -107,6 +139,7 @@ impl Clone for State {
         self.vars.clone_from(&src.vars);
         self.fields.clone_from(&src.fields);
         self.revealed.clone_from(&src.revealed);
+        self.grants.clone_from(&src.grants);
         self.zones.clone_from(&src.zones);
         self.index.clone_from(&src.index);
         self.fuel = src.fuel;
@@ -121,8 +154,10 @@ impl Clone for State {
         self.chance = src.chance;
         self.chance_step = src.chance_step;
         self.cache.clone_from(&src.cache);
+        self.runs.clone_from(&src.runs);
         self.commits.clone_from(&src.commits);
         self.decisions = src.decisions;
+        self.window = src.window;
         self.outcome.clone_from(&src.outcome);
     }
 }
@@ -246,6 +281,7 @@ impl Game {
             || st.vars.len() != self.var_slots as usize
             || st.fields.len() != fields
             || st.revealed.len() != fields
+            || st.grants.len() != fields
             || st.index.len() != self.program.index_words as usize
         {
             return bad("the size of its tables");
@@ -281,7 +317,20 @@ impl Game {
         if st.current.is_some_and(|p| p >= st.players) || st.commits.len() > st.players as usize {
             return bad("its players");
         }
-        let actions = st.cache.iter().chain(st.commits.iter().flatten());
+        for a in &st.cache {
+            let end = a.steps.start as usize + a.steps.len as usize;
+            if a.steps.len > 0 && end > st.runs.len() {
+                return bad("the moves of an option");
+            }
+        }
+        if st.runs.iter().any(|(c, _)| self.choices.get(*c).is_none()) {
+            return bad("the moves of an option");
+        }
+        let actions = st
+            .cache
+            .iter()
+            .chain(st.commits.iter().flatten())
+            .chain(st.runs.iter().map(|r| &r.1));
         let values = st
             .vars
             .iter()

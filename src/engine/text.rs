@@ -77,6 +77,20 @@ impl Game {
         let Wait::Decision { choice, .. } = st.wait else {
             return "?".into();
         };
+        let mut s = self.option_text(st, choice, a);
+        // A sequence action's option goes on with the choices made inside it.
+        let from = a.steps.start as usize;
+        if let Some(steps) = st.runs.get(from..from + a.steps.len as usize) {
+            for (c, inner) in steps {
+                s.push(' ');
+                s.push_str(&self.option_text(st, *c, inner));
+            }
+        }
+        s
+    }
+
+    /// The text of one option of `choice`: its label and `name=value` per bound name.
+    fn option_text(&self, st: &State, choice: ChoiceId, a: &Action) -> String {
         let mut s = String::new();
         let (label, binds) = match self.arm_of(choice, a.arm) {
             Some(arm) => self.arm_parts(arm),
@@ -148,12 +162,38 @@ pub fn field_visible(g: &Game, s: &State, c: CompId, f: u16, seat: Option<u8>) -
     let Some(by) = g.types[comp.ty].fields[f as usize].seen_by else {
         return true;
     };
-    if s.is_over() || s.revealed[g.field_slot(c, f)] {
+    let slot = g.field_slot(c, f);
+    if s.revealed[slot] || (s.is_over() && !in_secret_zone(g, s, c)) {
         return true;
     }
     match (seat, s.fields[g.field_slot(c, by)]) {
+        (Some(p), _) if s.grants[slot] & (1 << p) != 0 => true,
         (Some(p), Value::Player(o)) => p == o,
         _ => false,
+    }
+}
+
+/// Whether a component lies in a `secret` zone (whose secrets outlive the game).
+fn in_secret_zone(g: &Game, s: &State, c: CompId) -> bool {
+    let inst = s.zones.loc(c);
+    g.zones[g.instances[inst].zone].visibility == Visibility::Secret
+}
+
+/// Whether `seat` (`None`: a spectator) may see the value of variable slot `slot` now.
+pub fn var_visible(g: &Game, s: &State, var: VarId, slot: usize, seat: Option<u8>) -> bool {
+    let v = &g.vars[var];
+    match v.visibility {
+        Visibility::Public | Visibility::Top => true,
+        Visibility::Hidden => s.is_over(),
+        Visibility::Secret => false,
+        Visibility::Owner => {
+            let Some(dim) = v.owner_dim else { return false };
+            let mut rest = slot.saturating_sub(v.base as usize) as u32;
+            for i in (dim + 1..v.dims.len()).rev() {
+                rest /= v.sizes[i];
+            }
+            seat.is_some_and(|p| rest % v.sizes[dim] == p as u32)
+        }
     }
 }
 

@@ -1,7 +1,7 @@
 //! Views: the state as one seat may see it, derived from the visibility the rules declare.
 
 use super::{show_value, Actor, State};
-use crate::ir::{CompId, Game, InstId, Visibility};
+use crate::ir::{CompId, Game, InstId, TypeId, Visibility};
 use serde::Serialize;
 
 /// One zone instance as a seat sees it.
@@ -80,11 +80,7 @@ impl Game {
             }
             let z = &self.zones[info.zone];
             let items = st.zones.items(inst);
-            let sees_all = match z.visibility {
-                Visibility::Public => true,
-                Visibility::Owner => seat.is_some() && info.owner == seat,
-                Visibility::Hidden | Visibility::Top => st.is_over(),
-            };
+            let sees_all = self.zone_open_to(st, inst, seat);
             let visible: Vec<String> = if sees_all {
                 items
                     .iter()
@@ -119,8 +115,29 @@ impl Game {
                 visible,
             });
         }
+        let vars = self.view_vars(st, seat, false);
+        let actor = match self.actor(st) {
+            Actor::Player(p) => format!("p{}", p + 1),
+            Actor::Chance => "chance".into(),
+            Actor::Nobody => "nobody".into(),
+        };
+        View {
+            seat,
+            current: st.current,
+            actor,
+            zones,
+            vars,
+            over: st.is_over(),
+            scores: st.outcome().map(|o| o.scores.clone()),
+            winners: st.outcome().map(|o| o.winners.clone()),
+        }
+    }
+
+    /// Every variable entry as `name[index] = value`, for seats in play; `?` for a value
+    /// `seat` may not see (unless `all`).
+    fn view_vars(&self, st: &State, seat: Option<u8>, all: bool) -> Vec<(String, String)> {
         let mut vars = Vec::new();
-        for v in &self.vars {
+        for (vid, v) in self.vars.enumerate() {
             for k in 0..v.count {
                 let mut rest = k;
                 let mut parts = Vec::new();
@@ -146,30 +163,19 @@ impl Game {
                 } else {
                     format!("{}[{}]", v.name, parts.join(","))
                 };
-                vars.push((
-                    name,
-                    match st.vars[(v.base + k) as usize] {
+                let slot = (v.base + k) as usize;
+                let value = if !all && !super::var_visible(self, st, vid, slot, seat) {
+                    "?".to_string()
+                } else {
+                    match st.vars[slot] {
                         crate::ir::Value::Comp(c) => super::show_comp_for(self, st, c, seat),
                         other => show_value(self, st, other),
-                    },
-                ));
+                    }
+                };
+                vars.push((name, value));
             }
         }
-        let actor = match self.actor(st) {
-            Actor::Player(p) => format!("p{}", p + 1),
-            Actor::Chance => "chance".into(),
-            Actor::Nobody => "nobody".into(),
-        };
-        View {
-            seat,
-            current: st.current,
-            actor,
-            zones,
-            vars,
-            over: st.is_over(),
-            scores: st.outcome().map(|o| o.scores.clone()),
-            winners: st.outcome().map(|o| o.winners.clone()),
-        }
+        vars
     }
 }
 
@@ -208,13 +214,29 @@ impl Game {
             Visibility::Public => true,
             Visibility::Owner => seat.is_some() && info.owner == seat,
             Visibility::Hidden | Visibility::Top => st.is_over(),
+            Visibility::Secret => false,
         }
     }
 
-    /// A state that `seat` cannot tell from `st`: components the seat cannot see are shuffled
-    /// among the hidden places (same type for same type), and secret fields it cannot see are
-    /// exchanged between components of the same type. Used by bots to sample what they do not
-    /// know, and by tests to prove that views leak nothing.
+    /// A state that `seat` cannot tell from `st`, drawn from what the seat sees and `rng`
+    /// only: two states with equal views give equal states for equal generators. What the
+    /// seat cannot see is dealt anew, one kind of hidden thing at a time:
+    ///
+    /// - components at places it cannot see are shuffled among those places (same type for
+    ///   same type), taken in the order of their ids, not of where they lie;
+    /// - secret fields it cannot see are dealt anew among the components that hold them (the
+    ///   values of each field taken in sorted order);
+    /// - the state's own generator, which settles future shuffles and rolls, is reseeded
+    ///   from `rng`;
+    /// - in a `choose each`, the other players' hidden commitments are dropped (they choose
+    ///   again);
+    /// - and the options of the waiting choice are listed again.
+    ///
+    /// It assumes that the seat knows which components exist and which values the secret
+    /// fields of each type take between them (the game's components and the values dealt);
+    /// values held by the locals of an effect paused at a choice are kept as they are. Used
+    /// by bots to sample what they do not know, and by tests to prove that views leak
+    /// nothing.
     ///
     /// ```
     /// use rand::SeedableRng;
@@ -244,59 +266,172 @@ impl Game {
     /// ```
     pub fn determinize(&self, st: &State, seat: Option<u8>, rng: &mut impl rand::Rng) -> State {
         let mut out = st.clone();
-        for t in self.types.ids() {
-            // Hidden positions holding components of type t: (zone instance, index).
-            let mut lists: Vec<(InstId, Vec<CompId>)> = Vec::new();
-            let mut places = Vec::new();
-            for inst in self.instances.ids() {
-                if self.zones[self.instances[inst].zone].ty != t {
-                    continue;
-                }
-                let open = self.zone_open_to(st, inst, seat);
-                let items = st.zones.items(inst);
-                let top_open = self.zones[self.instances[inst].zone].visibility == Visibility::Top;
-                for i in 0..items.len() {
-                    if !(open || top_open && i + 1 == items.len()) {
-                        places.push((lists.len(), i));
-                    }
-                }
-                lists.push((inst, items));
+        self.determinize_into(st, seat, rng, &mut out);
+        out
+    }
+
+    /// Whether every seat always sees everything: no zone hides its components from anyone
+    /// and no field is secret, so [`Game::determinize`] changes nothing but the generator.
+    /// A new kind of hidden thing must be counted here as in `determinize`.
+    pub fn hides_nothing(&self) -> bool {
+        self.zones
+            .iter()
+            .all(|z| z.visibility == Visibility::Public)
+            && self
+                .types
+                .iter()
+                .all(|t| t.fields.iter().all(|f| f.seen_by.is_none()))
+            && self.vars.iter().all(|v| v.visibility == Visibility::Public)
+    }
+
+    /// The entries of each variable that `seat` cannot see: their values, sorted, dealt
+    /// among them at random (per variable).
+    fn deal_hidden_vars(
+        &self,
+        st: &State,
+        seat: Option<u8>,
+        rng: &mut impl rand::Rng,
+        out: &mut State,
+    ) {
+        for (vid, v) in self.vars.enumerate() {
+            if v.visibility == Visibility::Public {
+                continue;
             }
-            let mut comps: Vec<CompId> = places.iter().map(|&(l, i)| lists[l].1[i]).collect();
-            for i in (1..comps.len()).rev() {
-                comps.swap(i, rng.gen_range(0..=i));
-            }
-            for (&(l, i), &c) in places.iter().zip(&comps) {
-                lists[l].1[i] = c;
-            }
-            for (inst, items) in &lists {
-                out.zones.set_items(*inst, items);
-            }
-            // Secret fields the seat cannot see: exchange values among such components.
-            for (fi, f) in self.types[t].fields.iter().enumerate() {
-                if f.seen_by.is_none() {
-                    continue;
-                }
-                let holders: Vec<CompId> = self
-                    .comps
-                    .ids()
-                    .filter(|&c| {
-                        self.comps[c].ty == t && !super::field_visible(self, st, c, fi as u16, seat)
-                    })
-                    .collect();
-                let mut vals: Vec<crate::ir::Value> = holders
-                    .iter()
-                    .map(|&c| st.fields[self.field_slot(c, fi as u16)])
-                    .collect();
-                for i in (1..vals.len()).rev() {
-                    vals.swap(i, rng.gen_range(0..=i));
-                }
-                for (&c, v) in holders.iter().zip(vals) {
-                    out.fields[self.field_slot(c, fi as u16)] = v;
-                }
+            let slots: Vec<usize> = (v.base as usize..(v.base + v.count) as usize)
+                .filter(|&slot| !super::var_visible(self, st, vid, slot, seat))
+                .collect();
+            let mut vals: Vec<crate::ir::Value> = slots.iter().map(|&slot| st.vars[slot]).collect();
+            vals.sort_unstable();
+            shuffle(&mut vals, rng);
+            for (&slot, val) in slots.iter().zip(vals) {
+                out.set_var(&self.program, vid, v.base, slot, val);
             }
         }
-        out
+    }
+
+    /// [`Game::determinize`] written into `out`, whose allocations are reused.
+    pub fn determinize_into(
+        &self,
+        st: &State,
+        seat: Option<u8>,
+        rng: &mut impl rand::Rng,
+        out: &mut State,
+    ) {
+        out.clone_from(st);
+        for t in self.types.ids() {
+            self.deal_hidden_components(st, t, seat, rng, out);
+            self.deal_secret_fields(st, t, seat, rng, out);
+        }
+        self.deal_hidden_vars(st, seat, rng, out);
+        out.rng = rand::SeedableRng::from_seed(rng.gen());
+        forget_commitments(self, out, seat);
+        self.relist_options(out);
+    }
+
+    /// The components of type `t` at places `seat` cannot see, in the order of their ids,
+    /// shuffled among those places (zone instances in order, each bottom to top).
+    fn deal_hidden_components(
+        &self,
+        st: &State,
+        t: TypeId,
+        seat: Option<u8>,
+        rng: &mut impl rand::Rng,
+        out: &mut State,
+    ) {
+        let hidden = |inst: InstId| {
+            let zone = &self.zones[self.instances[inst].zone];
+            zone.ty == t && !self.zone_open_to(st, inst, seat) && st.zones.len(inst) > 0
+        };
+        if !self.instances.ids().any(hidden) {
+            return;
+        }
+        // Hidden positions holding components of type t: (zone instance, index).
+        let mut lists: Vec<(InstId, Vec<CompId>)> = Vec::new();
+        let mut places = Vec::new();
+        for inst in self.instances.ids() {
+            let zone = &self.zones[self.instances[inst].zone];
+            if zone.ty != t {
+                continue;
+            }
+            let open = self.zone_open_to(st, inst, seat);
+            let items = st.zones.items(inst);
+            let top_open = zone.visibility == Visibility::Top;
+            for i in 0..items.len() {
+                if !(open || top_open && i + 1 == items.len()) {
+                    places.push((lists.len(), i));
+                }
+            }
+            lists.push((inst, items));
+        }
+        if places.is_empty() {
+            return;
+        }
+        let mut comps: Vec<CompId> = places.iter().map(|&(l, i)| lists[l].1[i]).collect();
+        comps.sort_unstable();
+        shuffle(&mut comps, rng);
+        for (&(l, i), &c) in places.iter().zip(&comps) {
+            lists[l].1[i] = c;
+        }
+        for (inst, items) in &lists {
+            out.zones.set_items(*inst, items);
+        }
+    }
+
+    /// Each secret field of type `t` that `seat` cannot see on some components: its values
+    /// on those components, sorted, dealt among them at random.
+    fn deal_secret_fields(
+        &self,
+        st: &State,
+        t: TypeId,
+        seat: Option<u8>,
+        rng: &mut impl rand::Rng,
+        out: &mut State,
+    ) {
+        for (fi, f) in self.types[t].fields.iter().enumerate() {
+            if f.seen_by.is_none() {
+                continue;
+            }
+            let holders: Vec<CompId> = self
+                .comps
+                .ids()
+                .filter(|&c| {
+                    self.comps[c].ty == t && !super::field_visible(self, st, c, fi as u16, seat)
+                })
+                .collect();
+            let mut vals: Vec<crate::ir::Value> = holders
+                .iter()
+                .map(|&c| st.fields[self.field_slot(c, fi as u16)])
+                .collect();
+            vals.sort_unstable();
+            shuffle(&mut vals, rng);
+            for (&c, v) in holders.iter().zip(vals) {
+                out.fields[self.field_slot(c, fi as u16)] = v;
+            }
+        }
+    }
+}
+
+/// A Fisher-Yates shuffle drawing from `rng`.
+fn shuffle<T>(items: &mut [T], rng: &mut impl rand::Rng) {
+    for i in (1..items.len()).rev() {
+        items.swap(i, rng.gen_range(0..=i));
+    }
+}
+
+/// While a `choose each` waits, drops the commitments other seats than `seat` made: they
+/// are hidden, so those seats choose again (a seat that takes no part stays out). Who must
+/// act next does not change.
+fn forget_commitments(g: &Game, st: &mut State, seat: Option<u8>) {
+    let Some(choice) = g.waiting_choice(st) else {
+        return;
+    };
+    if g.choices[choice].each.is_none() {
+        return;
+    }
+    for (p, c) in st.commits.iter_mut().enumerate() {
+        if seat != Some(p as u8) && c.is_some_and(|a| a != super::Action::SKIP) {
+            *c = None;
+        }
     }
 }
 
@@ -308,6 +443,7 @@ impl Game {
         let mut open = st.clone();
         open.revealed.iter_mut().for_each(|r| *r = true);
         let mut view = self.view(&open, None);
+        view.vars = self.view_vars(&open, None, true);
         let shown = self
             .instances
             .ids()

@@ -19,8 +19,13 @@ pub(crate) type Eval<T> = Result<T, Box<RunError>>;
 /// One collection being walked.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Iter {
-    /// Spaces `next..end` of a board.
-    Spaces { board: BoardId, next: u32, end: u32 },
+    /// Spaces `next..end` of a board (skipping closed ones when `closing`).
+    Spaces {
+        board: BoardId,
+        next: u32,
+        end: u32,
+        closing: bool,
+    },
     /// Values `next..end` of an enum.
     Values { e: EnumId, next: u16, end: u16 },
     /// Seats `next..end`.
@@ -31,8 +36,21 @@ pub(crate) enum Iter {
     Zone { next: Option<CompId> },
     /// The components of a type, from position `pos` of the program's list.
     Type { ty: TypeId, pos: u32 },
-    /// Neighbours `pos..end` in a board's adjacency.
-    Adjacent { board: BoardId, pos: u32, end: u32 },
+    /// Neighbours `pos..end` in a board's adjacency (the one without closed spaces when
+    /// `closing`).
+    Adjacent {
+        board: BoardId,
+        pos: u32,
+        end: u32,
+        closing: bool,
+    },
+    /// The spaces after `at` in direction `dir`.
+    Ray {
+        board: BoardId,
+        at: u32,
+        dir: u16,
+        closing: bool,
+    },
     /// Elements `pos..end` of the scratch buffer, from `start` (dropped with the iterator).
     Buf { start: u32, pos: u32, end: u32 },
 }
@@ -53,6 +71,15 @@ pub(crate) struct Machine {
     pub(crate) budget: u64,
     /// Nesting of function calls.
     depth: u16,
+    /// While a sequence action is explored: the run stops when fewer frames than this remain
+    /// (0: never).
+    pub(crate) stop_depth: usize,
+    /// Spare states for exploring sequence actions (their room is reused).
+    pub(crate) spares: Vec<super::State>,
+    /// The choices made so far on the run being explored.
+    pub(crate) path: Vec<(ChoiceId, super::Action)>,
+    /// The recorded choices of the sequence action being applied.
+    pub(crate) replay: Vec<(ChoiceId, super::Action)>,
     /// Remembered guard answers: per memo, 0 (not known), 1 (false) or 2 (true), valid for the
     /// program and setup fingerprint in `memo_owner`.
     memos: Vec<Vec<u8>>,
@@ -97,6 +124,7 @@ impl Machine {
         self.fuel = fuel;
         self.budget = fuel;
         self.depth = 0;
+        self.stop_depth = 0;
     }
 
     /// A guard part's answer: remembered when the part allows it and the match is past its
@@ -242,10 +270,21 @@ impl Machine {
             return Ok(None);
         };
         let v = match it {
-            Iter::Spaces { board, next, end } => (*next < *end).then(|| {
-                *next += 1;
-                Value::Space(*board, *next - 1)
-            }),
+            Iter::Spaces {
+                board,
+                next,
+                end,
+                closing,
+            } => {
+                let b = &g.boards[*board];
+                while *next < *end && b.is_closed(*next, *closing) {
+                    *next += 1;
+                }
+                (*next < *end).then(|| {
+                    *next += 1;
+                    Value::Space(*board, *next - 1)
+                })
+            }
             Iter::Values { e, next, end } => (*next < *end).then(|| {
                 *next += 1;
                 Value::Enum(*e, *next - 1)
@@ -277,9 +316,24 @@ impl Machine {
                     Value::Comp(*c)
                 })
             }
-            Iter::Adjacent { board, pos, end } => (*pos < *end).then(|| {
+            Iter::Adjacent {
+                board,
+                pos,
+                end,
+                closing,
+            } => (*pos < *end).then(|| {
                 *pos += 1;
-                Value::Space(*board, g.boards[*board].adj[*pos as usize - 1])
+                let (_, adj) = g.boards[*board].adjacency(*closing);
+                Value::Space(*board, adj[*pos as usize - 1])
+            }),
+            Iter::Ray {
+                board,
+                at,
+                dir,
+                closing,
+            } => g.boards[*board].step(*at, *dir, *closing).map(|t| {
+                *at = t;
+                Value::Space(*board, t)
             }),
             Iter::Buf { pos, end, .. } => (*pos < *end).then(|| {
                 *pos += 1;
@@ -626,6 +680,7 @@ impl Machine {
                 board: b,
                 next: 0,
                 end: g.boards[b].len(),
+                closing: g.boards[b].closing(&s.consts),
             }),
             Op::IterEnum(e) => self.iters.push(Iter::Values {
                 e,
@@ -650,15 +705,39 @@ impl Machine {
             Op::IterAdjacent => match self.pop() {
                 Value::Space(b, sp) => {
                     let board = &g.boards[b];
+                    let closing = board.closing(&s.consts);
+                    let (starts, _) = board.adjacency(closing);
                     self.iters.push(Iter::Adjacent {
                         board: b,
-                        pos: board.adj_start[sp as usize],
-                        end: board.adj_start[sp as usize + 1],
+                        pos: starts[sp as usize],
+                        end: starts[sp as usize + 1],
+                        closing,
                     })
                 }
                 Value::None => self.iters.push(Iter::Seats { next: 0, end: 0 }),
                 other => return Err(expected(g, s, "a space", other, None)),
             },
+            Op::IterRay => {
+                let d = self.pop();
+                match (self.pop(), d) {
+                    (Value::Space(b, sp), Value::Enum(_, dir)) => {
+                        let board = &g.boards[b];
+                        self.iters.push(Iter::Ray {
+                            board: b,
+                            at: sp,
+                            dir,
+                            closing: board.closing(&s.consts),
+                        })
+                    }
+                    (Value::None, _) | (_, Value::None) => {
+                        self.iters.push(Iter::Seats { next: 0, end: 0 })
+                    }
+                    (Value::Space(..), other) => {
+                        return Err(expected(g, s, "a direction", other, None))
+                    }
+                    (other, _) => return Err(expected(g, s, "a space", other, None)),
+                }
+            }
             Op::IterPaths(id) => {
                 let steps = self.pop();
                 let from = self.pop();
@@ -712,8 +791,79 @@ impl Machine {
                 let v = self.best_sets(g, s, id, locals, me, p.span_at(*pc - 1))?;
                 self.stack.push(Value::Int(v));
             }
+            Op::Connected(id) => {
+                let v = self
+                    .connected(g, s, id, locals, me)
+                    .map_err(|e| with(e, p.span_at(*pc - 1)))?;
+                self.stack.push(Value::Bool(v));
+            }
+            Op::Majority(id) => {
+                let v = self.majority(g, s, id, locals, me, p.span_at(*pc - 1))?;
+                self.stack.push(Value::Int(v));
+            }
         }
         Ok(())
+    }
+
+    /// `majority(...)`: the share of the player on top of the stack (the points below it):
+    /// among the players of the top iterator with a value of at least 1, those with the
+    /// highest value split the points evenly, rounded down.
+    #[inline(never)]
+    fn majority(
+        &mut self,
+        g: &Game,
+        s: &State,
+        id: u32,
+        locals: &mut [Value],
+        me: u8,
+        span: Option<Span>,
+    ) -> Eval<i64> {
+        let op = &g.program.majorities[id as usize];
+        let who = self.pop();
+        let points = match self.pop() {
+            Value::Int(n) => n,
+            other => return Err(expected(g, s, "a number", other, span)),
+        };
+        let (mut best, mut tied, mut mine) = (0i64, 0i64, 0i64);
+        while let Some(q) = self.next(g, s, span)? {
+            let saved = local(locals, op.slot);
+            if let Some(l) = locals.get_mut(op.slot as usize) {
+                *l = q;
+            }
+            let takes_part = match op.filter {
+                Some(f) => self.eval_bool(g, s, f, locals, me),
+                None => Ok(true),
+            };
+            let value = match takes_part {
+                Ok(true) => self.eval_int(g, s, op.value, locals, me).map(Some),
+                Ok(false) => Ok(None),
+                Err(e) => Err(e),
+            };
+            if let Some(l) = locals.get_mut(op.slot as usize) {
+                *l = saved;
+            }
+            let value = match value {
+                Ok(v) => v,
+                Err(e) => {
+                    self.stop();
+                    return Err(e);
+                }
+            };
+            let Some(v) = value else { continue };
+            if q == who {
+                mine = v;
+            }
+            if v >= 1 && v > best {
+                (best, tied) = (v, 1);
+            } else if v >= 1 && v == best {
+                tied += 1;
+            }
+        }
+        Ok(if mine >= 1 && mine == best {
+            points.div_euclid(tied)
+        } else {
+            0
+        })
     }
 
     #[inline(never)]
@@ -831,6 +981,39 @@ impl Machine {
                 ),
                 other => return Err(expected(g, s, "a number", other, None)),
             },
+            Builtin::Step => {
+                let d = self.pop();
+                match (self.pop(), d) {
+                    (Value::Space(b, sp), Value::Enum(_, dir)) => {
+                        let board = &g.boards[b];
+                        board
+                            .step(sp, dir, board.closing(&s.consts))
+                            .map_or(Value::None, |t| Value::Space(b, t))
+                    }
+                    (Value::None, _) | (_, Value::None) => Value::None,
+                    (Value::Space(..), other) => {
+                        return Err(expected(g, s, "a direction", other, None))
+                    }
+                    (other, _) => return Err(expected(g, s, "a space", other, None)),
+                }
+            }
+            Builtin::Col | Builtin::Row => match self.pop() {
+                Value::Space(bd, sp) => match g.boards[bd].coord(sp) {
+                    Some((c, r)) => Value::Int(if b == Builtin::Col { c } else { r } as i64),
+                    None => Value::None,
+                },
+                Value::None => Value::None,
+                other => return Err(expected(g, s, "a space", other, None)),
+            },
+            Builtin::Opposite => match self.pop() {
+                Value::Enum(e, d) => Value::Enum(e, crate::ir::opposite(d)),
+                Value::None => Value::None,
+                other => return Err(expected(g, s, "a direction", other, None)),
+            },
+            Builtin::Ord => match self.pop() {
+                Value::Enum(_, i) => Value::Int(i as i64),
+                other => return Err(expected(g, s, "an enum value", other, None)),
+            },
             Builtin::Max2 | Builtin::Min2 => {
                 let (y, x) = (self.pop(), self.pop());
                 match (x, y) {
@@ -900,6 +1083,7 @@ impl Machine {
             return Ok(());
         };
         let board = &g.boards[op.board];
+        let (starts, adj) = board.adjacency(board.closing(&s.consts));
         let len = board.len() as usize;
         let mut marks = std::mem::take(&mut self.marks);
         let mut walk = std::mem::take(&mut self.walk);
@@ -908,19 +1092,19 @@ impl Machine {
         walk.clear();
         let n = n.min(len as u64) as u32;
         marks[start as usize] |= SEEN;
-        walk.push((start, board.adj_start[start as usize], n));
+        walk.push((start, starts[start as usize], n));
         let mut result = Ok(());
         if n == 0 {
             marks[start as usize] |= ITEM;
             walk.clear();
         }
         while let Some(&mut (at, ref mut pos, left)) = walk.last_mut() {
-            if *pos >= board.adj_start[at as usize + 1] {
+            if *pos >= starts[at as usize + 1] {
                 marks[at as usize] &= !SEEN;
                 walk.pop();
                 continue;
             }
-            let nb = board.adj[*pos as usize];
+            let nb = adj[*pos as usize];
             *pos += 1;
             if let Err(e) = self.spend(None) {
                 result = Err(e);
@@ -953,7 +1137,7 @@ impl Machine {
                 marks[nb as usize] |= ITEM;
             } else {
                 marks[nb as usize] |= SEEN;
-                walk.push((nb, board.adj_start[nb as usize], left - 1));
+                walk.push((nb, starts[nb as usize], left - 1));
             }
         }
         if result.is_ok() {
@@ -997,6 +1181,16 @@ impl Machine {
             return Ok(());
         };
         let board = &g.boards[op.board];
+        let closing = board.closing(&s.consts);
+        let (starts, adj) = board.adjacency(closing);
+        if board.is_closed(first, closing) {
+            self.iters.push(Iter::Buf {
+                start: start_buf,
+                pos: start_buf,
+                end: start_buf,
+            });
+            return Ok(());
+        }
         let mut marks = std::mem::take(&mut self.marks);
         let mut walk = std::mem::take(&mut self.walk);
         marks.clear();
@@ -1027,7 +1221,7 @@ impl Machine {
                 }
             }
             marks[sp as usize] |= ITEM;
-            for &nb in board.neighbours(sp) {
+            for &nb in &adj[starts[sp as usize] as usize..starts[sp as usize + 1] as usize] {
                 if marks[nb as usize] & SEEN == 0 {
                     marks[nb as usize] |= SEEN;
                     walk.push((nb, 0, 0));
@@ -1074,11 +1268,91 @@ impl Machine {
         };
         let board = &g.boards[op.board];
         let (bid, cond, slot) = (op.board, op.cond, op.slot);
+        let closing = board.closing(&s.consts);
         let mut test = |m: &mut Machine, sp: i64| -> Eval<bool> {
             m.spend(None)?;
+            if board.is_closed(sp as u32, closing) {
+                return Ok(false);
+            }
             m.space_ok(g, s, cond, slot, Value::Space(bid, sp as u32), locals, me)
         };
         match board.shape {
+            BoardShape::Hex { .. } => {
+                // The three axes of a hex board: east, northeast, northwest.
+                const AXES: [u16; 3] = [2, 1, 7];
+                let starts: &mut dyn Iterator<Item = u32> = match through {
+                    Some(t) => &mut std::iter::once(t as u32),
+                    None => &mut (0..board.len()),
+                };
+                for t in starts {
+                    if !test(self, t as i64)? {
+                        continue;
+                    }
+                    for d in AXES {
+                        let mut run = 1;
+                        // Through `t`: both ways; otherwise lines starting at `t`.
+                        let ways: &[u16] = if through.is_some() {
+                            &[d, crate::ir::opposite(d)]
+                        } else {
+                            &[d]
+                        };
+                        for &way in ways {
+                            let mut at = t;
+                            while run < n {
+                                match board.step(at, way, false) {
+                                    Some(next) if test(self, next as i64)? => {
+                                        run += 1;
+                                        at = next;
+                                    }
+                                    _ => break,
+                                }
+                            }
+                        }
+                        if run >= n {
+                            return Ok(true);
+                        }
+                    }
+                }
+                Ok(false)
+            }
+            BoardShape::Graph => {
+                for line in &board.geo.lines {
+                    match through {
+                        Some(t) => {
+                            let Some(i) = line.iter().position(|&x| x as i64 == t) else {
+                                continue;
+                            };
+                            if !test(self, t)? {
+                                return Ok(false);
+                            }
+                            let mut run = 1;
+                            let mut k = i;
+                            while run < n && k + 1 < line.len() && test(self, line[k + 1] as i64)? {
+                                run += 1;
+                                k += 1;
+                            }
+                            let mut k = i;
+                            while run < n && k > 0 && test(self, line[k - 1] as i64)? {
+                                run += 1;
+                                k -= 1;
+                            }
+                            if run >= n {
+                                return Ok(true);
+                            }
+                        }
+                        None => {
+                            let mut run = 0;
+                            for &x in line {
+                                run = if test(self, x as i64)? { run + 1 } else { 0 };
+                                if run >= n {
+                                    return Ok(true);
+                                }
+                            }
+                        }
+                    }
+                }
+                Ok(false)
+            }
             BoardShape::Grid { width, height, .. } => {
                 let (w, h) = (width as i64, height as i64);
                 const DIRS: [(i64, i64); 4] = [(1, 0), (0, 1), (1, 1), (-1, 1)];
@@ -1144,6 +1418,92 @@ impl Machine {
                 Ok(false)
             }
         }
+    }
+
+    /// `connected(s in board, A, B where cond)`: a flood from the spaces meeting `A` and
+    /// `cond`, over neighbours meeting `cond`, until a space meeting `B`. One unit of work per
+    /// space looked at. (The condition is any expression of the state, so an incremental
+    /// structure kept between decisions could not know when it changes; the flood uses the
+    /// machine's scratch flags and allocates nothing.)
+    #[inline(never)]
+    fn connected(
+        &mut self,
+        g: &Game,
+        s: &State,
+        id: u32,
+        locals: &mut [Value],
+        me: u8,
+    ) -> Eval<bool> {
+        let mut marks = std::mem::take(&mut self.marks);
+        let mut walk = std::mem::take(&mut self.walk);
+        let r = self.flood(g, s, id, locals, me, &mut marks, &mut walk);
+        self.marks = marks;
+        self.walk = walk;
+        r
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn flood(
+        &mut self,
+        g: &Game,
+        s: &State,
+        id: u32,
+        locals: &mut [Value],
+        me: u8,
+        marks: &mut Vec<u8>,
+        walk: &mut Vec<(u32, u32, u32)>,
+    ) -> Eval<bool> {
+        let op = &g.program.connects[id as usize];
+        let board = &g.boards[op.board];
+        let closing = board.closing(&s.consts);
+        let (starts, adj) = board.adjacency(closing);
+        let n = board.len();
+        marks.clear();
+        marks.resize(n as usize, 0);
+        walk.clear();
+        let (bid, slot) = (op.board, op.slot);
+        let seed = match op.seed {
+            Some(code) => Some(self.eval(g, s, code, locals, me)?),
+            None => None,
+        };
+        let mut meets = |m: &mut Machine, code: Option<Code>, sp: u32| {
+            m.space_ok(g, s, code, slot, Value::Space(bid, sp), locals, me)
+        };
+        if let Some(v) = seed {
+            if let Value::Space(b, sp) = v {
+                if b == bid && sp < n && !board.is_closed(sp, closing) && meets(self, op.cond, sp)?
+                {
+                    marks[sp as usize] |= SEEN;
+                    walk.push((sp, 0, 0));
+                }
+            }
+        } else {
+            for sp in 0..n {
+                self.spend(None)?;
+                if !board.is_closed(sp, closing)
+                    && meets(self, Some(op.from), sp)?
+                    && meets(self, op.cond, sp)?
+                {
+                    marks[sp as usize] |= SEEN;
+                    walk.push((sp, 0, 0));
+                }
+            }
+        }
+        while let Some((sp, _, _)) = walk.pop() {
+            self.spend(None)?;
+            if meets(self, Some(op.to), sp)? {
+                return Ok(true);
+            }
+            for &nb in &adj[starts[sp as usize] as usize..starts[sp as usize + 1] as usize] {
+                if marks[nb as usize] & SEEN == 0 {
+                    marks[nb as usize] |= SEEN;
+                    if meets(self, op.cond, nb)? {
+                        walk.push((nb, 0, 0));
+                    }
+                }
+            }
+        }
+        Ok(false)
     }
 
     /// `best_sets(...)`: the most points from disjoint sets of the kinds, formed from the

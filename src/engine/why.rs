@@ -221,6 +221,20 @@ impl Game {
         if let Some(w) = verdict {
             return Ok(w);
         }
+        if let Arm::Action(ai) = arm {
+            let act = &self.actions[*ai];
+            let want = ActionText::parse(text).canonical();
+            if act.sequence && !st.cache.iter().any(|a| self.action_text(st, a) == want) {
+                return no(
+                    format!(
+                        "`{}` is not one of the moves of `{}` now",
+                        crate::source::quote(&want, 60),
+                        act.name
+                    ),
+                    act.guard_span.or(Some(act.span)),
+                );
+            }
+        }
         Ok(WhyNot {
             legal: true,
             reason: "it is legal now".into(),

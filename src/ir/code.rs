@@ -193,6 +193,20 @@ pub enum Instr {
         /// The statement.
         span: Span,
     },
+    /// `reveal c.f to p`: one player sees a secret field of a component from now on.
+    RevealTo {
+        /// The component.
+        comp: Expr,
+        /// The field (index in its type's fields).
+        field: u16,
+        /// The player who sees it.
+        to: Expr,
+        /// The statement.
+        span: Span,
+    },
+    /// A point where a window may open (`true`: before a turn, where `before turn` actions
+    /// are offered too); only emitted when the game has window actions.
+    Window(bool),
     /// A loop's step counter: every backward jump passes here, so a loop that never
     /// reaches a decision is stopped with its span.
     LoopGuard {

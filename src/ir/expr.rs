@@ -31,6 +31,16 @@ pub enum Builtin {
     Max2,
     /// `min(a, b)`: the smaller number.
     Min2,
+    /// `step(s, d)`: the space one step from `s` in direction `d`, or none.
+    Step,
+    /// `col(s)`: a space's column from 1 (a ring: its number).
+    Col,
+    /// `row(s)`: a space's row from 1 (a ring: 1).
+    Row,
+    /// `opposite(d)`: the opposite direction.
+    Opposite,
+    /// `ord(v)`: the position of an enum value (or a direction) from 0.
+    Ord,
 }
 
 /// The kind of an aggregate `f(x in C, ... where filter: body else otherwise)`.
@@ -59,6 +69,12 @@ pub enum AggKind {
     Line,
     /// `best_sets(c in C, kind1, kind2, ...)`: the most points from disjoint sets of C.
     BestSets,
+    /// `connected(s in board, A, B where c)`: a space meeting `A` and `c` is joined to one
+    /// meeting `B` and `c` through neighbours all meeting `c`.
+    Connected,
+    /// `majority(q in players, points, p: value)`: player p's share of `points`, split evenly
+    /// (rounded down) among the players of highest value, if that value is at least 1.
+    Majority,
 }
 
 /// An aggregate over one or more collections.
@@ -138,6 +154,9 @@ pub enum Coll {
     List(Vec<Expr>),
     /// The neighbours of a space.
     Adjacent(Expr),
+    /// `ray(s, d)`: the spaces from `s` (excluded) stepping in direction `d`, in order, until
+    /// the edge of the board or a closed space.
+    Ray(Expr, Expr),
     /// `paths(s in board, from, n where cond)`: the spaces reached from `from` in exactly `n`
     /// steps between neighbours, each entered space meeting `cond`, none visited twice.
     Paths {
@@ -209,7 +228,7 @@ impl Coll {
     pub fn reads(&self, f: &mut dyn FnMut(u16)) {
         match self {
             Coll::Zone(e) | Coll::Adjacent(e) => e.reads(f),
-            Coll::Range(a, b) => {
+            Coll::Range(a, b) | Coll::Ray(a, b) => {
                 a.reads(f);
                 b.reads(f);
             }

@@ -10,7 +10,21 @@ pub const MAX_LOCALS: usize = 64;
 pub const DEF_LOCALS: usize = 16;
 /// How deep functions may call each other (or themselves) while one expression is evaluated.
 pub const MAX_CALL_DEPTH: u16 = 64;
-/// Instructions the rules may run between two decisions before they are stopped.
-pub const STEP_LIMIT: u64 = 2_000_000;
 /// The most spaces one board may have.
 pub const MAX_BOARD_SPACES: usize = 10_000;
+/// The most components a game may have, all `components` tables together; a table is
+/// refused before its generators are expanded.
+pub const MAX_COMPONENTS: usize = 10_000;
+/// The most values one generator of a `components` table may take (`for r in 1..100`).
+pub const MAX_GENERATOR_VALUES: usize = 10_000;
+/// The most zone instances a game may have: every zone, once per combination of its indexes.
+pub const MAX_ZONE_INSTANCES: usize = 100_000;
+/// The most variable slots a game may have: every variable, once per combination of its
+/// indexes.
+pub const MAX_VAR_SLOTS: usize = 100_000;
+/// The most declarations of one kind (constants, enums, component types, boards, zones,
+/// variables, functions, set kinds, actions, variants), values of one enum, or fields of one
+/// component type.
+pub const MAX_DECLS: usize = 50_000;
+/// The most diagnostics one file reports in full; the others are counted in a last note.
+pub const MAX_DIAGNOSTICS: usize = 500;

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 mod code;
 mod expr;
+pub mod geometry;
 pub mod ids;
 pub mod limits;
 mod names;
@@ -17,6 +18,7 @@ pub mod vm;
 
 pub use code::*;
 pub use expr::*;
+pub use geometry::*;
 pub use ids::*;
 pub use limits::*;
 pub use names::*;
@@ -85,7 +87,7 @@ pub struct Game {
     pub max_players: u8,
     /// Constants (`const`) with their values in the file; a variant overrides them per match.
     pub consts: Table<ConstId, ConstDef>,
-    /// Variants, in declaration order; [`crate::Config::variant`] names one.
+    /// Variants, in declaration order; [`crate::Config::variant`] names those in play.
     pub variants: Table<VariantId, VariantDef>,
     /// Enums, in declaration order.
     pub enums: Table<EnumId, EnumDef>,
@@ -95,6 +97,9 @@ pub struct Game {
     pub comps: Table<CompId, Comp>,
     /// Boards, in declaration order.
     pub boards: Table<BoardId, Board>,
+    /// The enum of directions (`Direction`: north, ..., clockwise, anticlockwise), which every
+    /// game has unless it declares the name `Direction` itself.
+    pub direction_enum: Option<EnumId>,
     /// Zone declarations, in declaration order; each spans `count` instances from `base`.
     pub zones: Table<ZoneId, ZoneDef>,
     /// Number of zone instances (all indices of all zones).
@@ -124,6 +129,11 @@ pub struct Game {
     /// reached (and, with external chance, before waiting on chance); the first that holds
     /// ends the game.
     pub end_when: Vec<(Expr, Span)>,
+    /// `when` triggers in declaration order, tested at every pause after `end when`.
+    pub triggers: Vec<Trigger>,
+    /// The choices a window offers, when some action is `anytime` or `before turn`: (the
+    /// `anytime` actions and `pass`; those and the `before turn` actions and `pass`).
+    pub windows: Option<(ChoiceId, ChoiceId)>,
     /// `score(p) = ...`, the player being local 0; `None`: every score is 0.
     pub score: Option<Expr>,
     /// `tiebreak(p) = ...` in declaration order, the player being local 0; compared in turn
@@ -154,6 +164,8 @@ pub struct VariantDef {
     pub name: String,
     /// The description string after the name, if any.
     pub description: Option<String>,
+    /// `group NAME`: two variants of one group cannot be played together.
+    pub group: Option<String>,
     /// The overrides: (constant, value), the constant an index into [`Game::consts`].
     pub sets: Vec<(ConstId, Value)>,
 }
@@ -185,6 +197,8 @@ pub struct FieldDef {
     pub ty: Type,
     /// For a range type `lo..hi`: the bounds, checked on every assignment.
     pub range: Option<(i64, i64)>,
+    /// `lo..hi clamp`: a value assigned outside the range takes the nearest bound.
+    pub clamp: bool,
     /// The declared default (`= value`), or [`Value::None`]; a component whose table gives no
     /// value gets it (an undeclared default is `false` for bool and 0, clamped into the range,
     /// for int).
@@ -236,6 +250,19 @@ pub enum BoardShape {
         /// Number of spaces.
         size: u32,
     },
+    /// `hex(width, height)` (a rhombus; `side` 0) or `hex(side)` (a hexagon inside a
+    /// (2 side - 1) square box): hexagons named like a grid's cells, each next to the 6 cells
+    /// (c±1, r), (c, r±1), (c+1, r-1), (c-1, r+1).
+    Hex {
+        /// Columns of the bounding box.
+        width: u32,
+        /// Rows of the bounding box.
+        height: u32,
+        /// The side of a hexagon; 0 for a rhombus.
+        side: u32,
+    },
+    /// `graph { ... }`: named spaces, declared edges and lines; no directions.
+    Graph,
 }
 
 /// A board: named spaces and who neighbours whom.
@@ -252,6 +279,8 @@ pub struct Board {
     pub adj_start: Vec<u32>,
     /// Every space's neighbours, in increasing order per space, one space after another.
     pub adj: Vec<u32>,
+    /// Its geometry: directions, steps, coordinates, declared lines and closed spaces.
+    pub geo: Geometry,
 }
 
 impl Board {
@@ -280,8 +309,9 @@ pub enum Dim {
     Board(BoardId),
 }
 
-/// Who sees a zone's contents (`public` when the declaration says nothing). Views show
-/// `hidden` and `top` zones in full once the game is over.
+/// Who sees a zone's contents, or a variable's values (`public` when the declaration says
+/// nothing). Views show `hidden` and `top` zones (and `hidden` variables) in full once the
+/// game is over; `secret` ones never.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Visibility {
     /// Everybody sees the contents.
@@ -292,6 +322,9 @@ pub enum Visibility {
     Hidden,
     /// Everybody sees the top component only, and the count.
     Top,
+    /// Nobody sees the contents, only the count, even when the game is over (and the secret
+    /// fields of the components in it stay secret then).
+    Secret,
 }
 
 /// A `zone` declaration: one zone instance per combination of its indexes, numbered
@@ -345,6 +378,14 @@ pub struct VarDef {
     pub ty: Type,
     /// For a range type `lo..hi`: the bounds, checked on every assignment.
     pub range: Option<(i64, i64)>,
+    /// `lo..hi clamp`: a value assigned (or starting) outside the range takes the nearest
+    /// bound.
+    pub clamp: bool,
+    /// Who sees its values: `public`, `owner` (the seat of its Player index sees its own
+    /// entries), `hidden` (nobody until the game is over) or `secret` (nobody, ever).
+    pub visibility: Visibility,
+    /// Which dimension is the owning player, for an `owner` variable.
+    pub owner_dim: Option<usize>,
     /// The initial value (`= expr`), evaluated once at the start and stored in every slot;
     /// without one, int starts at 0 (clamped into the range), bool at false, others at none.
     pub init: Option<Expr>,
@@ -382,6 +423,24 @@ pub struct SetDef {
     pub points: Expr,
 }
 
+/// A `when` trigger.
+#[derive(Clone, Debug)]
+pub struct Trigger {
+    /// Its name (for messages).
+    pub name: String,
+    /// The test: a `bool`, or for a trigger per element `first(x in C where cond)` (the
+    /// element it fires for, `none` when none qualifies).
+    pub test: Expr,
+    /// A trigger per element: the body's local slot of the element.
+    pub each: Option<u16>,
+    /// Locals the test needs.
+    pub test_locals: u16,
+    /// Its body (index into [`Game::procs`]).
+    pub proc: ProcId,
+    /// The trigger's name in its declaration.
+    pub span: Span,
+}
+
 /// An `action` declaration.
 #[derive(Clone, Debug)]
 pub struct ActionDef {
@@ -398,6 +457,10 @@ pub struct ActionDef {
     pub guard_parts: Vec<(u16, Expr)>,
     /// Listed in some `choose` (not only run by `do`).
     pub offered: bool,
+    /// `sequence action`: the choices its effect reaches are part of one option.
+    pub sequence: bool,
+    /// `anytime` (`Some(false)`) or `before turn` (`Some(true)`): offered at windows.
+    pub window: Option<bool>,
     /// Its effect (index into [`Game::procs`]).
     pub proc: ProcId,
     /// The action's name in its declaration.

@@ -14,7 +14,8 @@ pub struct Scenario {
     pub steps: Vec<(Step, Span)>,
 }
 
-/// One step of a scenario. The configuration steps (`players`, `seed`, `variant`, `chance`)
+/// One step of a scenario. The configuration steps (`players`, `seed`, `variant`, `set`,
+/// `chance`)
 /// apply until the first other step starts the match.
 #[derive(Clone, Debug)]
 pub enum Step {
@@ -22,8 +23,10 @@ pub enum Step {
     Players(u8),
     /// `seed N`: the seed of the match's random generator (0 when not given).
     Seed(u64),
-    /// `variant name`: the variant to play.
+    /// `variant name` or `variant a, b`: the variants to play, comma-separated, in order.
     Variant(String),
+    /// `set NAME = value`: a constant's value for the match (name, value as text).
+    Set(String, String),
     /// `chance external`: chance events wait for `apply "chance ..."` (`chance seeded`, the
     /// default, adds no step).
     ExternalChance,
@@ -48,4 +51,26 @@ pub enum Step {
     ExpectActor(Code, u16),
     /// `expect cond`: a boolean that must hold now; with the number of local slots it needs.
     Expect(Code, u16),
+    /// `expect p sees x` / `expect p not sees x`: whether seat `p`'s view shows it.
+    ExpectSees {
+        /// The seat (`none`: a spectator).
+        seat: Code,
+        /// What must (not) be seen.
+        target: Seen,
+        /// `sees` (true) or `not sees` (false).
+        sees: bool,
+        /// Local slots the expressions need.
+        locals: u16,
+    },
+}
+
+/// What an `expect ... sees` step looks at.
+#[derive(Clone, Debug)]
+pub enum Seen {
+    /// A field of a component: shown when the component is and the field is visible.
+    Field(Code, u16),
+    /// A zone instance: its contents are all shown.
+    Zone(Code),
+    /// One entry of a variable (its indexes' code; empty without index).
+    Var(super::VarId, Code),
 }

@@ -101,6 +101,8 @@ pub enum Op {
     IterList(u16),
     /// Pop a space (or `none`), push an iterator over its neighbours.
     IterAdjacent,
+    /// Pop a direction and a space (or `none`), push an iterator over the ray from the space.
+    IterRay,
     /// Pop the number of steps and the start space; push an iterator over the ends of the
     /// paths ([`Program::paths`]).
     IterPaths(u32),
@@ -128,6 +130,11 @@ pub enum Op {
     /// Drain the top iterator into a pool, push the best total of sets
     /// ([`Program::best_sets`]).
     BestSets(u32),
+    /// Push whether two kinds of spaces are connected ([`Program::connects`]).
+    Connected(u32),
+    /// Pop the player and the points, walk the top iterator of players, push that player's
+    /// share of a majority ([`Program::majorities`]).
+    Majority(u32),
 }
 
 /// Something a comparison reads without going through the stack.
@@ -198,6 +205,24 @@ pub struct LineOp {
     pub through: bool,
 }
 
+/// `connected(s in board, A, B where cond)`.
+#[derive(Clone, Debug)]
+pub struct ConnectOp {
+    /// The board.
+    pub board: BoardId,
+    /// The local `s` is bound to while the conditions are tested.
+    pub slot: u16,
+    /// Where the flood starts: spaces meeting this (and `cond`).
+    pub from: Code,
+    /// When `from` is `s == e` (with `e` not reading `s`): `e`, the only start space, so the
+    /// board need not be scanned for starts.
+    pub seed: Option<Code>,
+    /// Where it must arrive: a space meeting this (and `cond`).
+    pub to: Code,
+    /// What every space of the way must meet.
+    pub cond: Option<Code>,
+}
+
 /// `best_sets(c in C where f, kinds...)`.
 #[derive(Clone, Debug)]
 pub struct BestSetsOp {
@@ -207,6 +232,17 @@ pub struct BestSetsOp {
     pub slot: u16,
     /// Which elements join the pool.
     pub filter: Option<Code>,
+}
+
+/// `majority(q in C where filter, points, p: value)`.
+#[derive(Clone, Debug)]
+pub struct MajorityOp {
+    /// The local `q` is bound to while the filter and the value are computed.
+    pub slot: u16,
+    /// Which players take part.
+    pub filter: Option<Code>,
+    /// Each player's value.
+    pub value: Code,
 }
 
 /// A binding `x in C` of an action or a choice, compiled.
@@ -431,6 +467,19 @@ pub enum Step {
         /// The statement.
         span: Span,
     },
+    /// `reveal c.f to p`.
+    RevealTo {
+        /// The component.
+        comp: Code,
+        /// The field.
+        field: u16,
+        /// The player.
+        to: Code,
+        /// The statement.
+        span: Span,
+    },
+    /// A window point (see [`crate::ir::Instr::Window`]).
+    Window(bool),
     /// A loop's back edge: the span blamed when the work budget runs out.
     LoopGuard {
         /// The loop.
@@ -447,6 +496,19 @@ pub struct CDef {
     pub locals: u16,
     /// The body.
     pub body: Code,
+}
+
+/// A compiled `when` trigger.
+#[derive(Clone, Copy, Debug)]
+pub struct CTrigger {
+    /// The test (see [`crate::ir::Trigger::test`]).
+    pub test: Code,
+    /// A trigger per element: the body's local slot of the element.
+    pub each: Option<u16>,
+    /// Its body.
+    pub proc: ProcId,
+    /// The trigger's name in its declaration.
+    pub span: Span,
 }
 
 /// A compiled set kind.
@@ -499,6 +561,8 @@ pub struct Program {
     pub sets: Table<SetId, CSet>,
     /// `end when` conditions.
     pub end_when: Vec<(Code, Span)>,
+    /// `when` triggers: (test, per element, body, span), in declaration order.
+    pub triggers: Vec<CTrigger>,
     /// `score(p)`, the player in local 0.
     pub score: Option<Code>,
     /// `tiebreak(p)`, the player in local 0.
@@ -513,6 +577,10 @@ pub struct Program {
     pub lines: Vec<LineOp>,
     /// `best_sets` aggregates.
     pub best_sets: Vec<BestSetsOp>,
+    /// `connected` aggregates.
+    pub connects: Vec<ConnectOp>,
+    /// `majority` aggregates.
+    pub majorities: Vec<MajorityOp>,
     /// The components of each type, in table order.
     pub type_comps: Table<TypeId, Vec<CompId>>,
     /// Indexed variables.

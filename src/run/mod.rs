@@ -3,9 +3,10 @@
 //!
 //! - [`playout`]: the one loop that plays a game to its end, asking [`Seats`] for every
 //!   decision; [`simulate`] and [`bench`] are built on it.
-//! - [`simulate::simulate`]: many seeded random games, summarised in a [`Summary`] of
-//!   counts that add up exactly across threads and shards ([`compare::merge`]);
-//!   [`compare::compare`] tests the differences between variants ([`stats`]).
+//! - [`simulate::simulate`]: many seeded games, random or played by the agents given,
+//!   summarised in a [`Summary`] of counts that add up exactly across threads and shards
+//!   ([`compare::merge`]); [`compare::compare`] tests the differences between variants
+//!   ([`stats`]).
 //! - [`count::count`]: the whole game tree to a depth.
 //! - [`bench::playouts_for`]: random playouts for a fixed time.
 //! - [`scenarios::run_text`]: the scenarios of a scenario file.
@@ -22,7 +23,7 @@ pub mod stats;
 pub mod summary;
 
 pub use count::{count, count_threads, Counts, MAX_DEPTH};
-pub use simulate::{simulate, simulate_with, Options};
+pub use simulate::{simulate, simulate_agents, simulate_with, Options};
 pub use summary::{Shard, Summary};
 
 use crate::agents::Agent;
@@ -49,6 +50,12 @@ pub fn game_seed(seed: u64, i: u64) -> u64 {
 /// The seed of the random agent that plays a game started with `game_seed`.
 pub fn agent_seed(game_seed: u64) -> u64 {
     game_seed ^ 0x5EED
+}
+
+/// The seed of the agent of `seat` in a game started with `game_seed`, when the seats have
+/// agents of their own (a run with searching agents).
+pub fn seat_seed(game_seed: u64, seat: u8) -> u64 {
+    self::game_seed(agent_seed(game_seed), u64::from(seat) + 1)
 }
 
 /// Who chooses at each decision of a playout.
@@ -94,12 +101,26 @@ pub fn playout(
     st: &mut State,
     seats: &mut Seats,
     buf: &mut Vec<Action>,
+    observe: impl FnMut(&State, &[Action]),
+) -> Result<Playout, RunError> {
+    playout_within(g, st, seats, buf, u64::MAX, observe)
+}
+
+/// [`playout`], but stops without an error once the players have taken `max_turns`
+/// decisions: the game is then left unfinished (`st.outcome()` is `None`). A limit of the
+/// harness, not of the rules (`simulate --max-turns`).
+pub fn playout_within(
+    g: &Game,
+    st: &mut State,
+    seats: &mut Seats,
+    buf: &mut Vec<Action>,
+    max_turns: u64,
     mut observe: impl FnMut(&State, &[Action]),
 ) -> Result<Playout, RunError> {
     let mut p = Playout::default();
     loop {
         let actor = g.actor(st);
-        if actor == Actor::Nobody {
+        if actor == Actor::Nobody || p.turns >= max_turns {
             return Ok(p);
         }
         if p.decisions >= MAX_DECISIONS {

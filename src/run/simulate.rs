@@ -1,8 +1,9 @@
-//! `simulate`: many seeded random games, summarised in a [`Summary`].
+//! `simulate`: many seeded games, played by random players or by the agents given,
+//! summarised in a [`Summary`].
 
 use super::summary::{ErrorStats, Place, Shard, Summary};
-use super::{agent_seed, game_seed, in_threads, playout, Seats};
-use crate::agents::{Agent, RandomAgent};
+use super::{agent_seed, game_seed, in_threads, playout_within, seat_seed, Seats};
+use crate::agents::{Agent, AgentSpec, RandomAgent};
 use crate::engine::{Action, Actor, Config, RunError, State};
 use crate::ir::{ActionId, Arm, Game};
 
@@ -17,6 +18,12 @@ pub struct Options<'a> {
     pub shard: Option<Shard>,
     /// Called with 1 as each game finishes (from any thread), to show progress.
     pub progress: Option<&'a (dyn Fn(u64) + Sync)>,
+    /// The agent of each seat, in seat order; one for every seat; or none: random players.
+    /// [`simulate_agents`] checks the number.
+    pub agents: &'a [AgentSpec],
+    /// A harness limit: a game whose players have taken this many decisions without reaching
+    /// an end is stopped and counted as unfinished (not an error).
+    pub max_turns: Option<u64>,
 }
 
 impl Options<'_> {
@@ -27,6 +34,8 @@ impl Options<'_> {
             threads: 1,
             shard: None,
             progress: None,
+            agents: &[],
+            max_turns: None,
         }
     }
 }
@@ -163,6 +172,36 @@ impl<A: Agent> Agent for Recording<'_, A> {
     }
 }
 
+/// Each seat's own agent, and a random one for chance (when chance is external): the same
+/// choices as [`Seats::Each`], as one agent that [`Recording`] can wrap.
+struct PerSeat {
+    seats: Vec<Box<dyn Agent + Send>>,
+    chance: RandomAgent,
+}
+
+impl Agent for PerSeat {
+    fn choose(&mut self, g: &Game, st: &State, legal: &[Action]) -> Option<Action> {
+        match g.actor(st) {
+            Actor::Player(p) => self.seats.get_mut(p as usize)?.choose(g, st, legal),
+            _ => self.chance.choose(g, st, legal),
+        }
+    }
+}
+
+/// The agent of each of `players` seats: `agents` one per seat, or one for every seat, or
+/// random players when none is given. An error when the number fits neither.
+pub fn seat_agents(agents: &[AgentSpec], players: u8) -> Result<Vec<AgentSpec>, RunError> {
+    let n = players as usize;
+    match agents.len() {
+        0 => Ok(vec![AgentSpec::Random; n]),
+        1 => Ok(vec![agents[0].clone(); n]),
+        k if k == n => Ok(agents.to_vec()),
+        k => Err(RunError::config(format!(
+            "{k} agents for {n} players: give one agent for every seat, or one per seat"
+        ))),
+    }
+}
+
 /// A run error as the summary keeps it: code, message, place.
 fn error_stats(
     g: &Game,
@@ -192,12 +231,17 @@ fn error_stats(
     }
 }
 
-/// Plays game `i` of the run into `s`: seed [`game_seed`]`(cfg.seed, i)`, one
-/// [`RandomAgent`] seeded with [`agent_seed`] of it for every seat.
+/// Plays game `i` of the run into `s`: seed [`game_seed`]`(cfg.seed, i)`. When every seat is
+/// random, one [`RandomAgent`] seeded with [`agent_seed`] of it plays every seat; otherwise
+/// each seat gets its agent seeded with [`seat_seed`], and chance (external only) a random
+/// agent.
+#[allow(clippy::too_many_arguments)]
 fn run_one(
     g: &Game,
     cfg: &Config,
     i: u64,
+    agents: &[AgentSpec],
+    max_turns: u64,
     buf: &mut Vec<Action>,
     tally: &mut Tally,
     slots: &ActionSlots,
@@ -209,16 +253,34 @@ fn run_one(
         ..cfg.clone()
     };
     tally.reset();
-    let mut rec = Recording {
-        agent: RandomAgent::new(agent_seed(seed)),
-        tally,
-        slots,
+    let play = |rec: &mut dyn Agent, buf: &mut Vec<Action>| {
+        g.start(&c).and_then(|mut st| {
+            let p = playout_within(g, &mut st, &mut Seats::One(rec), buf, max_turns, |_, _| {})?;
+            Ok((p.turns, st))
+        })
     };
-    let result: Result<(u64, State), RunError> = g.start(&c).and_then(|mut st| {
-        let p = playout(g, &mut st, &mut Seats::One(&mut rec), buf, |_, _| {})?;
-        Ok((p.turns, st))
-    });
-    let tally = rec.tally;
+    let result: Result<(u64, State), RunError> = if agents.iter().all(AgentSpec::is_random) {
+        let mut rec = Recording {
+            agent: RandomAgent::new(agent_seed(seed)),
+            tally: &mut *tally,
+            slots,
+        };
+        play(&mut rec, buf)
+    } else {
+        let mut rec = Recording {
+            agent: PerSeat {
+                seats: agents
+                    .iter()
+                    .enumerate()
+                    .map(|(p, a)| a.build(seat_seed(seed, p as u8)))
+                    .collect(),
+                chance: RandomAgent::new(agent_seed(seed)),
+            },
+            tally: &mut *tally,
+            slots,
+        };
+        play(&mut rec, buf)
+    };
     s.games += 1;
     for (a, (legal, chosen)) in s
         .actions
@@ -236,6 +298,10 @@ fn run_one(
         }
     };
     let Some(o) = st.outcome() else {
+        if turns >= max_turns {
+            s.unfinished += 1;
+            return;
+        }
         let message = "the game stopped without an outcome".to_string();
         return s.add_error(error_stats(g, "no_outcome", message, None, i, seed));
     };
@@ -253,6 +319,9 @@ fn run_one(
     }
     if o.winners.is_empty() {
         s.draws += 1;
+    }
+    if o.scores.iter().all(|&x| x == 0) {
+        s.all_zero += 1;
     }
     for (d, n) in s.decisions.iter_mut().zip(&tally.seats) {
         *d += n;
@@ -274,19 +343,43 @@ pub fn simulate(g: &Game, cfg: &Config, games: u64) -> Summary {
     simulate_with(g, cfg, &Options::new(games))
 }
 
+/// [`simulate_with`], after checking that the agents of `opts` fit the players: one per
+/// seat, one for every seat, or none.
+pub fn simulate_agents(g: &Game, cfg: &Config, opts: &Options) -> Result<Summary, RunError> {
+    let agents = seat_agents(opts.agents, cfg.players)?;
+    Ok(simulate_with(
+        g,
+        cfg,
+        &Options {
+            agents: &agents,
+            ..*opts
+        },
+    ))
+}
+
 /// Plays the games of `opts` and summarises them. The summary is the same whatever the number
 /// of threads (each thread counts its own games; counts add up in any order), and the
 /// summaries of the shards `0/N` .. `N-1/N`, merged, are the summary of the whole run.
 pub fn simulate_with(g: &Game, cfg: &Config, opts: &Options) -> Summary {
     let n = cfg.players as usize;
     let slots = ActionSlots::of(g);
+    let agents: Vec<AgentSpec> = (0..n)
+        .map(|p| {
+            opts.agents
+                .get(p)
+                .or(opts.agents.first())
+                .cloned()
+                .unwrap_or(AgentSpec::Random)
+        })
+        .collect();
+    let max_turns = opts.max_turns.unwrap_or(u64::MAX);
     let empty = || {
         Summary::new(
             &g.name,
             cfg.variant.clone(),
             cfg.players,
             cfg.seed,
-            vec!["random".to_string(); n],
+            agents.iter().map(|a| a.to_string()).collect(),
             &slots.names,
         )
     };
@@ -300,7 +393,9 @@ pub fn simulate_with(g: &Game, cfg: &Config, opts: &Options) -> Summary {
         let mut j = t as u64;
         while j < mine {
             let i = shard.index + j * shard.count;
-            run_one(g, cfg, i, &mut buf, &mut tally, &slots, &mut s);
+            run_one(
+                g, cfg, i, &agents, max_turns, &mut buf, &mut tally, &slots, &mut s,
+            );
             if let Some(p) = opts.progress {
                 p(1);
             }

@@ -109,8 +109,13 @@ pub struct Summary {
     /// Games stopped by a run error (a rule failed, no legal action, or no end within
     /// [`super::MAX_DECISIONS`] decisions).
     pub errors: u64,
+    /// Games stopped, without an error, when they reached the harness's `--max-turns` before
+    /// their end (neither completed nor errors).
+    pub unfinished: u64,
     /// Completed games with no winner (draws, and games everybody lost).
     pub draws: u64,
+    /// Completed games in which every seat scored 0.
+    pub all_zero: u64,
     /// Completed games by length (player decisions; chance's are not counted): length to
     /// number of games.
     pub lengths: BTreeMap<u64, u64>,
@@ -192,7 +197,9 @@ impl Summary {
     pub fn merge(&mut self, o: Summary) {
         self.games += o.games;
         self.completed += o.completed;
+        self.unfinished += o.unfinished;
         self.draws += o.draws;
+        self.all_zero += o.all_zero;
         for (k, v) in o.lengths {
             *self.lengths.entry(k).or_default() += v;
         }
@@ -229,6 +236,15 @@ impl Summary {
         let min = self.lengths.keys().next().copied().unwrap_or(0);
         let max = self.lengths.keys().next_back().copied().unwrap_or(0);
         (self.length_moments().mean, min, max)
+    }
+
+    /// A seat's least and greatest final score (0 and 0 without completed games).
+    pub fn score_range(&self, seat: usize) -> (i64, i64) {
+        let h = &self.scores[seat];
+        (
+            h.keys().next().copied().unwrap_or(0),
+            h.keys().next_back().copied().unwrap_or(0),
+        )
     }
 
     /// Each seat's mean final score.
@@ -316,14 +332,16 @@ impl Summary {
             "games": self.games,
             "completed": self.completed,
             "errors": self.errors,
+            "unfinished": self.unfinished,
             "draws": self.draws,
             "turns": {
-                "mean": round2(mean), "min": min, "max": max,
+                "mean": round2(mean), "sd": round2(self.length_moments().var.sqrt()),
+                "min": min, "max": max,
                 "histogram": self.lengths.iter().map(|(k, v)| [*k, *v]).collect::<Vec<_>>(),
             },
             "wins": self.wins,
             "win_rate": self.win_rates().into_iter().map(rate).collect::<Vec<_>>(),
-            "draw_rate": rate(self.draw_rate()),
+            "no_winner": rate(self.draw_rate()),
             "first_player": {
                 "seats": self.first_moves,
                 "seat_wins": self.first_mover_wins,
@@ -333,6 +351,10 @@ impl Summary {
             },
             "scores": {
                 "mean": self.mean_scores().iter().map(|s| round2(*s)).collect::<Vec<_>>(),
+                "sd": (0..self.scores.len()).map(|p| round2(self.score_moments(p).var.sqrt())).collect::<Vec<_>>(),
+                "min": (0..self.scores.len()).map(|p| self.score_range(p).0).collect::<Vec<_>>(),
+                "max": (0..self.scores.len()).map(|p| self.score_range(p).1).collect::<Vec<_>>(),
+                "all_zero": self.all_zero,
                 "histogram": self.scores.iter().map(|h| h.iter().map(|(k, v)| json!([k, v])).collect::<Vec<_>>()).collect::<Vec<_>>(),
             },
             "decisions": {
@@ -382,8 +404,10 @@ impl Summary {
                 .collect::<Result<_, _>>()?,
             games: num(&v["games"], "games")?,
             completed: num(&v["completed"], "completed")?,
+            unfinished: num(&v["unfinished"], "unfinished")?,
             errors: 0,
             draws: num(&v["draws"], "draws")?,
+            all_zero: num(&v["scores"]["all_zero"], "scores.all_zero")?,
             wins: seats(&v["wins"], "wins")?,
             decisions: seats(&v["decisions"]["total"], "decisions.total")?,
             first_moves: seats(&v["first_player"]["seats"], "first_player.seats")?,
@@ -473,6 +497,7 @@ impl Summary {
         if let Some(v) = &self.variant {
             s += &format!("variant    {v}\n");
         }
+        s += &format!("agents     {}\n", seats(self.agents.clone()));
         s += &format!("games      {}\n", self.games);
         s += &format!("completed  {}\n", self.completed);
         s += &format!("errors     {}\n", self.errors);
@@ -485,14 +510,21 @@ impl Summary {
             });
             s += &format!("           {} x {}{at}: {}\n", e.count, e.code, e.message);
         }
-        s += &format!("turns      mean {mean:.1}  min {min}  max {max}\n");
+        if self.unfinished > 0 {
+            s += &format!("unfinished {}  (stopped by --max-turns)\n", self.unfinished);
+        }
+        s += &format!(
+            "turns      mean {mean:.1}  sd {:.1}  min {min}  max {max}\n",
+            self.length_moments().var.sqrt()
+        );
         s += &format!(
             "wins       {}  (no winner: {})\n",
             seats(self.wins.iter().map(|w| w.to_string()).collect()),
             self.draws
         );
+        let d = self.draw_rate();
         s += &format!(
-            "win rate   {}\n",
+            "win rate   {}  (95% Wilson intervals; no winner {:.1}% ({:.1}-{:.1}))\n",
             seats(
                 self.win_rates()
                     .iter()
@@ -503,7 +535,10 @@ impl Summary {
                         100.0 * r.high
                     ))
                     .collect()
-            )
+            ),
+            100.0 * d.rate,
+            100.0 * d.low,
+            100.0 * d.high
         );
         let fp = self.first_player();
         s += &format!(
@@ -519,6 +554,18 @@ impl Summary {
                 self.mean_scores()
                     .iter()
                     .map(|m| format!("{m:.2}"))
+                    .collect()
+            )
+        );
+        s += &format!(
+            "spread     {}\n",
+            seats(
+                (0..self.scores.len())
+                    .map(|p| {
+                        let (lo, hi) = self.score_range(p);
+                        let sd = self.score_moments(p).var.sqrt();
+                        format!("sd {sd:.2} min {lo} max {hi}")
+                    })
                     .collect()
             )
         );

@@ -27,6 +27,7 @@
 
 pub mod protocol;
 
+use crate::agents::{Budget, Mcts, MctsConfig, DEFAULT_PLAYOUTS};
 use crate::engine::{Action, Actor, ChanceMode, Config, Match, RunError};
 use crate::ir::{Arm, Game};
 use crate::source::Span;
@@ -114,6 +115,7 @@ enum Stage {
 pub struct Session<'g> {
     game: &'g Game,
     seat: Option<u8>,
+    threads: usize,
     current: Option<Match<'g>>,
     #[cfg(test)]
     panic_at: Option<Stage>,
@@ -127,10 +129,17 @@ impl<'g> Session<'g> {
         Session {
             game,
             seat,
+            threads: 1,
             current: None,
             #[cfg(test)]
             panic_at: None,
         }
+    }
+
+    /// The same session searching `suggest` on `threads` threads (root parallelism).
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.threads = threads.max(1);
+        self
     }
 
     /// The current match, if any.
@@ -197,6 +206,17 @@ impl<'g> Session<'g> {
         }
     }
 
+    /// Carries out one request on this session's match as a client bound to `seat` would
+    /// (`None`: a trusted client), whatever the session's own seat: for a program that serves
+    /// several seats from one match, such as the page of `rulebook web`, each answer still
+    /// derived from that seat's view and its legal actions.
+    pub fn run_as(&mut self, seat: Option<u8>, req: Request) -> Reply {
+        let own = std::mem::replace(&mut self.seat, seat);
+        let reply = self.run(req);
+        self.seat = own;
+        reply
+    }
+
     /// After a panic: takes back an action applied or an undo made while answering.
     fn restore(&mut self, before: Option<Vec<String>>) {
         let (Some(m), Some(before)) = (self.current.as_mut(), before) else {
@@ -232,6 +252,7 @@ impl<'g> Session<'g> {
                 seed,
                 variant,
                 chance,
+                set,
             } => {
                 let cfg = Config {
                     players: players.unwrap_or(g.min_players),
@@ -242,6 +263,11 @@ impl<'g> Session<'g> {
                         Some(ChanceModeName::External) => ChanceMode::External,
                     },
                     fuel: None,
+                    set: set
+                        .iter()
+                        .flatten()
+                        .map(|(n, v)| (n.clone(), v.text()))
+                        .collect(),
                 };
                 self.checkpoint(Stage::BeforeEngine);
                 let m = Match::new(g, cfg).map_err(|e| run_error(g, &e))?;
@@ -378,6 +404,7 @@ impl<'g> Session<'g> {
                 self.checkpoint(Stage::AfterChange);
                 reply
             }
+            Request::Suggest { playouts } => suggest(g, m, seat, to_act, *playouts, self.threads)?,
             Request::Save {} if seat.is_some() => return Err(forbidden("`save`")),
             Request::Save {} => Reply::Save {
                 data: m.save_text(),
@@ -449,6 +476,60 @@ fn legal(g: &Game, m: &Match, seat: Option<u8>, to_act: Option<u8>) -> Result<Re
         actions,
         actor: actor_name(actor),
     })
+}
+
+/// The action a search suggests to the seat that must act: the bound seat (searching from
+/// what it may see), or the actor for a trusted client. The search is seeded from the
+/// match's seed and its number of decisions, so a position gets the same suggestion again.
+fn suggest(
+    g: &Game,
+    m: &Match,
+    seat: Option<u8>,
+    to_act: Option<u8>,
+    playouts: Option<u64>,
+    threads: usize,
+) -> Result<Reply, Error> {
+    let who = match (seat, to_act, m.actor()) {
+        (_, _, Actor::Nobody) => return Err(Error::new(Code::Finished, "the game is over")),
+        (Some(s), None, actor) => {
+            return Err(Error::new(
+                Code::NotYourTurn,
+                format!("{} must act now, not p{}", actor_name(actor), s + 1),
+            ))
+        }
+        (Some(_), Some(s), _) | (None, _, Actor::Player(s)) => s,
+        (None, _, Actor::Chance) => {
+            return Err(Error::new(
+                Code::NotYourTurn,
+                "chance must act now: `legal` lists its outcomes with their probabilities",
+            ))
+        }
+    };
+    let playouts = playouts.unwrap_or(DEFAULT_PLAYOUTS);
+    if playouts == 0 || playouts > protocol::MAX_SUGGEST_PLAYOUTS {
+        return Err(Error::new(
+            Code::BadRequest,
+            format!(
+                "`suggest`: playouts must be from 1 to {}",
+                protocol::MAX_SUGGEST_PLAYOUTS
+            ),
+        ));
+    }
+    let legal = m.legal_for(who).map_err(|e| run_error(g, &e))?;
+    let actions: Vec<Action> = legal.iter().map(|(a, _)| *a).collect();
+    let config = MctsConfig {
+        budget: Budget::Playouts(playouts),
+        threads,
+        ..MctsConfig::default()
+    };
+    let seed = crate::run::game_seed(m.config().seed, m.log().len() as u64);
+    let chosen = Mcts::new(config, seed).choose_for(g, m.state(), who, &actions);
+    let text = legal
+        .into_iter()
+        .find(|(a, _)| Some(*a) == chosen)
+        .map(|(_, t)| t)
+        .ok_or_else(|| Error::new(Code::RulesError, "no legal action to suggest"))?;
+    Ok(Reply::Suggestion { action: text })
 }
 
 /// The reply to an action the engine refused: a rule error as such; otherwise

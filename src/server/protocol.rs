@@ -26,6 +26,8 @@ pub enum Request {
         variant: Option<String>,
         /// How chance is resolved (default: seeded).
         chance: Option<ChanceModeName>,
+        /// Constants set for the match, after the variants: `{"CALM": 4}`.
+        set: Option<std::collections::BTreeMap<String, SetValue>>,
     },
     /// The legal actions now (or the chance outcomes, when chance must act).
     Legal {},
@@ -57,13 +59,47 @@ pub enum Request {
         /// The RON text of a save.
         data: String,
     },
+    /// The action a Monte Carlo tree search suggests to the seat that must act (the bound
+    /// seat, from its view), searched with this many playouts.
+    Suggest {
+        /// Playouts (default [`crate::agents::DEFAULT_PLAYOUTS`]; at most
+        /// [`MAX_SUGGEST_PLAYOUTS`]).
+        playouts: Option<u64>,
+    },
 }
+
+/// The most playouts a `suggest` may ask for.
+pub const MAX_SUGGEST_PLAYOUTS: u64 = 10_000_000;
 
 impl Request {
     /// Every command, as written in `"cmd"`.
-    pub const COMMANDS: [&'static str; 10] = [
+    pub const COMMANDS: [&'static str; 11] = [
         "new", "legal", "apply", "view", "why", "status", "state", "undo", "save", "load",
+        "suggest",
     ];
+}
+
+/// A constant's value in `new`'s `set`: a number, a flag, or a name (`"red"`).
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(untagged)]
+pub enum SetValue {
+    /// A whole number.
+    Int(i64),
+    /// `true` or `false`.
+    Bool(bool),
+    /// An enum value's name (or a number or flag written as text).
+    Text(String),
+}
+
+impl SetValue {
+    /// The value as text, as [`crate::engine::Config::set`] takes it.
+    pub fn text(&self) -> String {
+        match self {
+            SetValue::Int(n) => n.to_string(),
+            SetValue::Bool(b) => b.to_string(),
+            SetValue::Text(t) => t.clone(),
+        }
+    }
 }
 
 /// How chance is resolved in a new match: `"seeded"` or `"external"`.
@@ -296,6 +332,11 @@ pub enum Reply {
     Save {
         /// The RON text of the save.
         data: String,
+    },
+    /// `suggest`.
+    Suggestion {
+        /// The canonical text of the action suggested.
+        action: String,
     },
     /// Any request that was not carried out.
     Error {

@@ -53,6 +53,8 @@ pub enum DeclKind {
         name: Ident,
         /// The optional description.
         description: Option<String>,
+        /// `group NAME`: variants of one group cannot be combined.
+        group: Option<Ident>,
         /// The constants it overrides, with their new values.
         sets: Vec<(Ident, Expr)>,
     },
@@ -89,6 +91,10 @@ pub enum DeclKind {
         args: Vec<Expr>,
         /// Options after the shape (`diagonal`).
         flags: Vec<Ident>,
+        /// `graph { ... }`: the graph's spaces, edges and lines (the shape is then `graph`).
+        graph: Option<GraphDecl>,
+        /// `closed [...] when FLAG`: the closed spaces and the condition.
+        closed: Option<ClosedDecl>,
     },
     /// `zone name[Index, ...]: Type visibility`.
     Zone {
@@ -111,6 +117,8 @@ pub enum DeclKind {
         ty: TypeExpr,
         /// The initial value, if written.
         init: Option<Expr>,
+        /// `owner`, `hidden`, `secret` or `public`, if written.
+        visibility: Option<Ident>,
     },
     /// `def name(p: T, ...) = expr`.
     Def {
@@ -125,11 +133,26 @@ pub enum DeclKind {
     Action {
         /// The action's name.
         name: Ident,
+        /// `sequence action`: the effect's own choices are part of the move.
+        sequence: bool,
         /// Its parameters, each bound to a collection.
         params: Vec<Binding>,
         /// The `where` condition, if any.
         guard: Option<Expr>,
+        /// `anytime` or `before turn`: when players may take it outside the flow's choices.
+        window: Option<Window>,
         /// The effect.
+        body: Block,
+    },
+    /// `when name cond { body }` or `when name x in C where cond { body }`: a trigger.
+    Trigger {
+        /// The trigger's name.
+        name: Ident,
+        /// The element bound, for a trigger per element.
+        each: Option<Binding>,
+        /// The condition (for a trigger per element: which elements fire it), if any.
+        cond: Option<Expr>,
+        /// What it does.
         body: Block,
     },
     /// `setup { ... }`.
@@ -165,6 +188,28 @@ pub enum DeclKind {
     },
     /// `ties draw` or `ties shared`.
     Ties(Ident),
+}
+
+/// The body of `graph { ... }`.
+#[derive(Clone, Debug, Default)]
+pub struct GraphDecl {
+    /// `spaces a, b, c`, in order (several `spaces` parts add up).
+    pub spaces: Vec<Ident>,
+    /// `edges a - b, ...`.
+    pub edges: Vec<(Ident, Ident)>,
+    /// `line NAME = a, b, c` (with a name) and `lines a b c, ...` (without), in order.
+    pub lines: Vec<(Option<Ident>, Vec<Ident>)>,
+}
+
+/// `closed [a, b] when FLAG`.
+#[derive(Clone, Debug)]
+pub struct ClosedDecl {
+    /// The closed spaces.
+    pub spaces: Vec<Ident>,
+    /// The condition after `when`, if any.
+    pub when: Option<Expr>,
+    /// The whole clause.
+    pub span: Span,
 }
 
 /// One field of a `component` declaration: `name: type [seen by f] [= default]`.
@@ -206,6 +251,8 @@ pub enum TypeExpr {
         hi: i64,
         /// Where it is written.
         span: Span,
+        /// `clamp`: an assignment outside the range takes the nearest bound.
+        clamp: bool,
     },
 }
 
@@ -216,6 +263,11 @@ impl TypeExpr {
             TypeExpr::Named(i) => i.span,
             TypeExpr::Range { span, .. } => *span,
         }
+    }
+
+    /// Whether it is a range written with `clamp`.
+    pub fn clamps(&self) -> bool {
+        matches!(self, TypeExpr::Range { clamp: true, .. })
     }
 }
 
@@ -357,6 +409,17 @@ pub enum StmtKind {
     Win(Expr),
     /// `reveal x.f` (true) or `hide x.f` (false).
     Reveal(Expr, bool),
+    /// `reveal x.f to p`: one player sees the field from now on.
+    RevealTo(Expr, Expr),
+}
+
+/// When an action may be taken outside the flow's choices.
+#[derive(Clone, Debug)]
+pub enum Window {
+    /// `anytime`: at every window.
+    Anytime,
+    /// `before WORD`: at the windows before a turn (`WORD` must be `turn`, checked).
+    Before(Ident),
 }
 
 /// The options of a `choose`.
@@ -396,7 +459,8 @@ pub struct Expr {
 /// The kinds of expression.
 #[derive(Clone, Debug)]
 pub enum ExprKind {
-    /// A number (too large for `i64`: saturated, and the checker's range checks report it).
+    /// A number (one too large for `i64` stops the file before its tree is built:
+    /// `check::number`).
     Int(i64),
     /// `true` or `false`.
     Bool(bool),
@@ -478,8 +542,10 @@ pub enum StepKind {
     Players(i64),
     /// `seed N`.
     Seed(u64),
-    /// `variant name`.
-    Variant(Ident),
+    /// `variant name` or `variant a, b`: the variants to play, in order.
+    Variant(Vec<Ident>),
+    /// `set NAME = value`: a constant's value for the match.
+    Set(Ident, Expr),
     /// `chance external` or `chance seeded`.
     Chance(Ident),
     /// `setup { ... }`: statements run on the current position.
@@ -502,4 +568,14 @@ pub enum StepKind {
     ExpectActor(Expr),
     /// `expect cond`.
     Expect(Expr),
+    /// `expect p sees x` (true) or `expect p not sees x` (false): whether the view of seat p
+    /// shows a field's value, a zone's contents or a variable's value.
+    ExpectSees {
+        /// The seat (`none`: a spectator).
+        seat: Expr,
+        /// The field, zone or variable.
+        target: Expr,
+        /// `sees` (true) or `not sees` (false).
+        sees: bool,
+    },
 }

@@ -3,27 +3,87 @@
 //! mistakes.
 
 use super::grammar::Rule;
-use miette::{Diagnostic, NamedSource};
-use thiserror::Error;
+use super::Fault;
+use crate::source::{printable, Listing};
+use miette::{Diagnostic, LabeledSpan, SourceCode};
+use std::fmt;
+use std::sync::Arc;
 
-/// A syntax error: the first place where the text stops making sense.
-#[derive(Debug, Error, Diagnostic)]
-#[error("syntax error: {message}")]
-#[diagnostic(code(rulebook::syntax))]
+/// What stopped a file before its tree was built.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SyntaxKind {
+    /// The text does not parse (`rulebook::syntax`).
+    Syntax,
+    /// The file is too large or nests too deeply (`rulebook::check::limit`).
+    Limit,
+    /// A number does not fit in 64 bits (`rulebook::check::number`).
+    Number,
+}
+
+/// A syntax error: the first place where the text stops making sense, or the first limit it
+/// breaks before its tree is built.
+#[derive(Debug)]
 pub struct SyntaxError {
+    /// A syntax error, a limit, or a number too large.
+    pub kind: SyntaxKind,
     /// What was found, e.g. ``unexpected `}` ``.
     pub message: String,
-    /// The file, with its name, that the span points into.
-    #[source_code]
-    pub src: NamedSource<String>,
+    /// The file, with its name, that the span points into, as diagnostics show it.
+    pub src: Arc<Listing>,
     /// Where the text stops making sense (its last character, for an unexpected end of file).
-    #[label("{label}")]
     pub span: miette::SourceSpan,
     /// What was expected there, e.g. ``expected a name or `{` ``.
     pub label: String,
     /// A hint for common mistakes (an unclosed brace, a reserved word used as a name, ...).
-    #[help]
     pub help: Option<String>,
+}
+
+impl fmt::Display for SyntaxError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.kind {
+            SyntaxKind::Syntax => write!(f, "syntax error: {}", self.message),
+            _ => f.write_str(&self.message),
+        }
+    }
+}
+
+impl std::error::Error for SyntaxError {}
+
+impl Diagnostic for SyntaxError {
+    fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        Some(Box::new(match self.kind {
+            SyntaxKind::Syntax => "rulebook::syntax",
+            SyntaxKind::Limit => "rulebook::check::limit",
+            SyntaxKind::Number => "rulebook::check::number",
+        }))
+    }
+    fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        self.help
+            .as_ref()
+            .map(|h| Box::new(h) as Box<dyn fmt::Display + 'a>)
+    }
+    fn source_code(&self) -> Option<&dyn SourceCode> {
+        Some(self.src.as_ref())
+    }
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        Some(Box::new(std::iter::once(
+            LabeledSpan::new_primary_with_span(Some(self.label.clone()), self.span),
+        )))
+    }
+}
+
+/// The error of a fault found before or while the tree was built.
+pub(super) fn fault_error(name: &str, text: &str, f: Fault) -> Box<SyntaxError> {
+    let end = f.end.max(f.start).min(text.len());
+    let start = f.start.min(end);
+    Box::new(SyntaxError {
+        kind: f.kind,
+        message: f.message,
+        src: Arc::new(Listing::new(name, text)),
+        span: (start, end - start).into(),
+        label: f.label,
+        help: f.help,
+    })
 }
 
 pub(super) fn syntax_error(
@@ -36,6 +96,7 @@ pub(super) fn syntax_error(
         InputLocation::Pos(p) => (p, p),
         InputLocation::Span((a, b)) => (a, b),
     };
+    let mut kind = SyntaxKind::Syntax;
     let (message, label, help) = match &e.variant {
         ErrorVariant::ParsingError {
             positives,
@@ -53,9 +114,9 @@ pub(super) fn syntax_error(
                         .take_while(|c| c.is_alphanumeric() || *c == '_')
                         .collect();
                     if word.is_empty() {
-                        format!("`{c}`")
+                        format!("`{}`", printable(&c.to_string()))
                     } else {
-                        format!("`{word}`")
+                        format!("`{}`", crate::source::quote(&word, 40))
                     }
                 });
             let label = if want.is_empty() {
@@ -66,6 +127,20 @@ pub(super) fn syntax_error(
             let _ = negatives;
             let help = hint(text, start, &want);
             (format!("unexpected {found}"), label, help)
+        }
+        ErrorVariant::CustomError { message } if message.contains("limit reached") => {
+            // pest's own guard against running out of stack: a text nested too deeply in a
+            // way the scan before parsing does not count.
+            kind = SyntaxKind::Limit;
+            (
+                "nested too deeply to parse".to_string(),
+                "the parser gave up here".to_string(),
+                Some(
+                    "see \"Limits\" in the language reference: give inner parts names with \
+                     `let` or `def`"
+                        .into(),
+                ),
+            )
         }
         ErrorVariant::CustomError { message } => (message.clone(), message.clone(), None),
     };
@@ -80,8 +155,9 @@ pub(super) fn syntax_error(
         (start, end)
     };
     Box::new(SyntaxError {
+        kind,
         message,
-        src: NamedSource::new(name, text.to_string()),
+        src: Arc::new(Listing::new(name, text)),
         span: (start, end.saturating_sub(start)).into(),
         label,
         help,
@@ -162,6 +238,7 @@ fn rule_words(r: Rule) -> &'static str {
         | Rule::setup_decl
         | Rule::flow_decl
         | Rule::end_when_decl
+        | Rule::trigger_decl
         | Rule::score_decl
         | Rule::tiebreak_decl
         | Rule::ties_decl
@@ -227,6 +304,7 @@ fn rule_words(r: Rule) -> &'static str {
         | Rule::sc_players
         | Rule::sc_seed
         | Rule::sc_variant
+        | Rule::sc_set
         | Rule::sc_chance
         | Rule::sc_setup
         | Rule::sc_apply
@@ -237,7 +315,8 @@ fn rule_words(r: Rule) -> &'static str {
         | Rule::sc_expect_finished
         | Rule::sc_expect_not_finished
         | Rule::sc_expect_winners
-        | Rule::sc_expect_actor => "a scenario step",
+        | Rule::sc_expect_actor
+        | Rule::sc_expect_sees => "a scenario step",
         Rule::scenario => "`scenario`",
         _ => "a keyword",
     }

@@ -1,22 +1,123 @@
 //! The parse tree (pest pairs) lowered to the syntax tree; the grammar guarantees the shapes
 //! this code takes apart, so a mismatch here is a bug in the grammar or in this file.
+//!
+//! Lowering also enforces what the grammar cannot say: numbers that fit in 64 bits, and a tree
+//! no deeper than [`MAX_DEPTH`]. Each expression comes with the depth of its tree, and
+//! statements count how deeply they nest; a node that would go deeper is not built (a leaf
+//! stands in its place) and the first such fault is kept, so that a chain of a million `+`
+//! never becomes a tree a million deep.
 
 use super::ast::*;
 use super::grammar::Rule;
-use crate::source::FileId;
+use super::limits::MAX_DEPTH;
+use super::{Fault, SyntaxKind};
+use crate::source::{quote, FileId};
 use pest::iterators::{Pair, Pairs};
 use pest::pratt_parser::{Assoc, Op, PrattParser};
+use std::cell::{Cell, RefCell};
 use std::sync::OnceLock;
 
 thread_local! {
     /// The file whose text is being lowered, for the spans of its tree (set by the `parse_*`
     /// functions for the duration of one parse).
-    pub(super) static FILE: std::cell::Cell<FileId> = const { std::cell::Cell::new(FileId::RULES) };
+    pub(super) static FILE: Cell<FileId> = const { Cell::new(FileId::RULES) };
+    /// How many blocks and statements enclose what is being lowered.
+    static NEST: Cell<usize> = const { Cell::new(0) };
+    /// The first fault found while lowering (a number too large, a tree too deep).
+    static FAULT: RefCell<Option<Fault>> = const { RefCell::new(None) };
+}
+
+/// Starts lowering a file's tree: no fault yet, at the top level.
+pub(super) fn begin(file: FileId) {
+    FILE.with(|f| f.set(file));
+    NEST.with(|n| n.set(0));
+    FAULT.with(|f| f.borrow_mut().take());
+}
+
+/// The first fault found while lowering, if any.
+pub(super) fn fault() -> Option<Fault> {
+    FAULT.with(|f| f.borrow_mut().take())
+}
+
+fn record(f: Fault) {
+    FAULT.with(|cell| {
+        let mut cell = cell.borrow_mut();
+        if cell.is_none() {
+            *cell = Some(f);
+        }
+    });
+}
+
+fn too_deep(at: Span) {
+    record(Fault {
+        kind: SyntaxKind::Limit,
+        start: at.start,
+        end: at.end.min(at.start + 1),
+        message: format!("nested deeper than {MAX_DEPTH} levels"),
+        label: format!("level {} starts here", MAX_DEPTH + 1),
+        help: Some(format!(
+            "blocks, statements and expressions nest at most {MAX_DEPTH} deep, and a chain \
+             `a + b + c + ...` counts one level per operator: give parts of it names with `let` \
+             or `def` (see \"Limits\" in the language reference)"
+        )),
+    });
+}
+
+/// An expression and the depth of its tree (a leaf is 1).
+type Deep = (Expr, usize);
+
+/// A node of the given depth; when it would nest deeper than [`MAX_DEPTH`] under the
+/// statements around it, a leaf in its place and the fault recorded.
+fn node(kind: ExprKind, span: Span, depth: usize) -> Deep {
+    if NEST.with(|n| n.get()) + depth > MAX_DEPTH {
+        too_deep(span);
+        return (
+            Expr {
+                kind: ExprKind::None,
+                span,
+            },
+            1,
+        );
+    }
+    (Expr { kind, span }, depth)
+}
+
+/// Enters a block or a statement: false (and the fault recorded) when that nests too deep.
+fn enter(at: Span) -> bool {
+    let n = NEST.with(|n| n.get()) + 1;
+    if n > MAX_DEPTH {
+        too_deep(at);
+        return false;
+    }
+    NEST.with(|c| c.set(n));
+    true
+}
+
+fn leave() {
+    NEST.with(|n| n.set(n.get().saturating_sub(1)));
 }
 
 pub(super) fn span(p: &Pair<Rule>) -> Span {
     let s = p.as_span();
     Span::in_file(s.start(), s.end(), FILE.with(|f| f.get()))
+}
+
+/// From the start of `a` to the end of `b`, in `a`'s file.
+fn join(a: Span, b: Span) -> Span {
+    Span::in_file(a.start, b.end, a.file)
+}
+
+/// A number that does not fit where it goes: the fault recorded.
+fn too_large(p: &Pair<Rule>, max: &str) {
+    let at = span(p);
+    record(Fault {
+        kind: SyntaxKind::Number,
+        start: at.start,
+        end: at.end,
+        message: format!("the number `{}` is too large", quote(p.as_str(), 24)),
+        label: format!("larger than {max}"),
+        help: Some("numbers are 64-bit integers: write a smaller one".into()),
+    });
 }
 
 fn ident(p: Pair<Rule>) -> Ident {
@@ -33,10 +134,13 @@ pub(super) fn string(p: Pair<Rule>) -> String {
         .unwrap_or_default()
 }
 
+/// An integer literal (the grammar admits only digits, with a minus sign for `signed_int`);
+/// one that does not fit in an `i64` is a fault.
 fn int(p: &Pair<Rule>) -> i64 {
-    // The grammar only admits digits; a number too large for i64 saturates and the
-    // checker's range checks then report it.
-    p.as_str().parse().unwrap_or(i64::MAX)
+    p.as_str().parse().unwrap_or_else(|_| {
+        too_large(p, &i64::MAX.to_string());
+        0
+    })
 }
 
 pub(super) fn decl(p: Pair<Rule>) -> Decl {
@@ -61,10 +165,12 @@ pub(super) fn decl(p: Pair<Rule>) -> Decl {
         Rule::variant_decl => {
             let name = ident(it.next().expect("variant name"));
             let mut description = None;
+            let mut group = None;
             let mut sets = Vec::new();
             for q in it {
                 match q.as_rule() {
                     Rule::string => description = Some(string(q)),
+                    Rule::variant_group => group = q.into_inner().nth(1).map(ident),
                     Rule::variant_set => {
                         let mut s = q.into_inner();
                         let n = ident(s.next().expect("name"));
@@ -76,6 +182,7 @@ pub(super) fn decl(p: Pair<Rule>) -> Decl {
             DeclKind::Variant {
                 name,
                 description,
+                group,
                 sets,
             }
         }
@@ -120,13 +227,22 @@ pub(super) fn decl(p: Pair<Rule>) -> Decl {
         }
         Rule::board_decl => {
             let name = ident(it.next().expect("board name"));
-            let shape = ident(it.next().expect("board shape"));
+            let first = it.next().expect("board shape");
+            let (shape, graph) = if first.as_rule() == Rule::graph_board {
+                let mut inner = first.clone().into_inner();
+                let kw = ident(inner.next().expect("graph"));
+                (kw, Some(graph_decl(inner)))
+            } else {
+                (ident(first), None)
+            };
             let mut args = Vec::new();
             let mut flags = Vec::new();
+            let mut closed = None;
             for q in it {
                 match q.as_rule() {
                     Rule::expr => args.push(expr(q)),
                     Rule::board_flag => flags.push(ident(q)),
+                    Rule::closed_spaces => closed = Some(closed_decl(q)),
                     _ => {}
                 }
             }
@@ -135,6 +251,8 @@ pub(super) fn decl(p: Pair<Rule>) -> Decl {
                 shape,
                 args,
                 flags,
+                graph,
+                closed,
             }
         }
         Rule::zone_decl => {
@@ -162,10 +280,12 @@ pub(super) fn decl(p: Pair<Rule>) -> Decl {
             let mut index = Vec::new();
             let mut ty = None;
             let mut init = None;
+            let mut visibility = None;
             for q in it {
                 match q.as_rule() {
                     Rule::index_types => index = q.into_inner().map(ident).collect(),
                     Rule::type_expr => ty = Some(type_expr(q)),
+                    Rule::visibility => visibility = Some(ident(q)),
                     Rule::expr => init = Some(expr(q)),
                     _ => {}
                 }
@@ -175,6 +295,7 @@ pub(super) fn decl(p: Pair<Rule>) -> Decl {
                 index,
                 ty: ty.expect("var type"),
                 init,
+                visibility,
             }
         }
         Rule::def_decl => {
@@ -195,23 +316,57 @@ pub(super) fn decl(p: Pair<Rule>) -> Decl {
             }
         }
         Rule::action_decl => {
-            let name = ident(it.next().expect("action name"));
+            // `sequence action`: the keyword skipped above was `sequence`; `action` follows.
+            let mut first = it.next().expect("action name");
+            let sequence = first.as_rule() == Rule::kw_action;
+            if sequence {
+                first = it.next().expect("action name");
+            }
+            let name = ident(first);
             let mut params = Vec::new();
             let mut guard = None;
             let mut body = None;
+            let mut window = None;
             for q in it {
                 match q.as_rule() {
                     Rule::binding => params.push(binding(q)),
                     Rule::expr => guard = Some(expr(q)),
                     Rule::block => body = Some(block(q)),
+                    Rule::window => {
+                        // `anytime`, or `before` and a word.
+                        window = Some(match q.into_inner().nth(1) {
+                            Some(word) => Window::Before(ident(word)),
+                            None => Window::Anytime,
+                        });
+                    }
                     _ => {}
                 }
             }
             DeclKind::Action {
                 name,
+                sequence,
                 params,
                 guard,
+                window,
                 body: body.expect("action body"),
+            }
+        }
+        Rule::trigger_decl => {
+            let name = ident(it.next().expect("trigger name"));
+            let (mut each, mut cond, mut body) = (None, None, None);
+            for q in it {
+                match q.as_rule() {
+                    Rule::binding => each = Some(binding(q)),
+                    Rule::expr => cond = Some(expr(q)),
+                    Rule::block => body = Some(block(q)),
+                    _ => {}
+                }
+            }
+            DeclKind::Trigger {
+                name,
+                each,
+                cond,
+                body: body.expect("trigger body"),
             }
         }
         Rule::setup_decl => DeclKind::Setup(block(it.next().expect("setup block"))),
@@ -254,6 +409,57 @@ pub(super) fn decl(p: Pair<Rule>) -> Decl {
     Decl { kind, span: sp }
 }
 
+/// The parts of `graph { ... }`.
+fn graph_decl(pairs: Pairs<Rule>) -> GraphDecl {
+    let mut g = GraphDecl::default();
+    for q in pairs {
+        let rule = q.as_rule();
+        let mut it = q.into_inner();
+        it.next(); // the keyword
+        match rule {
+            Rule::graph_spaces => g.spaces.extend(it.map(ident)),
+            Rule::graph_edges => {
+                for e in it {
+                    let mut ends = e.into_inner();
+                    let a = ident(ends.next().expect("edge start"));
+                    let b = ident(ends.next().expect("edge end"));
+                    g.edges.push((a, b));
+                }
+            }
+            Rule::graph_line => {
+                let n = ident(it.next().expect("line name"));
+                g.lines.push((Some(n), it.map(ident).collect()));
+            }
+            Rule::graph_lines => {
+                for l in it {
+                    g.lines.push((None, l.into_inner().map(ident).collect()));
+                }
+            }
+            _ => {}
+        }
+    }
+    g
+}
+
+/// `closed [a, b] when FLAG`.
+fn closed_decl(p: Pair<Rule>) -> ClosedDecl {
+    let sp = span(&p);
+    let mut spaces = Vec::new();
+    let mut when = None;
+    for q in p.into_inner() {
+        match q.as_rule() {
+            Rule::ident => spaces.push(ident(q)),
+            Rule::expr => when = Some(expr(q)),
+            _ => {}
+        }
+    }
+    ClosedDecl {
+        spaces,
+        when,
+        span: sp,
+    }
+}
+
 fn entry(p: Pair<Rule>) -> Entry {
     let mut name = String::new();
     let mut name_span = Span::default();
@@ -283,14 +489,21 @@ fn entry(p: Pair<Rule>) -> Entry {
 }
 
 fn type_expr(p: Pair<Rule>) -> TypeExpr {
-    let inner = p.into_inner().next().expect("type");
+    let mut parts = p.into_inner();
+    let inner = parts.next().expect("type");
     match inner.as_rule() {
         Rule::range_type => {
             let sp = span(&inner);
             let mut r = inner.into_inner();
-            let lo = r.next().expect("lo").as_str().parse().unwrap_or(i64::MIN);
-            let hi = r.next().expect("hi").as_str().parse().unwrap_or(i64::MAX);
-            TypeExpr::Range { lo, hi, span: sp }
+            let lo = int(&r.next().expect("lo"));
+            let hi = int(&r.next().expect("hi"));
+            let clamp = parts.next().is_some();
+            TypeExpr::Range {
+                lo,
+                hi,
+                span: sp,
+                clamp,
+            }
         }
         _ => TypeExpr::Named(ident(inner)),
     }
@@ -304,40 +517,49 @@ fn param(p: Pair<Rule>) -> (Ident, TypeExpr) {
 }
 
 fn binding(p: Pair<Rule>) -> Binding {
+    binding_deep(p).0
+}
+
+/// `x in C`, with the depth of its collection's tree.
+fn binding_deep(p: Pair<Rule>) -> (Binding, usize) {
     let mut it = p.into_inner();
     let var = ident(it.next().expect("binding var"));
     it.next(); // kw_in
-    Binding {
-        var,
-        coll: coll(it.next().expect("collection")),
-    }
+    let (coll, depth) = coll(it.next().expect("collection"));
+    (Binding { var, coll }, depth)
 }
 
-fn coll(p: Pair<Rule>) -> Expr {
+fn coll(p: Pair<Rule>) -> Deep {
     let inner = p.into_inner().next().expect("coll");
     match inner.as_rule() {
         Rule::range => range(inner),
-        _ => expr(inner),
+        _ => deep(inner),
     }
 }
 
-fn range(p: Pair<Rule>) -> Expr {
+fn range(p: Pair<Rule>) -> Deep {
     let sp = span(&p);
     let mut it = p.into_inner();
-    let a = term(it.next().expect("range start"));
-    let b = term(it.next().expect("range end"));
-    Expr {
-        kind: ExprKind::Range(Box::new(a), Box::new(b)),
-        span: sp,
-    }
+    let (a, da) = term(it.next().expect("range start"));
+    let (b, db) = term(it.next().expect("range end"));
+    node(
+        ExprKind::Range(Box::new(a), Box::new(b)),
+        sp,
+        da.max(db) + 1,
+    )
 }
 
 fn block(p: Pair<Rule>) -> Block {
     let sp = span(&p);
-    Block {
-        stmts: p.into_inner().map(stmt).collect(),
-        span: sp,
+    if !enter(sp) {
+        return Block {
+            stmts: vec![],
+            span: sp,
+        };
     }
+    let stmts = p.into_inner().map(stmt).collect();
+    leave();
+    Block { stmts, span: sp }
 }
 
 fn else_block(p: Pair<Rule>) -> Block {
@@ -346,6 +568,18 @@ fn else_block(p: Pair<Rule>) -> Block {
 
 fn stmt(p: Pair<Rule>) -> Stmt {
     let sp = span(&p);
+    if !enter(sp) {
+        return Stmt {
+            kind: StmtKind::Break,
+            span: sp,
+        };
+    }
+    let s = stmt_inner(p, sp);
+    leave();
+    s
+}
+
+fn stmt_inner(p: Pair<Rule>, sp: Span) -> Stmt {
     let rule = p.as_rule();
     let mut it = p.into_inner();
     let kind = match rule {
@@ -519,7 +753,7 @@ fn stmt(p: Pair<Rule>) -> Stmt {
             it.next();
             let target = expr(it.next().expect("target"));
             it.next(); // kw_in
-            let domain = it.next().map(coll);
+            let domain = it.next().map(|q| coll(q).0);
             StmtKind::Roll { target, domain }
         }
         Rule::do_stmt => {
@@ -545,7 +779,11 @@ fn stmt(p: Pair<Rule>) -> Stmt {
         }
         Rule::reveal_stmt | Rule::hide_stmt => {
             it.next();
-            StmtKind::Reveal(expr(it.next().expect("field")), rule == Rule::reveal_stmt)
+            let field = expr(it.next().expect("field"));
+            match it.nth(1) {
+                Some(to) => StmtKind::RevealTo(field, expr(to)),
+                None => StmtKind::Reveal(field, rule == Rule::reveal_stmt),
+            }
         }
         r => unreachable!("grammar: unexpected statement {r:?}"),
     };
@@ -573,14 +811,18 @@ pub(super) fn step(p: Pair<Rule>) -> Step {
     it.next();
     let kind = match rule {
         Rule::sc_players => StepKind::Players(int(&it.next().expect("n"))),
-        Rule::sc_seed => StepKind::Seed(
-            it.next()
-                .expect("seed")
-                .as_str()
-                .parse()
-                .unwrap_or(u64::MAX),
-        ),
-        Rule::sc_variant => StepKind::Variant(ident(it.next().expect("variant"))),
+        Rule::sc_seed => {
+            let n = it.next().expect("seed");
+            StepKind::Seed(n.as_str().parse().unwrap_or_else(|_| {
+                too_large(&n, &u64::MAX.to_string());
+                0
+            }))
+        }
+        Rule::sc_variant => StepKind::Variant(it.map(ident).collect()),
+        Rule::sc_set => {
+            let name = ident(it.next().expect("constant"));
+            StepKind::Set(name, expr(it.next().expect("value")))
+        }
         Rule::sc_chance => StepKind::Chance(ident(it.next().expect("mode"))),
         Rule::sc_setup => StepKind::Setup(block(it.next().expect("block"))),
         Rule::sc_apply => StepKind::Apply(string(it.next().expect("action"))),
@@ -594,6 +836,23 @@ pub(super) fn step(p: Pair<Rule>) -> Step {
         Rule::sc_expect_winners => StepKind::ExpectWinners(expr(it.nth(1).expect("winners"))),
         Rule::sc_expect_actor => StepKind::ExpectActor(expr(it.nth(1).expect("actor"))),
         Rule::sc_expect => StepKind::Expect(expr(it.next().expect("expr"))),
+        Rule::sc_expect_sees => {
+            let seat = expr(it.next().expect("seat"));
+            let mut sees = true;
+            let mut target = None;
+            for q in it {
+                match q.as_rule() {
+                    Rule::kw_not => sees = false,
+                    Rule::expr => target = Some(expr(q)),
+                    _ => {}
+                }
+            }
+            StepKind::ExpectSees {
+                seat,
+                target: target.expect("what is seen"),
+                sees,
+            }
+        }
         r => unreachable!("grammar: unexpected step {r:?}"),
     };
     Step { kind, span: sp }
@@ -620,26 +879,29 @@ fn pratt() -> &'static PrattParser<Rule> {
     })
 }
 
+/// An expression where a statement or a declaration holds it.
 fn expr(p: Pair<Rule>) -> Expr {
+    deep(p).0
+}
+
+/// An expression with the depth of its tree.
+fn deep(p: Pair<Rule>) -> Deep {
     pratt_expr(p.into_inner())
 }
 
-fn pratt_expr(pairs: Pairs<Rule>) -> Expr {
+fn pratt_expr(pairs: Pairs<Rule>) -> Deep {
     pratt()
         .map_primary(term)
-        .map_prefix(|op, rhs| {
-            let sp = Span::new(op.as_span().start(), rhs.span.end);
+        .map_prefix(|op, (rhs, depth)| {
+            let sp = join(span(&op), rhs.span);
             let o = if op.as_rule() == Rule::op_not {
                 UnOp::Not
             } else {
                 UnOp::Neg
             };
-            Expr {
-                kind: ExprKind::Unary(o, Box::new(rhs)),
-                span: sp,
-            }
+            node(ExprKind::Unary(o, Box::new(rhs)), sp, depth + 1)
         })
-        .map_infix(|lhs, op, rhs| {
+        .map_infix(|(lhs, dl), op, (rhs, dr)| {
             let o = match op.as_rule() {
                 Rule::op_or => BinOp::Or,
                 Rule::op_and => BinOp::And,
@@ -655,60 +917,75 @@ fn pratt_expr(pairs: Pairs<Rule>) -> Expr {
                 Rule::op_div => BinOp::Div,
                 _ => BinOp::Mod,
             };
-            let sp = Span::new(lhs.span.start, rhs.span.end);
-            Expr {
-                kind: ExprKind::Binary(o, Box::new(lhs), Box::new(rhs)),
-                span: sp,
-            }
+            let sp = join(lhs.span, rhs.span);
+            node(
+                ExprKind::Binary(o, Box::new(lhs), Box::new(rhs)),
+                sp,
+                dl.max(dr) + 1,
+            )
         })
         .parse(pairs)
 }
 
-fn term(p: Pair<Rule>) -> Expr {
+/// The depth of a node over these children: one more than the deepest.
+fn over(children: &[Deep]) -> usize {
+    children.iter().map(|c| c.1).max().unwrap_or(0) + 1
+}
+
+fn exprs(v: Vec<Deep>) -> Vec<Expr> {
+    v.into_iter().map(|(e, _)| e).collect()
+}
+
+fn term(p: Pair<Rule>) -> Deep {
     let mut it = p.into_inner();
-    let mut e = primary(it.next().expect("primary"));
+    let (mut e, mut depth) = primary(it.next().expect("primary"));
     for post in it {
-        let sp = Span::new(e.span.start, post.as_span().end());
-        e = match post.as_rule() {
-            Rule::index => Expr {
-                kind: ExprKind::Index(Box::new(e), post.into_inner().map(expr).collect()),
-                span: sp,
-            },
+        let sp = join(e.span, span(&post));
+        (e, depth) = match post.as_rule() {
+            Rule::index => {
+                let ix: Vec<Deep> = post.into_inner().map(deep).collect();
+                let d = over(&ix).max(depth + 1);
+                node(ExprKind::Index(Box::new(e), exprs(ix)), sp, d)
+            }
             Rule::field => {
                 let f = ident(post.into_inner().next().expect("field name"));
-                Expr {
-                    kind: ExprKind::Field(Box::new(e), f),
-                    span: sp,
-                }
+                node(ExprKind::Field(Box::new(e), f), sp, depth + 1)
             }
             r => unreachable!("grammar: unexpected postfix {r:?}"),
         };
     }
-    e
+    (e, depth)
 }
 
-fn primary(p: Pair<Rule>) -> Expr {
+fn primary(p: Pair<Rule>) -> Deep {
     let sp = span(&p);
-    let kind = match p.as_rule() {
-        Rule::int => ExprKind::Int(int(&p)),
-        Rule::string => ExprKind::Str(string(p)),
-        Rule::kw_true => ExprKind::Bool(true),
-        Rule::kw_false => ExprKind::Bool(false),
-        Rule::kw_none => ExprKind::None,
-        Rule::ident => ExprKind::Name(p.as_str().to_string()),
-        Rule::paren => return expr(p.into_inner().next().expect("paren")),
-        Rule::list => ExprKind::List(p.into_inner().map(expr).collect()),
+    let (kind, depth) = match p.as_rule() {
+        Rule::int => (ExprKind::Int(int(&p)), 1),
+        Rule::string => (ExprKind::Str(string(p)), 1),
+        Rule::kw_true => (ExprKind::Bool(true), 1),
+        Rule::kw_false => (ExprKind::Bool(false), 1),
+        Rule::kw_none => (ExprKind::None, 1),
+        Rule::ident => (ExprKind::Name(p.as_str().to_string()), 1),
+        Rule::paren => return deep(p.into_inner().next().expect("paren")),
+        Rule::list => {
+            let items: Vec<Deep> = p.into_inner().map(deep).collect();
+            let d = over(&items);
+            (ExprKind::List(exprs(items)), d)
+        }
         Rule::if_expr => {
             let mut it = p.into_inner().filter(|q| q.as_rule() == Rule::expr);
-            let c = expr(it.next().expect("cond"));
-            let a = expr(it.next().expect("then"));
-            let b = expr(it.next().expect("else"));
-            ExprKind::If(Box::new(c), Box::new(a), Box::new(b))
+            let c = deep(it.next().expect("cond"));
+            let a = deep(it.next().expect("then"));
+            let b = deep(it.next().expect("else"));
+            let d = c.1.max(a.1).max(b.1) + 1;
+            (ExprKind::If(Box::new(c.0), Box::new(a.0), Box::new(b.0)), d)
         }
         Rule::call => {
             let mut it = p.into_inner();
             let f = ident(it.next().expect("fn"));
-            ExprKind::Call(f, it.map(expr).collect())
+            let args: Vec<Deep> = it.map(deep).collect();
+            let d = over(&args);
+            (ExprKind::Call(f, exprs(args)), d)
         }
         Rule::aggregate => {
             let mut it = p.into_inner();
@@ -718,31 +995,39 @@ fn primary(p: Pair<Rule>) -> Expr {
             let mut filter = None;
             let mut body = None;
             let mut otherwise = None;
+            let mut d = 1;
             for q in it {
                 let rule = q.as_rule();
                 if rule == Rule::binding {
-                    bindings.push(binding(q));
+                    let (b, bd) = binding_deep(q);
+                    d = d.max(bd + 1);
+                    bindings.push(b);
                     continue;
                 }
-                let e = q.into_inner().find(|x| x.as_rule() == Rule::expr).map(expr);
+                let Some((e, ed)) = q.into_inner().find(|x| x.as_rule() == Rule::expr).map(deep)
+                else {
+                    continue;
+                };
+                d = d.max(ed + 1);
                 match rule {
-                    Rule::agg_arg => args.extend(e),
-                    Rule::agg_where => filter = e.map(Box::new),
-                    Rule::agg_body => body = e.map(Box::new),
-                    Rule::agg_else => otherwise = e.map(Box::new),
+                    Rule::agg_arg => args.push(e),
+                    Rule::agg_where => filter = Some(Box::new(e)),
+                    Rule::agg_body => body = Some(Box::new(e)),
+                    Rule::agg_else => otherwise = Some(Box::new(e)),
                     _ => {}
                 }
             }
-            ExprKind::Aggregate {
+            let kind = ExprKind::Aggregate {
                 func,
                 bindings,
                 args,
                 filter,
                 body,
                 otherwise,
-            }
+            };
+            (kind, d)
         }
         r => unreachable!("grammar: unexpected primary {r:?}"),
     };
-    Expr { kind, span: sp }
+    node(kind, sp, depth)
 }

@@ -85,10 +85,122 @@ class Breakthrough:
         return f"advance from={self.square(f1, r1)} to={self.square(f2, r2)}"
 
 
+class Hex:
+    """OpenSpiel action row*11+col, text `a1` .. `k11` (column letter, row number), the same
+    names and neighbours as rulebook's hex(11, 11); player 0 (x) joins rows 1 and 11 as
+    rulebook's first seat does. rulebook `place cell=<text>`."""
+
+    openspiel = "hex"
+    rules = "rules/classic/hex.rules"
+    pattern = re.compile(r"^[a-k](1[01]|[1-9])$")
+
+    def to_text(self, state, action):
+        text = state.action_to_string(action)
+        if not self.pattern.match(text):
+            raise ValueError(f"unexpected OpenSpiel action {text!r}")
+        return f"place cell={text}"
+
+
+def grouped_moves(state, to_text):
+    """Every sequence of actions one player takes in a row (OpenSpiel splits a multi-jump or a
+    mill's removal into several actions): {rulebook text: [actions]}."""
+    moves = {}
+    player = state.current_player()
+
+    def walk(st, actions):
+        for a in st.legal_actions():
+            nxt = st.clone()
+            nxt.apply_action(a)
+            path = actions + [(a, st.action_to_string(a), st)]
+            if not nxt.is_terminal() and nxt.current_player() == player:
+                walk(nxt, path)
+            else:
+                text = to_text(path)
+                if text in moves:
+                    raise Disagreement(f"two OpenSpiel moves map to {text!r}")
+                moves[text] = [x[0] for x in path]
+
+    walk(state, [])
+    return moves
+
+
+class Checkers:
+    """OpenSpiel checkers: text `a3b4` (from, to); a multi-jump is several actions by the same
+    player, grouped here into one move. Player 0 (o) starts on rows 1-3 and moves first, as
+    rulebook's first seat (black) does; the squares have the same names. rulebook `move
+    from=a3 to=b4`, `jump from=c3 to=e5 to=c7`. OpenSpiel draws after 40 plies without a
+    capture; rulebook's reading (80 moves without a capture or a man's move) differs, so a game
+    is compared until OpenSpiel's rule ends it (counted as `stopped`)."""
+
+    openspiel = "checkers"
+    rules = "rules/classic/english_draughts.rules"
+    pattern = re.compile(r"^([a-h][1-8])([a-h][1-8])$")
+    draw_rule = True
+
+    def path_text(self, path):
+        squares = []
+        for _, text, _ in path:
+            m = self.pattern.match(text)
+            if not m:
+                raise ValueError(f"unexpected OpenSpiel action {text!r}")
+            if squares and squares[-1] != m.group(1):
+                raise ValueError(f"a jump that does not go on from {squares[-1]}: {text!r}")
+            squares += [m.group(1)] if not squares else []
+            squares.append(m.group(2))
+        jump = abs(ord(squares[1][0]) - ord(squares[0][0])) == 2
+        if not jump:
+            return f"move from={squares[0]} to={squares[1]}"
+        return f"jump from={squares[0]} " + " ".join(f"to={s}" for s in squares[1:])
+
+    def moves(self, state):
+        return grouped_moves(state, self.path_text)
+
+
+class NineMensMorris:
+    """OpenSpiel points 0..23 row by row from the top left of its printed board; rulebook's
+    graph declares the same points in the same order (a7 d7 g7 b6 ... a1 d1 g1). `Point p`
+    places a man (or, right after a mill, takes one: a separate action of the same player,
+    grouped here); `Move a -> b`. rulebook `place at=X [take=Y]`, `move from=X to=Y [take=Z]`,
+    or `fly ...` when the mover has 3 men left (OpenSpiel's `Num men`)."""
+
+    openspiel = "nine_mens_morris"
+    rules = "rules/classic/nine_mens_morris.rules"
+    points = ["a7", "d7", "g7", "b6", "d6", "f6", "c5", "d5", "e5", "a4", "b4", "c4",
+              "e4", "f4", "g4", "c3", "d3", "e3", "b2", "d2", "f2", "a1", "d1", "g1"]
+    place = re.compile(r"^Point (\d+)$")
+    move = re.compile(r"^Move (\d+) -> (\d+)$")
+    men = re.compile(r"Num men: (\d+) (\d+)")
+
+    def path_text(self, path):
+        words = []
+        for i, (_, text, st) in enumerate(path):
+            p, m = self.place.match(text), self.move.match(text)
+            if p and i == 0:
+                words.append(f"place at={self.points[int(p.group(1))]}")
+            elif p:
+                words.append(f"take={self.points[int(p.group(1))]}")
+            elif m and i == 0:
+                left = self.men.search(str(st))
+                mover = st.current_player()
+                flying = left is not None and int(left.group(1 + mover)) == 3
+                verb = "fly" if flying else "move"
+                words.append(f"{verb} from={self.points[int(m.group(1))]}"
+                             f" to={self.points[int(m.group(2))]}")
+            else:
+                raise ValueError(f"unexpected OpenSpiel action {text!r}")
+        return " ".join(words)
+
+    def moves(self, state):
+        return grouped_moves(state, self.path_text)
+
+
 GAMES = {
     "tic_tac_toe": TicTacToe,
     "connect_four": ConnectFour,
     "breakthrough": Breakthrough,
+    "hex": Hex,
+    "checkers": Checkers,
+    "nine_mens_morris": NineMensMorris,
 }
 
 
@@ -158,11 +270,16 @@ def play(game, mapping, rb, index, seed, history):
         os_player = None if state.is_terminal() else state.current_player()
         rb_player = seat_of(legal["actor"])
         os_actions = {}
-        for a in state.legal_actions():
-            text = mapping.to_text(state, a)
-            if text in os_actions:
-                raise Disagreement(f"two OpenSpiel actions map to {text!r}")
-            os_actions[text] = a
+        if state.is_terminal():
+            pass
+        elif hasattr(mapping, "moves"):
+            os_actions = mapping.moves(state)
+        else:
+            for a in state.legal_actions():
+                text = mapping.to_text(state, a)
+                if text in os_actions:
+                    raise Disagreement(f"two OpenSpiel actions map to {text!r}")
+                os_actions[text] = [a]
         rb_texts = [a["text"] for a in legal.get("actions", [])]
         rb_set = set(rb_texts)
         problems = []
@@ -186,9 +303,13 @@ def play(game, mapping, rb, index, seed, history):
             raise Disagreement("neither has a legal action, but the game is not over")
         steps += 1
         text = rng.choice(sorted(os_actions))
-        history.append((text, state.action_to_string(os_actions[text])))
-        state.apply_action(os_actions[text])
+        history.append((text, ", ".join(state.action_to_string(a) for a in os_actions[text][:1])))
+        for a in os_actions[text]:
+            state.apply_action(a)
         reply, legal = rb.send({"cmd": "apply", "action": text}, {"cmd": "legal"})
+        if (getattr(mapping, "draw_rule", False) and state.is_terminal()
+                and not reply["finished"] and all(r == 0 for r in state.returns())):
+            return steps, "stopped"  # OpenSpiel's own draw rule, which rulebook's file lacks
         if reply["finished"] != state.is_terminal():
             raise Disagreement(
                 f"game over: OpenSpiel {state.is_terminal()}, rulebook {reply['finished']}"
@@ -260,8 +381,12 @@ def game_state(game, history, mapping):
     """OpenSpiel's state after the moves of `history` (for the report)."""
     state = game.new_initial_state()
     for text, _ in history:
-        by_text = {mapping.to_text(state, a): a for a in state.legal_actions()}
-        state.apply_action(by_text[text])
+        if hasattr(mapping, "moves"):
+            by_text = mapping.moves(state)
+        else:
+            by_text = {mapping.to_text(state, a): [a] for a in state.legal_actions()}
+        for a in by_text[text]:
+            state.apply_action(a)
     return state
 
 

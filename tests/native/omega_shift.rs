@@ -12,7 +12,8 @@
 //!   filled.
 //! - a turn: `play` / `alpha` / `discard` options (each over the hand, bottom to top, equal
 //!   cards once), a marker choice after a play or an alpha when one is possible, then
-//!   `draw` / `take` (suits in order) with the take-back ban [OS-R2].
+//!   `draw` / `take` (suits in order); the card just discarded may be taken back [OS-7.2],
+//!   except under the variant `no_retake` [OS-V1] (`OmegaShift::no_retake`).
 //! - the game ends at the first choice after the deck is empty, that is right after the
 //!   draw of the last card [OS-8.1]; the ring neighbours are listed by position.
 //! - scoring [OS-8.2] .. [OS-8.7], equal scores a draw.
@@ -126,8 +127,11 @@ pub struct OmegaShift {
     /// The omega cards before they are laid out (bottom to top), and the step of a shuffle.
     omegas: [u8; SUITS],
     step: u8,
-    /// The suit of the card discarded this turn: its pile may not be taken from [OS-R2].
+    /// Under `no_retake` [OS-V1], the suit of the card discarded this turn: its pile may not
+    /// be taken from (its top is that card for the rest of the turn). `NO_SUIT` otherwise.
     ban: u8,
+    /// The variant `no_retake` [OS-V1] is played.
+    no_retake: bool,
     mover: u8,
     wait: Wait,
 }
@@ -172,6 +176,7 @@ impl OmegaShift {
             omegas: [0, 1, 2, 3, 4],
             step: 0,
             ban: NO_SUIT,
+            no_retake: false,
             mover: 0,
             wait: Wait::ShuffleOmegas,
         }
@@ -181,6 +186,14 @@ impl OmegaShift {
     /// with external chance.
     pub fn new_external() -> Self {
         Self::unshuffled()
+    }
+
+    /// The same under the variant `no_retake` [OS-V1].
+    pub fn no_retake() -> Self {
+        OmegaShift {
+            no_retake: true,
+            ..Self::unshuffled()
+        }
     }
 
     /// A game set up with the generator: both shuffles and the first player drawn at once.
@@ -375,7 +388,9 @@ impl OmegaShift {
                 let s = suit(c);
                 self.pile[s][self.pile_len[s] as usize] = c;
                 self.pile_len[s] += 1;
-                self.ban = s as u8;
+                if self.no_retake {
+                    self.ban = s as u8;
+                }
                 self.wait = Wait::Draw;
             }
             (Wait::PlayMarker(s), Move::From(nb)) => {

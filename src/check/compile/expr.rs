@@ -301,6 +301,49 @@ impl Compiler<'_> {
                 let id = self.p.lines.len() as u32 - 1;
                 self.emit_at(Op::Line(id), span);
             }
+            AggKind::Connected => {
+                let (Some(bind), [from, to]) = (a.binds.first(), a.args.as_slice()) else {
+                    self.lit(Value::Bool(false));
+                    return;
+                };
+                let Coll::Board(board) = bind.coll else {
+                    self.lit(Value::Bool(false));
+                    return;
+                };
+                // `s == e` with `e` free of `s`: the flood starts at `e` alone.
+                let seed = match from {
+                    Expr::Bin(BinOp::Eq, l, r, _) => {
+                        let free = |e: &Expr| {
+                            let mut reads = false;
+                            e.reads(&mut |x| reads |= x == bind.slot);
+                            !reads
+                        };
+                        match (&**l, &**r) {
+                            (Expr::Local(x), e) | (e, Expr::Local(x))
+                                if *x == bind.slot && free(e) =>
+                            {
+                                Some(e)
+                            }
+                            _ => None,
+                        }
+                    }
+                    _ => None,
+                };
+                let seed = self.out_of_line(seed);
+                let from = self.out_of_line(Some(from)).unwrap_or_default();
+                let to = self.out_of_line(Some(to)).unwrap_or_default();
+                let cond = self.out_of_line(a.filter.as_ref());
+                self.p.connects.push(ConnectOp {
+                    board,
+                    slot: bind.slot,
+                    from,
+                    seed,
+                    to,
+                    cond,
+                });
+                let id = self.p.connects.len() as u32 - 1;
+                self.emit_at(Op::Connected(id), span);
+            }
             AggKind::BestSets => {
                 let bind = &a.binds[0];
                 self.emit_coll(&bind.coll);
@@ -313,8 +356,31 @@ impl Compiler<'_> {
                 let id = self.p.best_sets.len() as u32 - 1;
                 self.emit_at(Op::BestSets(id), span);
             }
+            AggKind::Majority => self.majority(a, span),
             _ => self.fold(a, span),
         }
+    }
+
+    /// `majority(q in C, points, p: value)`: the points and the player on the stack, the
+    /// players' iterator on top of the iterators; the value (and the filter) run out of line.
+    fn majority(&mut self, a: &Agg, span: Span) {
+        let (Some(bind), [points, p], Some(body)) = (a.binds.first(), a.args.as_slice(), &a.body)
+        else {
+            self.lit(Value::Int(0));
+            return;
+        };
+        self.emit_expr(points);
+        self.emit_expr(p);
+        self.emit_coll(&bind.coll);
+        let filter = self.out_of_line(a.filter.as_ref());
+        let value = self.out_of_line(Some(body)).unwrap_or_default();
+        self.p.majorities.push(MajorityOp {
+            slot: bind.slot,
+            filter,
+            value,
+        });
+        let id = self.p.majorities.len() as u32 - 1;
+        self.emit_at(Op::Majority(id), span);
     }
 
     /// Code that is jumped over where it stands and run on its own (a condition tested per
@@ -423,7 +489,7 @@ impl Compiler<'_> {
                 }
                 breaks.push(self.emit(Op::Jump(0)));
             }
-            AggKind::Line | AggKind::BestSets => {}
+            AggKind::Line | AggKind::BestSets | AggKind::Connected | AggKind::Majority => {}
         }
         // Leaving every loop early: drop each iterator.
         let mut leave_jump = None;
@@ -486,6 +552,11 @@ impl Compiler<'_> {
             Coll::Adjacent(x) => {
                 self.emit_expr(x);
                 self.emit(Op::IterAdjacent);
+            }
+            Coll::Ray(x, d) => {
+                self.emit_expr(x);
+                self.emit_expr(d);
+                self.emit(Op::IterRay);
             }
             Coll::Paths {
                 board,

@@ -63,6 +63,16 @@ pub(crate) fn compile(g: &Game) -> Program {
         .collect();
     c.p.var_inits = inits.into();
     c.p.end_when = g.end_when.iter().map(|(e, s)| (c.expr(e), *s)).collect();
+    c.p.triggers = g
+        .triggers
+        .iter()
+        .map(|t| CTrigger {
+            test: c.expr(&t.test),
+            each: t.each,
+            proc: t.proc,
+            span: t.span,
+        })
+        .collect();
     c.p.score = g.score.as_ref().map(|e| c.expr(e));
     c.p.tiebreaks = g.tiebreaks.iter().map(|e| c.expr(e)).collect();
     let actions: Vec<COptions> = g

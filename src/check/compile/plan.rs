@@ -133,7 +133,13 @@ impl Compiler<'_> {
                 | Builtin::Max2
                 | Builtin::Min2
                 | Builtin::Next
-                | Builtin::Prev,
+                | Builtin::Prev
+                // the board's geometry: fixed, its closed spaces by constants (fingerprinted)
+                | Builtin::Step
+                | Builtin::Col
+                | Builtin::Row
+                | Builtin::Opposite
+                | Builtin::Ord,
                 args,
                 _,
             ) => all(args, reads, me),
@@ -346,7 +352,19 @@ impl Compiler<'_> {
                     on: *on,
                     span: *span,
                 },
+                Instr::RevealTo {
+                    comp,
+                    field,
+                    to,
+                    span,
+                } => Step::RevealTo {
+                    comp: self.expr(comp),
+                    field: *field,
+                    to: self.expr(to),
+                    span: *span,
+                },
                 Instr::LoopGuard { span } => Step::LoopGuard { span: *span },
+                Instr::Window(before) => Step::Window(*before),
             })
             .collect()
     }

@@ -1,6 +1,7 @@
 //! Lowering of calls: built-in functions, `def`s and aggregates.
 
 use super::{Checker, Global};
+use crate::check::names::Target;
 use crate::check::Code;
 use crate::ir::{self, AggKind, Builtin, Coll, Expr, Type, Value};
 use crate::syntax::ast::{self, ExprKind as K};
@@ -15,6 +16,7 @@ impl Checker {
         let name = f.name.as_str();
         if let Some((Global::Def(d), _)) = self.globals.get(name).copied() {
             self.used.insert(Global::Def(d));
+            self.note_use(f.span, Target::Global(Global::Def(d)));
             let want = self.game.defs[d].params as usize;
             if args.len() != want {
                 self.error(
@@ -79,7 +81,12 @@ impl Checker {
             "abs" => (Builtin::Abs, 1, Type::Int),
             "max" => (Builtin::Max2, 2, Type::Int),
             "min" => (Builtin::Min2, 2, Type::Int),
-            "adjacent" | "players" => {
+            "step" => (Builtin::Step, 2, Type::Any),
+            "col" => (Builtin::Col, 1, Type::Int),
+            "row" => (Builtin::Row, 1, Type::Int),
+            "opposite" => (Builtin::Opposite, 1, Type::Any),
+            "ord" => (Builtin::Ord, 1, Type::Int),
+            "adjacent" | "players" | "ray" | "directions" => {
                 let p = self.error(
                     Code::Collection,
                     span,
@@ -107,7 +114,7 @@ impl Checker {
                         format!("unknown function `{name}`"),
                         "no such function",
                     );
-                    p.help = Some("functions: count, top, bottom, empty, next, prev, owner, space_of, zone_of, named, seat, abs, max, min; or a `def`".into());
+                    p.help = Some("functions: count, top, bottom, empty, next, prev, owner, space_of, zone_of, named, seat, abs, max, min, step, col, row, opposite, ord; or a `def`".into());
                 }
                 return (Expr::Lit(Value::None), Type::Any);
             }
@@ -126,7 +133,7 @@ impl Checker {
             }
             return (Expr::Lit(Value::None), Type::Any);
         }
-        let mut xs = vec![];
+        let mut xs: Vec<Expr> = vec![];
         let mut ret = ret;
         for a in args {
             let (x, t) = self.expr(a);
@@ -150,6 +157,32 @@ impl Checker {
                 }
                 Builtin::Next | Builtin::Prev => {
                     self.expect_type(t, Type::Player, a.span, "the argument")
+                }
+                Builtin::Step if xs.is_empty() => {
+                    if let Some(b) = self.geometric_space(t, a.span, name) {
+                        ret = Type::Space(b);
+                    }
+                }
+                Builtin::Step | Builtin::Opposite => {
+                    let dir = self.direction_type();
+                    self.expect_type(t, dir, a.span, "a direction");
+                    if b == Builtin::Opposite {
+                        ret = dir;
+                    }
+                }
+                Builtin::Col | Builtin::Row => {
+                    self.geometric_space(t, a.span, name);
+                }
+                Builtin::Ord => {
+                    if !matches!(t, Type::Enum(_) | Type::Any) {
+                        let p = self.error(
+                            Code::Type,
+                            a.span,
+                            format!("`ord` takes an enum value, not {}", self.type_name(t)),
+                            "not an enum value",
+                        );
+                        p.help = Some("`ord(two)` is the position of `two` in its enum".into());
+                    }
                 }
                 Builtin::Owner | Builtin::SpaceOf | Builtin::ZoneOf => {
                     if !matches!(t, Type::Comp(_) | Type::Any) {
@@ -213,6 +246,8 @@ impl Checker {
             "all" => AggKind::All,
             "first" => AggKind::First,
             "line" => AggKind::Line,
+            "connected" => AggKind::Connected,
+            "majority" => AggKind::Majority,
             "best_sets" => {
                 if let Some(x) = body.or(otherwise) {
                     let p = self.error(
@@ -232,7 +267,10 @@ impl Checker {
                     format!("unknown aggregate `{other}`"),
                     "not an aggregate",
                 );
-                p.help = Some("aggregates: count, sum, max, min, any, all, first, line".into());
+                p.help = Some(
+                    "aggregates: count, sum, max, min, any, all, first, line, connected, majority"
+                        .into(),
+                );
                 return (Expr::Lit(Value::None), Type::Any);
             }
         };
@@ -243,10 +281,14 @@ impl Checker {
             .enumerate()
             .map(|(i, a)| {
                 let (x, t) = self.expr(a);
-                if kind == AggKind::Line && i == 1 {
+                if kind == AggKind::Connected {
+                    self.expect_type(t, Type::Bool, a.span, "a condition of `connected`");
+                } else if kind == AggKind::Line && i == 1 {
                     if !matches!(t, Type::Space(_) | Type::Any) {
                         self.error(Code::Type, a.span, "the third argument of `line` is the space every line must pass through", "not a space");
                     }
+                } else if kind == AggKind::Majority && i == 1 {
+                    self.expect_type(t, Type::Player, a.span, "the player whose share is asked");
                 } else {
                     self.expect_type(t, Type::Int, a.span, "this argument");
                 }
@@ -266,6 +308,27 @@ impl Checker {
                 );
                 p.help = Some("for example `line(s in grid, 3 where mark[s] == me)`".into());
             }
+        } else if kind == AggKind::Connected {
+            let ok = binds.len() == 1
+                && matches!(binds[0].coll, Coll::Board(_))
+                && args2.len() == 2
+                && body.is_none()
+                && otherwise.is_none();
+            if !ok {
+                let p = self.error(
+                    Code::Arity,
+                    span,
+                    "`connected` takes a board binding and two conditions",
+                    "expected `connected(s in board, A, B where c)`",
+                );
+                p.help = Some(
+                    "for example `connected(s in board, row(s) == 1, row(s) == 11 where \
+                     stone[s] == me)`"
+                        .into(),
+                );
+            }
+        } else if kind == AggKind::Majority {
+            self.check_majority(&binds, args2.len(), body, otherwise, span);
         } else if !args2.is_empty() {
             self.error(
                 Code::Arity,
@@ -289,6 +352,12 @@ impl Checker {
         };
         let ret = match kind {
             AggKind::Count | AggKind::BestSets => Type::Int,
+            AggKind::Majority => {
+                if let Some(b) = body {
+                    self.expect_type(body_ty, Type::Int, b.span, "the value of `majority`");
+                }
+                Type::Int
+            }
             AggKind::Sum | AggKind::Max | AggKind::Min => {
                 if let Some(b) = body {
                     self.expect_type(
@@ -311,7 +380,7 @@ impl Checker {
                 }
                 Type::Int
             }
-            AggKind::Any | AggKind::All | AggKind::Line => {
+            AggKind::Any | AggKind::All | AggKind::Line | AggKind::Connected => {
                 if let Some(b) = body {
                     self.expect_type(body_ty, Type::Bool, b.span, "the condition");
                 }
@@ -359,13 +428,14 @@ impl Checker {
         }
         let depth = self.scopes.len();
         let (coll, ty) = self.coll(&bindings[0].coll);
-        let slot = self.bind_local(&bindings[0].var.name, ty);
+        let slot = self.bind_local_at(&bindings[0].var, ty, "binding");
         let mut sets = vec![];
         for a in args {
             match &a.kind {
                 K::Name(n) => match self.globals.get(n).copied() {
                     Some((Global::Set(s), _)) => {
                         self.used.insert(Global::Set(s));
+                        self.note_use(a.span, Target::Global(Global::Set(s)));
                         sets.push(s);
                     }
                     _ => {
@@ -418,5 +488,84 @@ impl Checker {
             ),
             Type::Int,
         )
+    }
+
+    /// The type of direction values (`Direction`).
+    pub(crate) fn direction_type(&self) -> Type {
+        self.game.direction_enum.map_or(Type::Any, Type::Enum)
+    }
+
+    /// The board of a space whose board has directions and coordinates (any board but a
+    /// graph); a graph's space is `check::geometry`.
+    pub(crate) fn geometric_space(
+        &mut self,
+        t: Type,
+        span: ast::Span,
+        what: &str,
+    ) -> Option<ir::BoardId> {
+        match t {
+            Type::Space(b) if matches!(self.game.boards[b].shape, ir::BoardShape::Graph) => {
+                let name = self.game.boards[b].name.clone();
+                let p = self.error(
+                    Code::Geometry,
+                    span,
+                    format!("`{what}` needs a board with directions; `{name}` is a graph"),
+                    "a space of a graph board",
+                );
+                p.help = Some(
+                    "a graph board has no directions or coordinates: use `adjacent(s)` and its \
+                     declared lines"
+                        .into(),
+                );
+                None
+            }
+            Type::Space(b) => Some(b),
+            Type::Any => None,
+            other => {
+                let p = self.error(
+                    Code::Type,
+                    span,
+                    format!("`{what}` takes a space, not {}", self.type_name(other)),
+                    "not a space",
+                );
+                p.help = Some("spaces come from a board: `for s in grid`".into());
+                None
+            }
+        }
+    }
+
+    /// `majority(q in players, points, p: value)`: one binding over players, two arguments, a
+    /// value and no `else`.
+    fn check_majority(
+        &mut self,
+        binds: &[ir::Bind],
+        args: usize,
+        body: Option<&ast::Expr>,
+        otherwise: Option<&ast::Expr>,
+        span: ast::Span,
+    ) {
+        let players = binds.len() == 1 && matches!(binds[0].ty, Type::Player | Type::Any);
+        if !players || args != 2 || body.is_none() {
+            let p = self.error(
+                Code::Arity,
+                span,
+                "`majority` takes players, the points and the player whose share is asked",
+                "expected `majority(q in players, points, p: value)`",
+            );
+            p.help = Some(
+                "for example `majority(q in players, 5, me: count(works[q]))`: the players \
+                 with the most works share 5 points"
+                    .into(),
+            );
+        }
+        if let Some(o) = otherwise {
+            let p = self.error(
+                Code::Arity,
+                o.span,
+                "`majority` takes no `else`",
+                "not allowed here",
+            );
+            p.help = Some("a player who has no majority gets 0".into());
+        }
     }
 }

@@ -18,6 +18,20 @@ impl Checker {
         loops: &mut Loops,
     ) {
         let simultaneous = each.is_some();
+        let by_other = by.is_some_and(|b| !matches!(&b.kind, ast::ExprKind::Name(n) if n == "me"));
+        if self.in_sequence && (simultaneous || by_other) {
+            let p = self.error(
+                Code::Sequence,
+                s.span,
+                "a choice inside a sequence action must be made by the player moving",
+                "another player chooses here",
+            );
+            p.help = Some(
+                "the choices of a `sequence action` make one move of one player: drop `by` / \
+                 `each`, or make it a plain `action`"
+                    .into(),
+            );
+        }
         let by2 = by.map(|b| {
             let (x, t) = self.expr(b);
             self.expect_type(t, Type::Player, b.span, "the chooser");
@@ -55,7 +69,32 @@ impl Checker {
                     match &a.body {
                         None => match self.globals.get(&a.name.name).copied() {
                             Some((Global::Action(ai), _)) => {
+                                if self.game.actions[ai].sequence
+                                    && (self.in_sequence || simultaneous)
+                                {
+                                    let p = self.error(
+                                        Code::Sequence,
+                                        a.name.span,
+                                        format!(
+                                            "sequence action `{}` cannot be offered here",
+                                            a.name.name
+                                        ),
+                                        if simultaneous {
+                                            "in a `choose each`"
+                                        } else {
+                                            "inside another sequence action"
+                                        },
+                                    );
+                                    p.help = Some(
+                                        "offer a sequence action in a plain `choose` of the \
+                                         flow or of an ordinary action"
+                                            .into(),
+                                    );
+                                }
                                 self.action_refs.insert(ai);
+                                let target =
+                                    crate::check::names::Target::Global(Global::Action(ai));
+                                self.note_use(a.name.span, target);
                                 self.game.actions[ai].offered = true;
                                 out_arms.push(ir::Arm::Action(ai));
                             }

@@ -1,6 +1,7 @@
 //! Lowering of collections: what comes after `in`.
 
 use super::{Checker, Global};
+use crate::check::names::Target;
 use crate::check::Code;
 use crate::ir::{self, Coll, Type};
 use crate::syntax::ast::{self, ExprKind as K};
@@ -12,7 +13,7 @@ impl Checker {
             .iter()
             .map(|b| {
                 let (coll, ty) = self.coll(&b.coll);
-                let slot = self.bind_local(&b.var.name, ty);
+                let slot = self.bind_local_at(&b.var, ty, "binding");
                 ir::Bind {
                     name: b.var.name.clone(),
                     slot,
@@ -57,13 +58,28 @@ impl Checker {
                 match self.globals.get(n).copied() {
                     Some((Global::Enum(en), _)) => {
                         self.used.insert(Global::Enum(en));
+                        self.note_use(e.span, Target::Global(Global::Enum(en)));
                         (Coll::Enum(en), Type::Enum(en))
                     }
                     Some((Global::Board(b), _)) => {
                         self.used.insert(Global::Board(b));
+                        self.note_use(e.span, Target::Global(Global::Board(b)));
                         (Coll::Board(b), Type::Space(b))
                     }
-                    Some((Global::Type(t), _)) => (Coll::Type(t), Type::Comp(t)),
+                    Some((Global::Type(t), _)) => {
+                        self.note_use(e.span, Target::Global(Global::Type(t)));
+                        (Coll::Type(t), Type::Comp(t))
+                    }
+                    Some((Global::Line(b, k), _)) => {
+                        self.used.insert(Global::Line(b, k));
+                        let board = &self.game.boards[b];
+                        let line = board.geo.line_names[k as usize].1;
+                        let xs = board.geo.lines[line]
+                            .iter()
+                            .map(|&s| ir::Expr::Lit(ir::Value::Space(b, s)))
+                            .collect();
+                        (Coll::List(xs), Type::Space(b))
+                    }
                     _ => self.zone_coll(e),
                 }
             }
@@ -117,8 +133,9 @@ impl Checker {
                     return (Coll::List(vec![]), Type::Any);
                 }
                 let depth = self.scopes.len();
-                let slot = self.bind_local(&bindings[0].var.name, Type::Space(board));
+                let slot = self.bind_local_at(&bindings[0].var, Type::Space(board), "binding");
                 self.used.insert(Global::Board(board));
+                self.note_use(bindings[0].coll.span, Target::Global(Global::Board(board)));
                 let (from, tf) = self.expr(&args[0]);
                 self.expect_type(tf, Type::Space(board), args[0].span, "the start");
                 let cond = filter.as_ref().map(|f| {
@@ -146,6 +163,68 @@ impl Checker {
                 };
                 self.scopes.truncate(depth);
                 (c, Type::Space(board))
+            }
+            K::Call(f, args) if f.name == "ray" => {
+                if args.len() != 2 {
+                    let p = self.error(
+                        Code::Arity,
+                        e.span,
+                        "`ray` takes a space and a direction",
+                        "expected `ray(space, direction)`",
+                    );
+                    p.help = Some("for example `for t in ray(at, north)`".into());
+                    return (Coll::List(vec![]), Type::Any);
+                }
+                let (s, ts) = self.expr(&args[0]);
+                let board = self.geometric_space(ts, args[0].span, "ray");
+                let (d, td) = self.expr(&args[1]);
+                let dir = self.direction_type();
+                self.expect_type(td, dir, args[1].span, "a direction");
+                (Coll::Ray(s, d), board.map_or(Type::Any, Type::Space))
+            }
+            K::Call(f, args) if f.name == "directions" => {
+                let board = match args.as_slice() {
+                    [ast::Expr {
+                        kind: K::Name(n), ..
+                    }] => match self.globals.get(n).copied() {
+                        Some((Global::Board(b), _)) => Some(b),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                let Some(b) = board else {
+                    let p = self.error(
+                        Code::Arity,
+                        e.span,
+                        "`directions` takes a board",
+                        "expected `directions(board)`",
+                    );
+                    p.help = Some("for example `for d in directions(field)`".into());
+                    return (Coll::List(vec![]), Type::Any);
+                };
+                self.used.insert(Global::Board(b));
+                let board = &self.game.boards[b];
+                if matches!(board.shape, ir::BoardShape::Graph) {
+                    let name = board.name.clone();
+                    let p = self.error(
+                        Code::Geometry,
+                        e.span,
+                        format!("`{name}` is a graph board: it has no directions"),
+                        "a graph board",
+                    );
+                    p.help = Some("walk a graph with `adjacent(s)`".into());
+                    return (Coll::List(vec![]), Type::Any);
+                }
+                let Some(de) = self.game.direction_enum else {
+                    return (Coll::List(vec![]), Type::Any);
+                };
+                let xs = board
+                    .geo
+                    .dirs
+                    .iter()
+                    .map(|&d| ir::Expr::Lit(ir::Value::Enum(de, d)))
+                    .collect();
+                (Coll::List(xs), Type::Enum(de))
             }
             K::Call(f, args) if f.name == "adjacent" => {
                 if args.len() != 1 {

@@ -1,6 +1,7 @@
 //! Lowering of expressions to the IR, with their types.
 
 use super::{Checker, Global, MakeExpr};
+use crate::check::names::Target;
 use crate::check::{Code, UNKNOWN_TYPE};
 use crate::ir::{self, Expr, Type, Value};
 use crate::syntax::ast::{self, ExprKind as K};
@@ -21,14 +22,22 @@ impl Checker {
             p.help = Some(format!("write it with its enum: {}", names.join(" or ")));
             return;
         }
-        let mut candidates: Vec<&str> = self.globals.keys().map(|s| s.as_str()).collect();
-        candidates.extend(self.scopes.iter().map(|l| l.name.as_str()));
-        candidates.extend(["me", "current", "players", "player_count"]);
-        let best = candidates
-            .iter()
-            .filter(|c| edit_distance(c, name) <= 2)
-            .min_by_key(|c| edit_distance(c, name))
-            .map(|s| s.to_string());
+        // "Did you mean" compares the name with every name in scope: only for the first
+        // problems of a file, so that a file of many unknown names stays linear.
+        let best = if self.reporting() && self.hints < HINTS {
+            self.hints += 1;
+            let mut candidates: Vec<&str> = self.globals.keys().map(|s| s.as_str()).collect();
+            candidates.extend(self.scopes.iter().map(|l| l.name.as_str()));
+            candidates.extend(["me", "current", "players", "player_count"]);
+            candidates.sort_unstable(); // the same hint whatever the order of the hash map
+            candidates
+                .iter()
+                .filter_map(|c| near(c, name).map(|d| (d, *c)))
+                .min()
+                .map(|(_, c)| c.to_string())
+        } else {
+            None
+        };
         let p = self.error(
             Code::UnknownName,
             span,
@@ -76,12 +85,17 @@ impl Checker {
                     if self.lookup_local(n).is_none() {
                         if let Some((Global::Enum(ei), _)) = self.globals.get(n).copied() {
                             self.used.insert(Global::Enum(ei));
+                            self.note_use(base.span, Target::Global(Global::Enum(ei)));
                             return match self.game.enums[ei]
                                 .values
                                 .iter()
                                 .position(|v| *v == f.name)
                             {
-                                Some(vi) => (Expr::Lit(Value::Enum(ei, vi as u16)), Type::Enum(ei)),
+                                Some(vi) => {
+                                    let value = Global::EnumValue(ei, vi as u16);
+                                    self.note_use(f.span, Target::Global(value));
+                                    (Expr::Lit(Value::Enum(ei, vi as u16)), Type::Enum(ei))
+                                }
                                 None => {
                                     let values = self.game.enums[ei].values.join(", ");
                                     let p = self.error(
@@ -105,6 +119,7 @@ impl Checker {
                         .position(|x| x.name == f.name)
                     {
                         Some(fi) => {
+                            self.note_use(f.span, Target::Field(ct, fi as u16));
                             let ft = self.game.types[ct].fields[fi].ty;
                             self.field_owner = Some(ct);
                             (Expr::Field(Box::new(b), fi as u16), ft)
@@ -140,6 +155,7 @@ impl Checker {
                             })
                             .collect();
                         if let [(ti, fi)] = owners.as_slice() {
+                            self.note_use(f.span, Target::Field(*ti, *fi as u16));
                             let ft = self.game.types[*ti].fields[*fi].ty;
                             self.field_owner = Some(*ti);
                             (Expr::Field(Box::new(b), *fi as u16), ft)
@@ -281,7 +297,8 @@ impl Checker {
         idx: &[ast::Expr],
     ) -> (Expr, Type) {
         if idx.is_empty() {
-            if let Some(l) = self.lookup_local(n) {
+            if let Some(l) = self.lookup_local(n).cloned() {
+                self.note_local(span, &l);
                 return (Expr::Local(l.slot), l.ty);
             }
             match n {
@@ -308,6 +325,7 @@ impl Checker {
             return (Expr::Lit(Value::None), Type::Any);
         };
         self.used.insert(g);
+        self.note_use(span, Target::Global(g));
         let (dims, out): (Vec<ir::Dim>, MakeExpr) = match g {
             Global::Const(c) => {
                 let t = self.value_type(self.game.consts[c].value);
@@ -415,20 +433,27 @@ impl Checker {
     }
 }
 
-/// Levenshtein distance, for "did you mean" hints.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
+/// How many unknown names get a "did you mean" hint.
+const HINTS: usize = 100;
+
+/// The Levenshtein distance between two names when it is at most 2, for "did you mean"
+/// hints; names whose lengths differ by more are not compared.
+fn near(a: &str, b: &str) -> Option<usize> {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    if a.len().abs_diff(b.len()) > 2 || a.len() > 64 {
+        return None;
+    }
     let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
+    for (i, ca) in a.iter().enumerate() {
         let mut cur = vec![i + 1];
         for (j, cb) in b.iter().enumerate() {
             cur.push(
-                (prev[j] + usize::from(ca != *cb))
+                (prev[j] + usize::from(ca != cb))
                     .min(prev[j + 1] + 1)
                     .min(cur[j] + 1),
             );
         }
         prev = cur;
     }
-    prev[b.len()]
+    Some(prev[b.len()]).filter(|d| *d <= 2)
 }

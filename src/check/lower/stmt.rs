@@ -33,7 +33,7 @@ impl Checker {
         match &s.kind {
             S::Let { name, value } => {
                 let (x, t) = self.expr(value);
-                let slot = self.bind_local(&name.name, t);
+                let slot = self.bind_local_at(name, t, "local");
                 code.push(Instr::Let(slot, x, s.span));
             }
             S::Assign { target, op, value } => {
@@ -79,7 +79,7 @@ impl Checker {
                 let depth = self.scopes.len();
                 let (coll, ty) = self.coll(&binding.coll);
                 let slot = self.alloc_local(3);
-                let var = self.bind_local(&binding.var.name, ty);
+                let var = self.bind_local_at(&binding.var, ty, "binding");
                 code.push(Instr::ForInit {
                     coll,
                     slot,
@@ -178,6 +178,9 @@ impl Checker {
                 let (p, t) = self.expr(player);
                 self.expect_type(t, Type::Player, player.span, "the player of a turn");
                 let save = self.alloc_local(1);
+                if self.has_windows() {
+                    code.push(Instr::Window(true));
+                }
                 code.push(Instr::TurnStart {
                     player: p,
                     save,
@@ -201,7 +204,7 @@ impl Checker {
                         b.coll.span,
                         "the players of `choose each`",
                     );
-                    let slot = self.bind_local(&b.var.name, Type::Player);
+                    let slot = self.bind_local_at(&b.var, Type::Player, "binding");
                     let iter = self.alloc_local(2);
                     (
                         ir::Bind {
@@ -222,7 +225,14 @@ impl Checker {
                         "choose one",
                     );
                 }
+                // Windows open before a choice and after it (after the chosen effect).
+                if self.has_windows() {
+                    code.push(Instr::Window(false));
+                }
                 self.choose(s, by.as_ref(), each2, arms, otherwise.as_ref(), code, loops);
+                if self.has_windows() {
+                    code.push(Instr::Window(false));
+                }
                 self.scopes.truncate(depth);
             }
             S::Move { what, to, bottom } => {
@@ -337,6 +347,8 @@ impl Checker {
                     return;
                 };
                 self.action_refs.insert(a);
+                let target = crate::check::names::Target::Global(Global::Action(a));
+                self.note_use(action.span, target);
                 let want = self.action_arity.get(&a).copied().unwrap_or(0);
                 if want != args.len() {
                     self.error(
@@ -356,6 +368,9 @@ impl Checker {
                     args: xs,
                     span: s.span,
                 });
+                if self.has_windows() {
+                    code.push(Instr::Window(false));
+                }
             }
             S::Reveal(target, on) => {
                 let (x, _) = self.expr(target);
@@ -376,6 +391,32 @@ impl Checker {
                         );
                         p.help = Some(
                             "write `reveal piece.element` for a field declared `seen by owner`"
+                                .into(),
+                        );
+                    }
+                }
+            }
+            S::RevealTo(target, to) => {
+                let (x, _) = self.expr(target);
+                let (p, t) = self.expr(to);
+                self.expect_type(t, Type::Player, to.span, "the player a field is shown to");
+                match x {
+                    Expr::Field(comp, field) => code.push(Instr::RevealTo {
+                        comp: *comp,
+                        field,
+                        to: p,
+                        span: s.span,
+                    }),
+                    Expr::Lit(Value::None) => {}
+                    _ => {
+                        let p = self.error(
+                            Code::Reveal,
+                            target.span,
+                            "only a component's field can be revealed to a player",
+                            "not a field",
+                        );
+                        p.help = Some(
+                            "write `reveal piece.element to me` for a field declared `seen by owner`"
                                 .into(),
                         );
                     }
@@ -480,7 +521,8 @@ impl Checker {
     pub(crate) fn lvalue(&mut self, e: &ast::Expr) -> (LValue, Type) {
         match &e.kind {
             K::Name(n) if self.lookup_local(n).is_some() => {
-                let l = self.lookup_local(n).expect("checked");
+                let l = self.lookup_local(n).expect("checked").clone();
+                self.note_local(e.span, &l);
                 (LValue::Local(l.slot), l.ty)
             }
             K::Name(_) | K::Index(..) => {

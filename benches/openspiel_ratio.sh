@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Speed as a ratio to OpenSpiel's hand-written C++ engines, measured in one run on one core:
+# for each game, `rulebook bench` (random playouts) and OpenSpiel's uniform random playouts
+# (../shared/tools/openspiel_playouts.py) alternate, ROUNDS times, and the table gives the
+# median of each and their ratio, with bench's CPU share (below 1: something else ran).
+#
+#   benches/openspiel_ratio.sh                  # the classic games, 5 s each, 3 rounds
+#   SECONDS_EACH=10 ROUNDS=5 benches/openspiel_ratio.sh rules/classic/hex.rules:hex
+#
+# Arguments: FILE:OPENSPIEL_NAME pairs (default: tic-tac-toe, Connect Four, Breakthrough).
+# Environment: OPENSPIEL_PLAYOUTS (the script; default ../shared/tools/openspiel_playouts.py),
+# OSPIEL_PYTHON (a Python that imports pyspiel; default: tests/differential/setup.sh installs one).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+seconds="${SECONDS_EACH:-5}"
+rounds="${ROUNDS:-3}"
+script="${OPENSPIEL_PLAYOUTS:-$root/../shared/tools/openspiel_playouts.py}"
+python="${OSPIEL_PYTHON:-$(bash tests/differential/setup.sh | tail -1)}"
+pairs=("$@")
+if [ ${#pairs[@]} -eq 0 ]; then
+    pairs=(rules/classic/tic_tac_toe.rules:tic_tac_toe
+           rules/classic/connect_four.rules:connect_four
+           rules/classic/breakthrough.rules:breakthrough)
+fi
+cargo build --release --quiet
+bin="$root/target/release/rulebook"
+median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+field() { "$python" -c "import json,sys; print(json.load(sys.stdin)['$1'])"; }
+echo "| game | rulebook playouts/s | OpenSpiel playouts/s | ratio | CPU share |"
+echo "|---|---:|---:|---:|---:|"
+for pair in "${pairs[@]}"; do
+    file="${pair%%:*}"; name="${pair##*:}"
+    ours=(); theirs=(); shares=()
+    for _ in $(seq "$rounds"); do
+        out="$(taskset -c 0 "$bin" bench "$file" --seconds "$seconds" --json)"
+        ours+=("$(echo "$out" | field playouts_per_sec)")
+        shares+=("$(echo "$out" | field cpu_share)")
+        theirs+=("$(taskset -c 0 "$python" "$script" "$name" "$seconds" | field playouts_per_sec)")
+    done
+    a="$(printf '%s\n' "${ours[@]}" | median)"
+    b="$(printf '%s\n' "${theirs[@]}" | median)"
+    s="$(printf '%s\n' "${shares[@]}" | median)"
+    printf '| %s | %.0f | %.0f | %.2f | %s |\n' "$file" "$a" "$b" "$(echo "$a / $b" | bc -l)" "$s"
+done

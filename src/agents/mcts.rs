@@ -1,0 +1,536 @@
+//! Monte Carlo tree search (UCT) for any rules file.
+//!
+//! **Information sets.** The agent plays one seat and sees only what that seat may see: each
+//! iteration starts from a fresh [`Game::determinize`] of the real state for that seat (the
+//! hidden components and secret fields dealt anew, the state's generator reseeded, other
+//! seats' hidden commitments dropped), which depends only on the seat's view. One tree
+//! gathers the iterations over all these determinizations, its nodes standing for sequences
+//! of decisions from the root: single-observer information-set MCTS (Cowling, Powley and
+//! Whitehouse 2012), with each action's availability counted in place of its parent's visits.
+//!
+//! **Chance** is sampled: shuffles and rolls are settled by the determinization's reseeded
+//! generator, or by a draw by weight when the state waits for an outcome of external
+//! chance; chance outcomes do not branch the tree (open loop).
+//!
+//! **Simultaneous choices** (`choose each`): at a node where one waits, every pending seat
+//! picks from its own statistics without seeing the others' picks (decoupled UCT); the node
+//! reached depends on the joint choice.
+//!
+//! **Rewards** are in [0, 1] per seat, from the outcome and the scores ([`super::reward`]);
+//! every seat maximises its own, so a cooperative game (`win all`, `end lose`) is played for
+//! the one reward all seats share.
+//!
+//! **Budget and threads.** A decision runs a number of playouts ([`Budget::Playouts`]) or for
+//! a time ([`Budget::Time`]). With several threads each runs its own tree from the same root
+//! (root parallelism) on its share of the playouts, and the visits of the root's actions are
+//! added up. The agent's choices depend only on its seed, the thread count, the budget in
+//! playouts and what its seat sees; a time budget makes them depend on the machine's speed
+//! too.
+//!
+//! **Speed.** Each iteration copies the real state into one working state kept between
+//! iterations (`clone_from`, no allocation once warm) and plays it out with buffers kept
+//! between iterations; the tree's arenas keep their memory between decisions.
+
+use super::reward::Rewards;
+use super::tree::Tree;
+use super::{pick_chance, Agent};
+use crate::engine::{Action, Actor, ChanceMode, RunError, State};
+use crate::ir::vm::Step;
+use crate::ir::{Game, Value};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::time::{Duration, Instant};
+
+/// How much search a decision gets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Budget {
+    /// This many playouts (iterations) per decision, over all threads.
+    Playouts(u64),
+    /// Search for this long per decision (on every thread); not reproducible.
+    Time(Duration),
+}
+
+/// Playouts per decision unless told otherwise.
+pub const DEFAULT_PLAYOUTS: u64 = 1000;
+
+/// How [`Mcts`] searches.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MctsConfig {
+    /// Playouts or time per decision.
+    pub budget: Budget,
+    /// The exploration constant `c` of UCB1 (`mean + c * sqrt(ln(available) / visits)`,
+    /// rewards in [0, 1]).
+    pub exploration: f64,
+    /// The weight of the score margin in the reward (0: win, draw or loss only); see
+    /// [`super::reward`].
+    pub score_weight: f64,
+    /// Threads searching each decision (root parallelism); at least 1.
+    pub threads: usize,
+    /// Decisions a playout may take before it is stopped and counted as a draw.
+    pub max_rollout: u64,
+}
+
+impl Default for MctsConfig {
+    fn default() -> Self {
+        MctsConfig {
+            budget: Budget::Playouts(DEFAULT_PLAYOUTS),
+            exploration: 1.0,
+            score_weight: 0.25,
+            threads: 1,
+            max_rollout: 100_000,
+        }
+    }
+}
+
+/// The stack of each search thread: deep rules recurse in the engine.
+const THREAD_STACK: usize = 64 << 20;
+
+/// One root action of the searching seat after a search.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ActionStats {
+    /// The action.
+    pub action: Action,
+    /// Playouts that took it first.
+    pub visits: u64,
+    /// Their mean reward for the seat, in [0, 1] (0 without visits).
+    pub mean: f64,
+    /// Its exact reward for the seat, when the search proved it (an exact search only).
+    pub proven: Option<f64>,
+}
+
+/// What a search found.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Search {
+    /// The action chosen: the most visited (then the best mean, then the first legal), or
+    /// `None` when the seat has no legal action.
+    pub best: Option<Action>,
+    /// Each legal action of the seat, in the engine's order, with its statistics.
+    pub actions: Vec<ActionStats>,
+    /// Playouts run, over all threads.
+    pub playouts: u64,
+    /// Playouts stopped by an error of the rules (not counted in the statistics).
+    pub errors: u64,
+}
+
+/// A Monte Carlo tree search agent (see the [module](self)).
+pub struct Mcts {
+    config: MctsConfig,
+    rng: ChaCha8Rng,
+    workers: Vec<Worker>,
+}
+
+impl Mcts {
+    /// An agent searching as `config` says, its choices determined by `seed` (with a
+    /// budget in playouts).
+    pub fn new(config: MctsConfig, seed: u64) -> Self {
+        Mcts {
+            config,
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            workers: Vec::new(),
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &MctsConfig {
+        &self.config
+    }
+
+    /// Searches the decision of `seat` in `st` (its turn, or one of the pending seats of a
+    /// `choose each`) from what `seat` may see.
+    pub fn search(&mut self, g: &Game, st: &State, seat: u8) -> Result<Search, RunError> {
+        let mut legal = Vec::new();
+        g.legal_for(st, seat, &mut legal)?;
+        Ok(self.search_among(g, st, seat, &legal))
+    }
+
+    /// [`Mcts::search`] among `legal`, the seat's legal actions.
+    fn search_among(&mut self, g: &Game, st: &State, seat: u8, legal: &[Action]) -> Search {
+        let seed: u64 = self.rng.gen();
+        if legal.len() <= 1 {
+            return Search {
+                best: legal.first().copied(),
+                actions: legal
+                    .iter()
+                    .map(|&action| ActionStats {
+                        action,
+                        visits: 0,
+                        mean: 0.0,
+                        proven: None,
+                    })
+                    .collect(),
+                ..Search::default()
+            };
+        }
+        let threads = self.config.threads.max(1);
+        self.workers.truncate(threads);
+        while self.workers.len() < threads {
+            self.workers.push(Worker::default());
+        }
+        let config = &self.config;
+        let exact = exact(g);
+        let share = |t: usize| -> Limit {
+            match config.budget {
+                Budget::Playouts(n) => {
+                    let n = n.max(1);
+                    let t = t as u64;
+                    let k = threads as u64;
+                    Limit::Playouts(n / k + u64::from(t < n % k))
+                }
+                Budget::Time(d) => Limit::Until(Instant::now() + d),
+            }
+        };
+        let run = |t: usize, w: &mut Worker| {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            rng.set_stream(t as u64);
+            w.run(g, st, seat, config, exact, share(t), rng);
+        };
+        if threads == 1 {
+            run(0, &mut self.workers[0]);
+        } else {
+            let run = &run;
+            std::thread::scope(|scope| {
+                let handles: Vec<_> = self
+                    .workers
+                    .iter_mut()
+                    .enumerate()
+                    .map(|(t, w)| {
+                        std::thread::Builder::new()
+                            .stack_size(THREAD_STACK)
+                            .spawn_scoped(scope, move || run(t, w))
+                            .map_err(|_| t)
+                    })
+                    .collect();
+                for h in handles {
+                    // A worker that panicked or could not start adds nothing.
+                    let _ = h.map(|h| h.join());
+                }
+            });
+        }
+        self.gather(seat, legal)
+    }
+
+    /// The root statistics of `seat` over all workers, and the action to play: a proven
+    /// win; otherwise the most visited action that is not a proven loss (then the best mean,
+    /// then the first).
+    fn gather(&self, seat: u8, legal: &[Action]) -> Search {
+        let mut actions: Vec<ActionStats> = legal
+            .iter()
+            .map(|&action| ActionStats {
+                action,
+                visits: 0,
+                mean: 0.0,
+                proven: None,
+            })
+            .collect();
+        let mut out = Search::default();
+        for w in &self.workers {
+            out.playouts += w.playouts;
+            out.errors += w.errors;
+            for e in w.tree.edges(0).filter(|e| e.seat == seat) {
+                if let Some(s) = actions.iter_mut().find(|s| s.action == e.action) {
+                    s.visits += u64::from(e.visits);
+                    s.mean += e.value;
+                    if let Some(r) = w.tree.edge_solution(e) {
+                        s.proven = Some(r[seat as usize]);
+                    }
+                }
+            }
+        }
+        for s in &mut actions {
+            if s.visits > 0 {
+                s.mean /= s.visits as f64;
+            }
+        }
+        let key = |s: &ActionStats| {
+            (
+                s.proven.is_some_and(|v| v >= 1.0),
+                s.proven.is_none_or(|v| v > 0.0),
+                s.visits,
+                s.mean,
+            )
+        };
+        let mut best: Option<&ActionStats> = None;
+        for s in &actions {
+            if best.is_none_or(|b| key(s) > key(b)) {
+                best = Some(s);
+            }
+        }
+        out.best = best.map(|s| s.action);
+        out.actions = actions;
+        out
+    }
+
+    /// The action `seat` should take among `legal` (its legal actions), or `None` when there
+    /// is none.
+    pub fn choose_for(
+        &mut self,
+        g: &Game,
+        st: &State,
+        seat: u8,
+        legal: &[Action],
+    ) -> Option<Action> {
+        self.search_among(g, st, seat, legal).best
+    }
+}
+
+impl Agent for Mcts {
+    /// Searches for the seat that must act; a chance outcome is drawn by its weight.
+    fn choose(&mut self, g: &Game, st: &State, legal: &[Action]) -> Option<Action> {
+        match g.actor(st) {
+            Actor::Player(p) => self.choose_for(g, st, p, legal),
+            Actor::Chance => pick_chance(g, st, &mut self.rng).ok().flatten(),
+            Actor::Nobody => None,
+        }
+    }
+}
+
+/// When a worker stops.
+#[derive(Clone, Copy)]
+enum Limit {
+    Playouts(u64),
+    Until(Instant),
+}
+
+/// One thread's search: its tree and the buffers its iterations reuse.
+#[derive(Default)]
+struct Worker {
+    tree: Tree,
+    /// The state of the current iteration.
+    work: Option<State>,
+    legal: Vec<Action>,
+    untried: Vec<Action>,
+    outcomes: Vec<(Value, u32)>,
+    /// The edges the iteration took, and the node each was taken at.
+    path: Vec<u32>,
+    nodes: Vec<u32>,
+    rewards: Vec<f64>,
+    playouts: u64,
+    errors: u64,
+}
+
+impl Worker {
+    /// Searches the decision of `seat` in `real` until `limit`; `exact` when the seat sees
+    /// everything and nothing is left to chance.
+    #[allow(clippy::too_many_arguments)]
+    fn run(
+        &mut self,
+        g: &Game,
+        real: &State,
+        seat: u8,
+        config: &MctsConfig,
+        exact: bool,
+        limit: Limit,
+        mut rng: ChaCha8Rng,
+    ) {
+        self.tree.reset(real.players as usize);
+        self.playouts = 0;
+        self.errors = 0;
+        self.rewards.clear();
+        self.rewards.resize(real.players as usize, 0.0);
+        // Without a `score`, every score is 0: the result alone is the reward.
+        let weight = if g.score.is_some() {
+            config.score_weight
+        } else {
+            0.0
+        };
+        let mut rewards = Rewards::new(weight);
+        loop {
+            match limit {
+                Limit::Playouts(n) if self.playouts >= n => break,
+                Limit::Until(t) if self.playouts > 0 && Instant::now() >= t => break,
+                _ => {}
+            }
+            self.playouts += 1;
+            match self.iterate(g, real, seat, config, exact, &mut rewards, &mut rng) {
+                Ok(()) => self.tree.backup(&self.path, &self.rewards),
+                Err(_) => self.errors += 1,
+            }
+        }
+    }
+
+    /// One iteration: a determinization, a walk down the tree choosing by UCB until a new
+    /// edge or a solved node, a random playout to the end; leaves the path and the rewards
+    /// to back up.
+    #[allow(clippy::too_many_arguments)]
+    fn iterate(
+        &mut self,
+        g: &Game,
+        real: &State,
+        seat: u8,
+        config: &MctsConfig,
+        exact: bool,
+        rewards: &mut Rewards,
+        rng: &mut ChaCha8Rng,
+    ) -> Result<(), RunError> {
+        let work = self.work.get_or_insert_with(|| real.clone());
+        if exact {
+            work.clone_from(real);
+        } else {
+            g.determinize_into(real, Some(seat), rng, work);
+        }
+        if g.actor(work) != Actor::Chance {
+            // Between chance events: the reseeded generator settles the next ones.
+            work.chance = ChanceMode::Seeded;
+        }
+        self.path.clear();
+        self.nodes.clear();
+        let mut node = 0;
+        loop {
+            if let Some(r) = self.tree.solution(node) {
+                self.rewards.copy_from_slice(r);
+                return Ok(());
+            }
+            match g.actor(work) {
+                Actor::Nobody => break,
+                Actor::Chance => {
+                    let a = chance(g, work, &mut self.outcomes, rng)?;
+                    g.apply_unchecked(work, &a)?;
+                }
+                Actor::Player(p) if !simultaneous(g, work) => {
+                    g.legal(work, &mut self.legal)?;
+                    if self.legal.is_empty() {
+                        return Err(RunError::rule("no legal action", None));
+                    }
+                    let (e, new) = self.tree.select(
+                        node,
+                        p,
+                        &self.legal,
+                        config.exploration,
+                        &mut self.untried,
+                        rng,
+                    );
+                    g.apply_unchecked(work, &self.tree.action(e))?;
+                    self.path.push(e);
+                    self.nodes.push(node);
+                    if new {
+                        break;
+                    }
+                    node = self.tree.child(e);
+                }
+                Actor::Player(_) => {
+                    // Every pending seat picks without seeing the others' picks.
+                    let mut key = 0xcbf2_9ce4_8422_2325_u64;
+                    let mut new = false;
+                    let before = self.path.len();
+                    for s in g.pending(work) {
+                        g.legal_for(work, s, &mut self.legal)?;
+                        if self.legal.is_empty() {
+                            continue;
+                        }
+                        let (e, fresh) = self.tree.select(
+                            node,
+                            s,
+                            &self.legal,
+                            config.exploration,
+                            &mut self.untried,
+                            rng,
+                        );
+                        g.apply_for_unchecked(work, s, &self.tree.action(e))?;
+                        self.path.push(e);
+                        self.nodes.push(node);
+                        key = (key ^ u64::from(e)).wrapping_mul(0x0100_0000_01b3);
+                        new |= fresh;
+                    }
+                    if self.path.len() == before {
+                        return Err(RunError::rule("no pending seat can act", None));
+                    }
+                    if new {
+                        break;
+                    }
+                    node = self.tree.joint_child(node, key);
+                }
+            }
+        }
+        if let (true, Some(o), Some(&last)) = (exact, work.outcome(), self.path.last()) {
+            // A finished game is known exactly: solve its node and what it decides above.
+            rewards.finished(o, &mut self.rewards);
+            let child = self.tree.child(last);
+            self.tree.solve(child, &self.rewards);
+            self.tree.propagate(&self.nodes, &self.path);
+            return Ok(());
+        }
+        self.rollout(g, config.max_rollout, rewards, rng)
+    }
+
+    /// Plays the working state to its end at random (chance by weight) and sets the rewards.
+    fn rollout(
+        &mut self,
+        g: &Game,
+        max: u64,
+        rewards: &mut Rewards,
+        rng: &mut ChaCha8Rng,
+    ) -> Result<(), RunError> {
+        let Some(work) = self.work.as_mut() else {
+            return Err(RunError::rule("no state to play out", None));
+        };
+        let mut steps = 0;
+        loop {
+            let a = match g.actor(work) {
+                Actor::Nobody => {
+                    match work.outcome() {
+                        Some(o) => rewards.finished(o, &mut self.rewards),
+                        None => rewards.unfinished(&mut self.rewards),
+                    }
+                    return Ok(());
+                }
+                _ if steps >= max => {
+                    rewards.unfinished(&mut self.rewards);
+                    return Ok(());
+                }
+                Actor::Chance => chance(g, work, &mut self.outcomes, rng)?,
+                Actor::Player(_) => {
+                    g.legal(work, &mut self.legal)?;
+                    if self.legal.is_empty() {
+                        return Err(RunError::rule("no legal action", None));
+                    }
+                    self.legal[rng.gen_range(0..self.legal.len())]
+                }
+            };
+            g.apply_unchecked(work, &a)?;
+            steps += 1;
+        }
+    }
+}
+
+/// Whether a search of `g` is exact: every seat sees everything ([`Game::hides_nothing`]),
+/// nothing is left to chance once the setup is over (no shuffle or roll outside it) and no
+/// choice is simultaneous (`choose each`), so the real state is the only one a seat cannot
+/// tell from it, every action has one result and one seat moves at each node: what the
+/// solver needs.
+fn exact(g: &Game) -> bool {
+    g.hides_nothing()
+        && g.choices.iter().all(|c| c.each.is_none())
+        && g.program.procs.ids().all(|p| {
+            Some(p) == g.setup
+                || !g.program.procs[p]
+                    .iter()
+                    .any(|s| matches!(s, Step::Roll { .. } | Step::Shuffle { .. }))
+        })
+}
+
+/// Whether a `choose each` waits in `st`.
+fn simultaneous(g: &Game, st: &State) -> bool {
+    g.waiting_choice(st)
+        .is_some_and(|c| g.choices[c].each.is_some())
+}
+
+/// An outcome of the waiting chance event drawn by its weight (`outcomes` is scratch space).
+fn chance(
+    g: &Game,
+    st: &State,
+    outcomes: &mut Vec<(Value, u32)>,
+    rng: &mut ChaCha8Rng,
+) -> Result<Action, RunError> {
+    outcomes.clear();
+    let total = g.chance_outcomes(st, &mut |v, w| outcomes.push((v, w)))?;
+    if total > 0 {
+        let mut r = rng.gen_range(0..total);
+        for &(v, w) in outcomes.iter() {
+            if r < w {
+                return Ok(Action::chance(v));
+            }
+            r -= w;
+        }
+    }
+    Err(RunError::rule("no chance outcome", None))
+}

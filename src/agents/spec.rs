@@ -1,0 +1,177 @@
+//! Agents named as the command line names them: `random`, `mcts` (the default budget),
+//! `mcts:N` (N playouts per decision), `mcts:2s` or `mcts:250ms` (a time per decision),
+//! followed by settings if wanted: `mcts:2000:c=0.7:w=0` (`c` the exploration constant,
+//! `w` the weight of the score in the reward, `rollout` the most decisions of a playout).
+
+use super::{Agent, Budget, Mcts, MctsConfig, RandomAgent};
+use std::fmt;
+use std::str::FromStr;
+use std::time::Duration;
+
+/// Which agent plays a seat, and how.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AgentSpec {
+    /// [`RandomAgent`].
+    Random,
+    /// [`Mcts`] with this configuration.
+    Mcts(MctsConfig),
+}
+
+impl AgentSpec {
+    /// A comma-separated list of agents: `mcts:2000,random`.
+    pub fn parse_list(text: &str) -> Result<Vec<AgentSpec>, String> {
+        text.split(',').map(|s| s.trim().parse()).collect()
+    }
+
+    /// The agent, its choices determined by `seed`.
+    pub fn build(&self, seed: u64) -> Box<dyn Agent + Send> {
+        match self {
+            AgentSpec::Random => Box::new(RandomAgent::new(seed)),
+            AgentSpec::Mcts(c) => Box::new(Mcts::new(c.clone(), seed)),
+        }
+    }
+
+    /// The same agent searching on `threads` threads (random agents do not search).
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        if let AgentSpec::Mcts(c) = &mut self {
+            c.threads = threads.max(1);
+        }
+        self
+    }
+
+    /// Whether it is the random agent.
+    pub fn is_random(&self) -> bool {
+        matches!(self, AgentSpec::Random)
+    }
+}
+
+impl FromStr for AgentSpec {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        let bad = || {
+            format!(
+                "unknown agent `{}`: use random, mcts, mcts:N (N playouts per decision), \
+                 mcts:2s or mcts:250ms (a time per decision), then settings if wanted \
+                 (mcts:2000:c=0.7:w=0:rollout=500)",
+                crate::source::quote(s, 40)
+            )
+        };
+        let mut parts = s.split(':');
+        let name = parts.next().unwrap_or_default();
+        let budget = parts.next();
+        match (name, budget) {
+            ("random", None) => Ok(AgentSpec::Random),
+            ("mcts", None) => Ok(AgentSpec::Mcts(MctsConfig::default())),
+            ("mcts", Some(a)) => {
+                let budget = if let Some(ms) = a.strip_suffix("ms") {
+                    Budget::Time(Duration::from_millis(ms.parse().map_err(|_| bad())?))
+                } else if let Some(secs) = a.strip_suffix('s') {
+                    let secs: f64 = secs.parse().map_err(|_| bad())?;
+                    if !(secs.is_finite() && secs > 0.0 && secs < 1e9) {
+                        return Err(bad());
+                    }
+                    Budget::Time(Duration::from_secs_f64(secs))
+                } else {
+                    Budget::Playouts(a.parse().map_err(|_| bad())?)
+                };
+                if matches!(budget, Budget::Playouts(0)) || budget == Budget::Time(Duration::ZERO) {
+                    return Err(format!("`{s}`: the budget must be more than 0"));
+                }
+                let mut config = MctsConfig {
+                    budget,
+                    ..MctsConfig::default()
+                };
+                for setting in parts {
+                    let (key, value) = setting.split_once('=').ok_or_else(bad)?;
+                    let number = || -> Result<f64, String> {
+                        value
+                            .parse::<f64>()
+                            .ok()
+                            .filter(|x| x.is_finite() && *x >= 0.0)
+                            .ok_or_else(|| format!("`{s}`: {key} must be a number from 0"))
+                    };
+                    match key {
+                        "c" => config.exploration = number()?,
+                        "w" if number()? <= 1.0 => config.score_weight = number()?,
+                        "rollout" => config.max_rollout = value.parse().map_err(|_| bad())?,
+                        _ => return Err(bad()),
+                    }
+                }
+                Ok(AgentSpec::Mcts(config))
+            }
+            _ => Err(bad()),
+        }
+    }
+}
+
+impl fmt::Display for AgentSpec {
+    /// The text that parses back to it: its budget, and the settings that differ from the
+    /// defaults (threads are not written).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let AgentSpec::Mcts(c) = self else {
+            return write!(f, "random");
+        };
+        match c.budget {
+            Budget::Playouts(n) => write!(f, "mcts:{n}")?,
+            Budget::Time(d) if d.subsec_millis() == 0 && d.as_secs() > 0 => {
+                write!(f, "mcts:{}s", d.as_secs())?
+            }
+            Budget::Time(d) => write!(f, "mcts:{}ms", d.as_millis())?,
+        }
+        let default = MctsConfig::default();
+        if c.exploration != default.exploration {
+            write!(f, ":c={}", c.exploration)?;
+        }
+        if c.score_weight != default.score_weight {
+            write!(f, ":w={}", c.score_weight)?;
+        }
+        if c.max_rollout != default.max_rollout {
+            write!(f, ":rollout={}", c.max_rollout)?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_parse_and_print_back() {
+        for text in [
+            "random",
+            "mcts:2000",
+            "mcts:2s",
+            "mcts:250ms",
+            "mcts:50:c=0.7:w=0:rollout=30",
+        ] {
+            let spec: AgentSpec = text.parse().expect(text);
+            assert_eq!(spec.to_string(), text);
+        }
+        assert_eq!(
+            "mcts".parse::<AgentSpec>().map(|s| s.to_string()),
+            Ok(format!("mcts:{}", super::super::DEFAULT_PLAYOUTS))
+        );
+        assert_eq!(
+            AgentSpec::parse_list("mcts:5, random").map(|l| l.len()),
+            Ok(2)
+        );
+        for bad in [
+            "",
+            "mcts:",
+            "mcts:0",
+            "mcts:-3",
+            "mcts:xs",
+            "mcts:0ms",
+            "alpha",
+            "random:3",
+            "mcts:5:c",
+            "mcts:5:c=-1",
+            "mcts:5:w=2",
+            "mcts:5:d=1",
+        ] {
+            assert!(bad.parse::<AgentSpec>().is_err(), "{bad}");
+        }
+    }
+}

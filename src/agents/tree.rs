@@ -1,0 +1,295 @@
+//! The search tree of [`super::Mcts`]: flat arenas of nodes, edges and joint moves, indexed by
+//! `u32`, cleared and refilled for every decision without giving their memory back.
+//!
+//! A node stands for a sequence of decisions from the root (open loop): the state reached by
+//! it differs from one determinization to the next, so its edges are the actions found legal
+//! there so far, each with the number of times it was available (information-set UCT). A node
+//! where a `choose each` waits holds the edges of every pending seat side by side, each seat
+//! choosing by its own statistics without seeing the others' (decoupled UCT); its children
+//! are keyed by the joint choice.
+//!
+//! When the search is exact (the seat sees everything and nothing is left to chance), nodes
+//! whose value is known for certain are solved (MCTS-Solver, Winands, Björnsson and Saito
+//! 2008): a finished game; a node where the seat to move has a solved child giving it the
+//! best reward there is (1); a node whose every legal action leads to a solved child (the
+//! mover takes the best of them). The walk stops at a solved node and backs up its value.
+
+use crate::engine::Action;
+use rand::Rng;
+
+/// No node, edge or joint move.
+const NONE: u32 = u32::MAX;
+
+struct Node {
+    first_edge: u32,
+    last_edge: u32,
+    first_joint: u32,
+    /// Where its exact rewards (one per seat) start in `Tree::solved`, once solved.
+    solved: u32,
+    /// Every legal action has an edge (in an exact search, where the legal set is fixed).
+    complete: bool,
+}
+
+/// An action of one seat at a node, with its statistics.
+pub(crate) struct Edge {
+    pub action: Action,
+    /// The seat that takes it.
+    pub seat: u8,
+    /// Iterations that took it.
+    pub visits: u32,
+    /// Iterations in which it was legal when its node was reached.
+    pub avail: u32,
+    /// The sum of the rewards of `seat` over the iterations that took it.
+    pub value: f64,
+    /// The node it leads to, once visited twice.
+    child: u32,
+    next: u32,
+}
+
+/// A child of a `choose each` node: the node reached by one joint choice.
+struct Joint {
+    key: u64,
+    child: u32,
+    next: u32,
+}
+
+/// The tree: node 0 is the root.
+#[derive(Default)]
+pub(crate) struct Tree {
+    nodes: Vec<Node>,
+    edges: Vec<Edge>,
+    joints: Vec<Joint>,
+    /// The exact rewards of solved nodes, `players` per node.
+    solved: Vec<f64>,
+    players: usize,
+}
+
+impl Tree {
+    /// Empties the tree and makes a new root (node 0), for a game of `players` seats.
+    pub fn reset(&mut self, players: usize) {
+        self.nodes.clear();
+        self.edges.clear();
+        self.joints.clear();
+        self.solved.clear();
+        self.players = players;
+        self.new_node();
+    }
+
+    fn new_node(&mut self) -> u32 {
+        self.nodes.push(Node {
+            first_edge: NONE,
+            last_edge: NONE,
+            first_joint: NONE,
+            solved: NONE,
+            complete: false,
+        });
+        (self.nodes.len() - 1) as u32
+    }
+
+    /// The exact rewards of a solved node.
+    pub fn solution(&self, node: u32) -> Option<&[f64]> {
+        match self.nodes[node as usize].solved {
+            NONE => None,
+            at => Some(&self.solved[at as usize..at as usize + self.players]),
+        }
+    }
+
+    /// The exact rewards of the node an edge leads to, when solved.
+    pub fn edge_solution(&self, edge: &Edge) -> Option<&[f64]> {
+        match edge.child {
+            NONE => None,
+            c => self.solution(c),
+        }
+    }
+
+    /// Marks a node solved with these rewards (one per seat).
+    pub fn solve(&mut self, node: u32, rewards: &[f64]) {
+        if self.nodes[node as usize].solved == NONE {
+            self.nodes[node as usize].solved = self.solved.len() as u32;
+            self.solved.extend_from_slice(rewards);
+        }
+    }
+
+    /// After `nodes[k]` was solved: solves the nodes above it on the walk that are solved
+    /// now (`nodes[i]` is where `path[i]` was taken, `nodes[i + 1]` where it led).
+    pub fn propagate(&mut self, nodes: &[u32], path: &[u32]) {
+        for i in (0..path.len()).rev() {
+            let (node, e) = (nodes[i], path[i]);
+            if self.solution(node).is_some() {
+                continue;
+            }
+            let seat = self.edges[e as usize].seat as usize;
+            let best = self.best_solved(node, seat);
+            match best {
+                Some((value, child, all)) if value >= 1.0 || all => {
+                    let at = self.nodes[child as usize].solved as usize;
+                    let rewards: Vec<f64> = self.solved[at..at + self.players].to_vec();
+                    self.solve(node, &rewards);
+                }
+                _ => return,
+            }
+        }
+    }
+
+    /// Among a node's solved children: the best reward for `seat`, the child giving it, and
+    /// whether every legal action of the node leads to a solved child.
+    fn best_solved(&self, node: u32, seat: usize) -> Option<(f64, u32, bool)> {
+        let mut all = self.nodes[node as usize].complete;
+        let mut best: Option<(f64, u32)> = None;
+        let mut e = self.nodes[node as usize].first_edge;
+        while e != NONE {
+            let edge = &self.edges[e as usize];
+            match self.edge_solution(edge) {
+                Some(r) if best.is_none_or(|b| r[seat] > b.0) => best = Some((r[seat], edge.child)),
+                Some(_) => {}
+                None => all = false,
+            }
+            e = edge.next;
+        }
+        best.map(|(v, c)| (v, c, all))
+    }
+
+    /// The edges of a node, in the order they were added.
+    pub fn edges(&self, node: u32) -> impl Iterator<Item = &Edge> {
+        let mut e = self.nodes[node as usize].first_edge;
+        std::iter::from_fn(move || {
+            let edge = self.edges.get(e as usize)?;
+            e = edge.next;
+            Some(edge)
+        })
+    }
+
+    /// Chooses the action of `seat` at `node` among `legal` (the seat's legal actions in this
+    /// iteration's state, never empty): an action never tried here yet, at random among
+    /// them; otherwise the one with the highest upper confidence bound, counting each
+    /// edge's availability instead of its parent's visits. Every legal edge's availability is
+    /// counted. Returns the edge and whether it is new. `untried` is scratch space.
+    pub fn select(
+        &mut self,
+        node: u32,
+        seat: u8,
+        legal: &[Action],
+        exploration: f64,
+        untried: &mut Vec<Action>,
+        rng: &mut impl Rng,
+    ) -> (u32, bool) {
+        untried.clear();
+        let (mut best, mut best_ucb) = (NONE, f64::NEG_INFINITY);
+        let first = self.nodes[node as usize].first_edge;
+        // Legal actions usually come in the order their edges were added: look for each one
+        // from where the last one was found.
+        let mut cursor = first;
+        for a in legal {
+            let found = self
+                .find(cursor, NONE, seat, a)
+                .or_else(|| self.find(first, cursor, seat, a));
+            let Some(e) = found else {
+                untried.push(*a);
+                continue;
+            };
+            cursor = self.edges[e as usize].next;
+            self.edges[e as usize].avail += 1;
+            if !untried.is_empty() {
+                continue;
+            }
+            let edge = &self.edges[e as usize];
+            let ucb = match self.edge_solution(edge) {
+                // Known exactly: no need to explore it.
+                Some(r) => r[seat as usize],
+                None => {
+                    let n = f64::from(edge.visits.max(1));
+                    edge.value / n + exploration * (f64::from(edge.avail).ln() / n).sqrt()
+                }
+            };
+            if ucb > best_ucb {
+                (best, best_ucb) = (e, ucb);
+            }
+        }
+        if untried.is_empty() {
+            self.nodes[node as usize].complete = true;
+            return (best, false);
+        }
+        let a = untried[rng.gen_range(0..untried.len())];
+        (self.add_edge(node, seat, a), true)
+    }
+
+    /// The edge of `seat` with action `a` in the list from `from` up to `to` (exclusive).
+    fn find(&self, from: u32, to: u32, seat: u8, a: &Action) -> Option<u32> {
+        let mut e = from;
+        while e != to && e != NONE {
+            let edge = &self.edges[e as usize];
+            if edge.seat == seat && edge.action == *a {
+                return Some(e);
+            }
+            e = edge.next;
+        }
+        None
+    }
+
+    fn add_edge(&mut self, node: u32, seat: u8, action: Action) -> u32 {
+        let e = self.edges.len() as u32;
+        self.edges.push(Edge {
+            action,
+            seat,
+            visits: 0,
+            avail: 1,
+            value: 0.0,
+            child: NONE,
+            next: NONE,
+        });
+        let n = &mut self.nodes[node as usize];
+        match n.last_edge {
+            NONE => n.first_edge = e,
+            last => self.edges[last as usize].next = e,
+        }
+        self.nodes[node as usize].last_edge = e;
+        e
+    }
+
+    /// The action of an edge.
+    pub fn action(&self, edge: u32) -> Action {
+        self.edges[edge as usize].action
+    }
+
+    /// The node an edge leads to, made on the first call.
+    pub fn child(&mut self, edge: u32) -> u32 {
+        match self.edges[edge as usize].child {
+            NONE => {
+                let c = self.new_node();
+                self.edges[edge as usize].child = c;
+                c
+            }
+            c => c,
+        }
+    }
+
+    /// The child of a `choose each` node reached by the joint choice `key`, made on the
+    /// first call.
+    pub fn joint_child(&mut self, node: u32, key: u64) -> u32 {
+        let mut j = self.nodes[node as usize].first_joint;
+        while j != NONE {
+            let joint = &self.joints[j as usize];
+            if joint.key == key {
+                return joint.child;
+            }
+            j = joint.next;
+        }
+        let child = self.new_node();
+        self.joints.push(Joint {
+            key,
+            child,
+            next: self.nodes[node as usize].first_joint,
+        });
+        self.nodes[node as usize].first_joint = (self.joints.len() - 1) as u32;
+        child
+    }
+
+    /// Adds one iteration's rewards (per seat) to the edges it took.
+    pub fn backup(&mut self, path: &[u32], rewards: &[f64]) {
+        for &e in path {
+            let edge = &mut self.edges[e as usize];
+            edge.visits += 1;
+            edge.value += rewards.get(edge.seat as usize).copied().unwrap_or(0.5);
+        }
+    }
+}

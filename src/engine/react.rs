@@ -1,0 +1,193 @@
+//! Reactions the interpreter runs by itself: `when` triggers, tested at every pause.
+
+use super::vm::Machine;
+use super::*;
+use crate::ir::*;
+use crate::source::Span;
+
+impl Game {
+    /// Tests the triggers in declaration order (a trigger whose body is running is skipped);
+    /// the first that holds gets its body pushed as a frame, with `me` the current player
+    /// (or seat 0), and its span is returned: the caller resumes the loop and reaches the
+    /// same pause again once the body is done. `None`: no trigger holds.
+    pub(super) fn fire_trigger(
+        &self,
+        m: &mut Machine,
+        st: &mut State,
+        locals: &mut Vec<Value>,
+    ) -> Result<Option<Span>, RunError> {
+        if self.program.triggers.is_empty() {
+            return Ok(None);
+        }
+        let me = st.current.unwrap_or(0);
+        for t in &self.program.triggers {
+            if st.frames.iter().any(|f| f.proc == t.proc) {
+                continue;
+            }
+            let mut scratch = [Value::None; MAX_LOCALS];
+            let v = m
+                .eval(self, st, t.test, &mut scratch, me)
+                .blame(Some(t.span))?;
+            let elem = match (t.each, v) {
+                (None, Value::Bool(true)) => None,
+                (None, _) | (Some(_), Value::None) => continue,
+                (Some(slot), v) => Some((slot, v)),
+            };
+            super::run::push(self, &mut st.frames, locals, t.proc, me, &[], Some(t.span))?;
+            let top = st.frames.len() - 1;
+            st.frames[top].inside = true;
+            if let Some((slot, v)) = elem {
+                let base = st.frames[st.frames.len() - 1].base as usize;
+                locals[base + slot as usize] = v;
+            }
+            return Ok(Some(t.span));
+        }
+        Ok(None)
+    }
+}
+
+/// What a window point did.
+pub(super) enum WindowStep {
+    /// No window (or it closed): go on past the point.
+    Closed,
+    /// A player is asked (or the game ended): the game waits.
+    Waits,
+    /// A trigger fired first: run its body, then come back to the point.
+    Fired(Span),
+}
+
+impl Game {
+    /// A window point of the flow. A window opens unless the game has no window actions, the
+    /// setup runs, an effect a player chose (or a trigger's body) is running, or a window
+    /// closed here with no decision since. The players who have a legal window action and
+    /// have not passed since the last window action are asked, in seat order from the
+    /// current player (or seat 0); when none is left, the window closes.
+    pub(super) fn window_step(
+        &self,
+        m: &mut Machine,
+        st: &mut State,
+        locals: &mut Vec<Value>,
+        before: bool,
+    ) -> Result<WindowStep, RunError> {
+        let Some((anytime, before_turn)) = self.windows else {
+            return Ok(WindowStep::Closed);
+        };
+        if st.phase != Phase::Flow || st.frames.iter().any(|f| f.inside) {
+            return Ok(WindowStep::Closed);
+        }
+        if !st.window.open {
+            let quiet = st.window.quiet.filter(|(d, _)| *d == st.decisions);
+            if quiet.is_some_and(|(_, b)| b || !before) {
+                return Ok(WindowStep::Closed);
+            }
+            st.window.open = true;
+            st.window.passed = 0;
+            st.window.only_before = quiet.is_some();
+        }
+        if self.ended(m, st, locals)? {
+            return Ok(WindowStep::Waits);
+        }
+        if let Some(sp) = self.fire_trigger(m, st, locals)? {
+            return Ok(WindowStep::Fired(sp));
+        }
+        let cid = if before { before_turn } else { anytime };
+        let pass_arm = self.choices[cid].arms.len() - 1;
+        let start = st.current.unwrap_or(0);
+        st.locals = std::mem::take(locals);
+        let mut asked = Ok(None);
+        for k in 0..st.players {
+            let p = (start + k) % st.players;
+            if st.window.passed & (1 << p) != 0 {
+                continue;
+            }
+            let mut any = false;
+            let only_before = st.window.only_before;
+            let arms = &self.choices[cid].arms;
+            let mut runs = std::mem::take(&mut st.runs);
+            runs.clear();
+            let r = self.options(m, st, cid, p, &mut runs, &mut |a| {
+                any = a.arm as usize != pass_arm
+                    && (!only_before
+                        || matches!(arms[a.arm as usize],
+                            Arm::Action(ai) if self.actions[ai].window == Some(true)));
+                !any
+            });
+            st.runs = runs;
+            if let Err(e) = r {
+                asked = Err(e);
+                break;
+            }
+            if any {
+                let mut cache = std::mem::take(&mut st.cache);
+                let mut runs = std::mem::take(&mut st.runs);
+                cache.clear();
+                runs.clear();
+                let r = self.options(m, st, cid, p, &mut runs, &mut |a| {
+                    cache.push(a);
+                    true
+                });
+                st.cache = cache;
+                st.runs = runs;
+                asked = r.map(|_| Some(p));
+                break;
+            }
+        }
+        *locals = std::mem::take(&mut st.locals);
+        match asked? {
+            Some(p) => {
+                st.wait = Wait::Decision {
+                    choice: cid,
+                    actor: p,
+                };
+                Ok(WindowStep::Waits)
+            }
+            None => {
+                st.window = WindowState {
+                    quiet: Some((st.decisions, before)),
+                    ..WindowState::default()
+                };
+                Ok(WindowStep::Closed)
+            }
+        }
+    }
+
+    /// Applies a decision of a window, if one waits: `pass` (the seat is not asked again
+    /// until someone acts) or a window action (its effect runs; everyone may answer it).
+    /// The flow stays at its window point. `false`: no window waits.
+    pub(super) fn apply_window(&self, st: &mut State, a: &Action) -> Result<bool, RunError> {
+        let Wait::Decision { choice, actor } = st.wait else {
+            return Ok(false);
+        };
+        if !self.is_window(choice) {
+            return Ok(false);
+        }
+        match &self.choices[choice].arms[a.arm as usize] {
+            Arm::Action(ai) => {
+                st.window.passed = 0;
+                st.window.only_before = false;
+                let act = &self.actions[*ai];
+                let base = st.locals.len();
+                self.push_frame(st, act.proc, actor, &[])?;
+                let top = st.frames.len() - 1;
+                st.frames[top].inside = true;
+                for (i, b) in act.params.iter().enumerate() {
+                    st.locals[base + b.slot as usize] = a.args[i];
+                }
+            }
+            Arm::Inline { .. } => st.window.passed |= 1 << actor,
+        }
+        st.wait = Wait::Running;
+        Ok(true)
+    }
+
+    /// Whether this choice is one a window offers.
+    pub(crate) fn is_window(&self, choice: ChoiceId) -> bool {
+        self.windows
+            .is_some_and(|(a, b)| choice == a || choice == b)
+    }
+
+    /// Whether a window waits for a player's answer (scenarios pass it implicitly).
+    pub fn window_waits(&self, st: &State) -> bool {
+        matches!(st.wait, Wait::Decision { choice, .. } if self.is_window(choice))
+    }
+}

@@ -1,0 +1,196 @@
+//! Sequence actions: one option per complete run of the effect's own choices.
+//!
+//! Listing the options of a `sequence action` explores its effect on copies of the state,
+//! depth first, in option order: each time the effect pauses at one of its own choices, every
+//! option of that choice is tried on a copy. A run that gets back out of the effect (or ends
+//! the game) is one option; the choices it made are recorded in the state beside the options
+//! (`State::runs`), and the option's [`Steps`] point at them. Applying it runs the effect again
+//! and answers its choices from the record, without pausing. Copies come from a pool of spare
+//! states kept by the machine, so a walk that has warmed up allocates nothing; every copy and
+//! every step of the effects costs fuel, which stops a search that explodes.
+
+use super::vm::{with_machine, Machine};
+use super::*;
+use crate::ir::*;
+
+impl Game {
+    /// Whether `a`, an option of the waiting choice, takes a sequence action.
+    pub(crate) fn is_sequence(&self, st: &State, a: &Action) -> bool {
+        let Wait::Decision { choice, .. } = st.wait else {
+            return false;
+        };
+        matches!(self.arm_of(choice, a.arm), Some(Arm::Action(ai)) if self.actions[*ai].sequence)
+    }
+
+    /// Every complete run of the sequence action of option `first` (its parameters bound) at
+    /// `choice`, for `actor`: each is recorded in `runs` and given to `f` (false: stop).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn explore(
+        &self,
+        m: &mut Machine,
+        st: &State,
+        choice: ChoiceId,
+        actor: u8,
+        first: Action,
+        runs: &mut Vec<(ChoiceId, Action)>,
+        f: &mut dyn FnMut(Action) -> bool,
+    ) -> Result<bool, RunError> {
+        let mut node = m.spare(st);
+        node.wait = Wait::Decision { choice, actor };
+        let mut path = std::mem::take(&mut m.path);
+        path.clear();
+        let r = self.enter(&mut node, &first).and_then(|()| {
+            let depth = node.frames.len();
+            self.explore_node(m, node, depth, actor, first, &mut path, runs, f)
+        });
+        m.path = path;
+        r
+    }
+
+    /// Runs `node` until the effect (frames from `depth` up) pauses or returns; a return is
+    /// one complete run, a pause at one of its choices tries each option.
+    #[allow(clippy::too_many_arguments)]
+    fn explore_node(
+        &self,
+        m: &mut Machine,
+        mut node: State,
+        depth: usize,
+        actor: u8,
+        first: Action,
+        path: &mut Vec<(ChoiceId, Action)>,
+        runs: &mut Vec<(ChoiceId, Action)>,
+        f: &mut dyn FnMut(Action) -> bool,
+    ) -> Result<bool, RunError> {
+        m.spend(None).map_err(|e| *e)?;
+        let saved = std::mem::replace(&mut m.stop_depth, depth);
+        let r = self.run_m(m, &mut node);
+        m.stop_depth = saved;
+        if let Err(e) = r {
+            m.recycle(node);
+            return Err(e);
+        }
+        if node.wait == Wait::Over || node.frames.len() < depth {
+            let steps = Steps {
+                start: runs.len() as u32,
+                len: path.len() as u32,
+            };
+            runs.extend_from_slice(path);
+            m.recycle(node);
+            return Ok(f(Action { steps, ..first }));
+        }
+        match node.wait {
+            Wait::Decision { choice, actor: who } if who == actor => {
+                if self.choices[choice].each.is_some() {
+                    m.recycle(node);
+                    return Err(err(
+                        "a sequence action cannot reach a `choose each`",
+                        Some(self.choices[choice].span),
+                    ));
+                }
+                let options = std::mem::take(&mut node.cache);
+                let mut go = Ok(true);
+                for o in &options {
+                    let mut child = m.spare(&node);
+                    if let Err(e) = self.enter(&mut child, o) {
+                        m.recycle(child);
+                        go = Err(e);
+                        break;
+                    }
+                    path.push((choice, *o));
+                    go = self.explore_node(m, child, depth, actor, first, path, runs, f);
+                    path.pop();
+                    if !matches!(go, Ok(true)) {
+                        break;
+                    }
+                }
+                node.cache = options;
+                m.recycle(node);
+                go
+            }
+            Wait::Decision { choice, actor: who } => {
+                m.recycle(node);
+                Err(err(
+                    format!(
+                        "a choice inside a sequence action is made by {}, not by {}, who moves",
+                        player_name(who),
+                        player_name(actor)
+                    ),
+                    Some(self.choices[choice].span),
+                ))
+            }
+            _ => {
+                m.recycle(node);
+                Err(err(
+                    "a sequence action cannot wait for chance (external chance)",
+                    None,
+                ))
+            }
+        }
+    }
+
+    /// Runs a sequence action's effect (its frame just pushed) answering its choices from the
+    /// record `steps`, then on to the next decision.
+    pub(crate) fn replay(&self, st: &mut State, steps: Steps) -> Result<(), RunError> {
+        let from = steps.start as usize;
+        let to = from + steps.len as usize;
+        if to > st.runs.len() {
+            return Err(RunError::illegal(
+                "the moves of this option are not known now",
+            ));
+        }
+        let runs = std::mem::take(&mut st.runs);
+        with_machine(st.fuel, |m| {
+            let mut replay = std::mem::take(&mut m.replay);
+            replay.clear();
+            replay.extend_from_slice(&runs[from..to]);
+            st.runs = runs;
+            let r = self.replay_m(m, st, &replay);
+            m.replay = replay;
+            r
+        })
+    }
+
+    fn replay_m(
+        &self,
+        m: &mut Machine,
+        st: &mut State,
+        record: &[(ChoiceId, Action)],
+    ) -> Result<(), RunError> {
+        self.run_m(m, st)?;
+        for (choice, a) in record {
+            match st.wait {
+                Wait::Decision { choice: c, .. } if c == *choice && st.cache.contains(a) => {
+                    self.enter(st, a)?;
+                    self.run_m(m, st)?;
+                }
+                _ => {
+                    return Err(err(
+                        "a recorded move of a sequence action no longer applies",
+                        Some(self.choices[*choice].span),
+                    ))
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Machine {
+    /// A copy of `from` in a spare state (its room reused).
+    pub(crate) fn spare(&mut self, from: &State) -> State {
+        match self.spares.pop() {
+            Some(mut s) => {
+                s.clone_from(from);
+                s
+            }
+            None => from.clone(),
+        }
+    }
+
+    /// Keeps a state no longer needed for the next [`Machine::spare`].
+    pub(crate) fn recycle(&mut self, st: State) {
+        if self.spares.len() < 64 {
+            self.spares.push(st);
+        }
+    }
+}

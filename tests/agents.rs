@@ -1,0 +1,289 @@
+//! The searching agent of `rulebook::agents` (MCTS): it plays tic-tac-toe perfectly enough
+//! never to lose to a random player and to draw against itself; it decides from its seat's
+//! view only (the same view and seed give the same action, whatever is hidden); its choices
+//! depend only on its seed and thread count; it plays simultaneous choices and cooperative
+//! games. The long runs the issue asks for (200 games, Connect Four, the seed games, OpenSpiel)
+//! are scripts in tests/long/.
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rulebook::agents::{Agent, AgentSpec, Budget, Mcts, MctsConfig, RandomAgent};
+use rulebook::engine::{Action, Actor, ChanceMode, Config, State};
+use rulebook::run::{self, Seats};
+use rulebook::Game;
+
+fn game(name: &str, text: &str) -> Game {
+    rulebook::load(name, text).game.expect("valid rules")
+}
+
+fn file(path: &str) -> Game {
+    game(path, &std::fs::read_to_string(path).expect("readable"))
+}
+
+fn config(players: u8, seed: u64) -> Config {
+    Config {
+        players,
+        variant: None,
+        seed,
+        chance: ChanceMode::Seeded,
+        ..Config::default()
+    }
+}
+
+fn mcts(playouts: u64, seed: u64) -> Mcts {
+    Mcts::new(
+        MctsConfig {
+            budget: Budget::Playouts(playouts),
+            ..MctsConfig::default()
+        },
+        seed,
+    )
+}
+
+/// An agent per seat, and a random one for chance.
+struct BySeat<'a>(&'a mut [&'a mut dyn Agent], RandomAgent);
+
+impl Agent for BySeat<'_> {
+    fn choose(&mut self, g: &Game, st: &State, legal: &[Action]) -> Option<Action> {
+        match g.actor(st) {
+            Actor::Player(p) => self.0[p as usize].choose(g, st, legal),
+            _ => self.1.choose(g, st, legal),
+        }
+    }
+}
+
+/// Plays one game with an agent per seat; returns the final state.
+fn play<'a>(g: &Game, cfg: &Config, agents: &'a mut [&'a mut dyn Agent]) -> State {
+    let mut st = g.start(cfg).expect("starts");
+    let mut by_seat = BySeat(agents, RandomAgent::new(cfg.seed));
+    let mut seats = Seats::One(&mut by_seat);
+    run::playout(g, &mut st, &mut seats, &mut Vec::new(), |_, _| {}).expect("plays");
+    st
+}
+
+/// MCTS with 2,000 playouts never loses tic-tac-toe to a random player (20 games here,
+/// seats alternating; 200 in tests/long/agents.sh).
+#[test]
+fn mcts_never_loses_tic_tac_toe_to_random() {
+    let g = file("rules/classic/tic_tac_toe.rules");
+    let mut wins = 0;
+    for i in 0..20u64 {
+        let seat = (i % 2) as u8;
+        let mut m = mcts(2000, i);
+        let mut r = RandomAgent::new(1000 + i);
+        let mut agents: Vec<&mut dyn Agent> = if seat == 0 {
+            vec![&mut m, &mut r]
+        } else {
+            vec![&mut r, &mut m]
+        };
+        let st = play(&g, &config(2, i), &mut agents);
+        let o = st.outcome().expect("over");
+        assert!(
+            o.winners.is_empty() || o.winners == [seat],
+            "game {i}: MCTS (p{}) lost: {o:?}",
+            seat + 1
+        );
+        wins += usize::from(o.winners == [seat]);
+    }
+    assert!(wins >= 15, "MCTS won only {wins} of 20 games");
+}
+
+/// Two MCTS players draw tic-tac-toe.
+#[test]
+fn two_mcts_players_draw_tic_tac_toe() {
+    let g = file("rules/classic/tic_tac_toe.rules");
+    for i in 0..4u64 {
+        let (mut a, mut b) = (mcts(2000, 2 * i), mcts(2000, 2 * i + 1));
+        let st = play(&g, &config(2, i), &mut [&mut a, &mut b]);
+        let o = st.outcome().expect("over");
+        assert!(o.winners.is_empty(), "game {i}: {o:?}");
+    }
+}
+
+/// The solver proves a win in one: p1 has two in a row and the third cell free.
+#[test]
+fn a_win_in_one_is_proven() {
+    let g = file("rules/classic/tic_tac_toe.rules");
+    let mut st = g.start(&config(2, 0)).expect("starts");
+    // p1 takes a1 and b2; p2 takes b1 and c1: p1 wins at c3.
+    for text in [
+        "place cell=a1",
+        "place cell=b1",
+        "place cell=b2",
+        "place cell=c1",
+    ] {
+        let a = g.parse_action(&st, text).expect(text);
+        g.apply(&mut st, &a).expect(text);
+    }
+    let s = mcts(200, 7).search(&g, &st, 0).expect("searches");
+    let best = s.best.expect("an action");
+    assert_eq!(g.action_text(&st, &best), "place cell=c3");
+    let stats = s.actions.iter().find(|x| x.action == best).expect("stats");
+    assert_eq!(stats.proven, Some(1.0));
+}
+
+/// Plays `steps` random decisions of `g` from `seed`, then on to a player's decision with
+/// more than one legal action; returns the state and that player.
+fn random_position(g: &Game, players: u8, seed: u64, steps: u64) -> (State, u8) {
+    let mut st = g.start(&config(players, seed)).expect("starts");
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut legal = Vec::new();
+    let mut k = 0;
+    loop {
+        g.legal(&st, &mut legal).expect("legal");
+        match g.actor(&st) {
+            Actor::Player(p) if k >= steps && legal.len() > 1 => return (st, p),
+            Actor::Nobody => panic!("the game ended before {steps} steps"),
+            _ => {}
+        }
+        let a: Action = legal[rng.gen_range(0..legal.len())];
+        g.apply(&mut st, &a).expect("applies");
+        k += 1;
+    }
+}
+
+/// No peeking: states that the seat to act cannot tell apart (drawn with `determinize`, so
+/// the other seats' hands differ) give the same search, action and statistics, for the same
+/// seed.
+#[test]
+fn the_same_view_and_seed_give_the_same_action_whatever_is_hidden() {
+    for (path, players) in [
+        ("rules/omnia.rules", 2),
+        ("rules/atlantis_omni.rules", 3),
+        ("rules/omega_shift.rules", 2),
+    ] {
+        let g = file(path);
+        let (st, seat) = random_position(&g, players, 3, 6);
+        let reference = mcts(100, 11).search(&g, &st, seat).expect("searches");
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let mut hidden_differs = false;
+        for _ in 0..3 {
+            let other = g.determinize(&st, Some(seat), &mut rng);
+            assert_eq!(
+                g.view(&st, Some(seat)),
+                g.view(&other, Some(seat)),
+                "{path}"
+            );
+            hidden_differs |= (0..players).any(|p| g.view(&st, Some(p)) != g.view(&other, Some(p)));
+            let s = mcts(100, 11).search(&g, &other, seat).expect("searches");
+            assert_eq!(s, reference, "{path}: the search saw hidden information");
+        }
+        assert!(
+            hidden_differs,
+            "{path}: nothing was hidden from p{}",
+            seat + 1
+        );
+    }
+}
+
+/// Root parallelism: the same seed and thread count give the same search.
+#[test]
+fn searches_on_threads_repeat_for_a_seed() {
+    let g = file("rules/classic/connect_four.rules");
+    let (st, seat) = random_position(&g, 2, 1, 4);
+    let search = |seed| {
+        let config = MctsConfig {
+            budget: Budget::Playouts(400),
+            threads: 3,
+            ..MctsConfig::default()
+        };
+        Mcts::new(config, seed)
+            .search(&g, &st, seat)
+            .expect("searches")
+    };
+    let a = search(9);
+    assert_eq!(a.playouts, 400);
+    assert_eq!(a.actions.iter().map(|x| x.visits).sum::<u64>(), 400);
+    assert_eq!(a, search(9));
+}
+
+/// A simultaneous choice: each seat picks a number from 1 to 3 unseen by the other, and the
+/// higher number scores it; MCTS learns that 3 never loses, whatever the other does.
+#[test]
+fn simultaneous_choices_are_searched_from_each_seat() {
+    let g = game(
+        "bid",
+        r#"
+        game "Bid"
+        players 2
+        var bid[Player]: int
+        var points[Player]: int
+        flow {
+            repeat 3 {
+                choose each p in players, n in 1..3 { bid[p] = n }
+                if bid[seat(0)] > bid[seat(1)] { points[seat(0)] += 1 }
+                if bid[seat(1)] > bid[seat(0)] { points[seat(1)] += 1 }
+            }
+        }
+        score(p) = points[p]
+        "#,
+    );
+    let st = g.start(&config(2, 0)).expect("starts");
+    for seat in 0..2 {
+        let s = mcts(500, 3).search(&g, &st, seat).expect("searches");
+        let best = s.best.expect("an action");
+        assert_eq!(g.action_text(&st, &best), "n=3", "p{}: {s:?}", seat + 1);
+    }
+    let (mut a, mut b) = (mcts(200, 1), RandomAgent::new(2));
+    let st = play(&g, &config(2, 1), &mut [&mut a, &mut b]);
+    assert!(st.outcome().is_some());
+}
+
+/// Agents are named as on the command line, and `simulate` runs them.
+#[test]
+fn simulate_runs_the_agents_named() {
+    let g = file("rules/classic/tic_tac_toe.rules");
+    let agents = AgentSpec::parse_list("mcts:300,random").expect("parses");
+    let opts = |games, threads, agents| run::Options {
+        threads,
+        agents,
+        ..run::Options::new(games)
+    };
+    let s = run::simulate_agents(&g, &config(2, 1), &opts(6, 2, &agents)).expect("runs");
+    assert_eq!(s.agents, ["mcts:300", "random"]);
+    assert_eq!(s.completed, 6);
+    assert_eq!(s.wins[1], 0, "{:?}", s.wins);
+    assert!(s.win_rates()[0].low > 0.0);
+    let again = run::simulate_agents(&g, &config(2, 1), &opts(6, 1, &agents)).expect("runs");
+    assert_eq!(again.scores, s.scores);
+    assert_eq!(again.lengths, s.lengths);
+    assert!(run::simulate_agents(&g, &config(2, 1), &opts(1, 1, &agents[..1])).is_ok());
+    let three = AgentSpec::parse_list("random,random,random").expect("parses");
+    assert!(run::simulate_agents(&g, &config(2, 1), &opts(1, 1, &three)).is_err());
+}
+
+/// Speed (not a check): playouts per second of MCTS and decisions per second at the default
+/// budget, on positions a few random decisions into each game. Run it alone, in release:
+/// `cargo test --release --test agents -- --ignored --nocapture speed`.
+#[test]
+#[ignore]
+fn speed() {
+    for (path, players, steps) in [
+        ("rules/classic/tic_tac_toe.rules", 2, 0),
+        ("rules/classic/connect_four.rules", 2, 2),
+        ("rules/classic/breakthrough.rules", 2, 2),
+        ("rules/omega_shift.rules", 2, 4),
+        ("rules/omnia.rules", 2, 4),
+        ("rules/ominoes.rules", 2, 4),
+        ("rules/atlantis_omni.rules", 3, 6),
+        ("rules/atlantis_rising.rules", 2, 6),
+    ] {
+        let g = file(path);
+        let (st, seat) = random_position(&g, players, 1, steps);
+        let mut agent = Mcts::new(MctsConfig::default(), 1);
+        let (mut playouts, mut decisions) = (0, 0);
+        let start = std::time::Instant::now();
+        while start.elapsed().as_secs_f64() < 3.0 {
+            let s = agent.search(&g, &st, seat).expect("searches");
+            playouts += s.playouts;
+            decisions += 1;
+        }
+        let secs = start.elapsed().as_secs_f64();
+        println!(
+            "{path}: {:.0} playouts/s, {:.2} decisions/s at mcts:{} ({decisions} searches in {secs:.1} s)",
+            playouts as f64 / secs,
+            decisions as f64 / secs,
+            rulebook::agents::DEFAULT_PLAYOUTS
+        );
+    }
+}

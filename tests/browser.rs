@@ -1,0 +1,558 @@
+//! `rulebook web` in a real browser: headless Chromium driven over WebDriver (chromedriver,
+//! spoken to with a few lines of HTTP/1.1 here). It plays a whole tic-tac-toe game by
+//! clicking the board, checks that another seat's hand shows backs only, and that an edit of
+//! the rules file shows its diagnostic with line and column.
+//!
+//! `tests/browser/setup.sh` installs Debian's `chromium` and `chromium-driver` with apt-get
+//! when they are absent. Without them these tests fail, saying how to install them.
+//! With `RULEBOOK_SCREENSHOTS=DIR` they save the screenshots of the README there.
+
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Chromium and chromedriver, from `setup.sh` (run once for all the tests here).
+fn browser() -> &'static (PathBuf, PathBuf) {
+    static BINS: OnceLock<Result<(PathBuf, PathBuf), String>> = OnceLock::new();
+    let bins = BINS.get_or_init(|| {
+        let script = root().join("tests/browser/setup.sh");
+        let out = Command::new("bash")
+            .arg(&script)
+            .output()
+            .map_err(|e| format!("cannot run {}: {e}", script.display()))?;
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let lines: Vec<&str> = stdout.lines().collect();
+        match lines[..] {
+            [.., chromium, driver] if out.status.success() => {
+                Ok((PathBuf::from(chromium.trim()), PathBuf::from(driver.trim())))
+            }
+            _ => Err(format!(
+                "Chromium is not installed and tests/browser/setup.sh could not install it \
+                 ({}).\n{}\nInstall it as root with `apt-get install chromium chromium-driver` \
+                 (or set CHROMIUM and CHROMEDRIVER), then run the tests again.",
+                out.status,
+                String::from_utf8_lossy(&out.stderr)
+            )),
+        }
+    });
+    match bins {
+        Ok(b) => b,
+        Err(message) => panic!("{message}"),
+    }
+}
+
+/// One browser at a time: the machine is small.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+/// A child process killed when dropped.
+struct Kill(Child);
+impl Drop for Kill {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+}
+
+/// One HTTP/1.1 request; the JSON body of the reply.
+fn http(port: u16, method: &str, path: &str, body: Option<&Value>) -> Value {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).expect("connects");
+    s.set_read_timeout(Some(Duration::from_secs(60))).ok();
+    let body = body.map(|b| b.to_string()).unwrap_or_default();
+    write!(
+        s,
+        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .expect("writes");
+    // The head, then as many bytes as Content-Length says (a server may keep the connection
+    // open), or the chunks, or everything until it closes.
+    let mut r = BufReader::new(s);
+    let mut head = String::new();
+    loop {
+        let mut line = String::new();
+        if r.read_line(&mut line).expect("reads") == 0 || line == "\r\n" {
+            break;
+        }
+        head.push_str(&line.to_ascii_lowercase());
+    }
+    let length = head
+        .lines()
+        .find_map(|l| l.strip_prefix("content-length:"))
+        .and_then(|n| n.trim().parse::<usize>().ok());
+    let mut raw = Vec::new();
+    match length {
+        Some(n) => {
+            raw.resize(n, 0);
+            r.read_exact(&mut raw).expect("reads the body");
+        }
+        None => {
+            r.read_to_end(&mut raw).expect("reads");
+        }
+    }
+    let rest = String::from_utf8_lossy(&raw).to_string();
+    let rest = if length.is_none() && head.contains("transfer-encoding: chunked") {
+        dechunk(&rest)
+    } else {
+        rest
+    };
+    serde_json::from_str(&rest).unwrap_or(Value::String(rest))
+}
+
+fn dechunk(mut s: &str) -> String {
+    let mut out = String::new();
+    while let Some((size, rest)) = s.split_once("\r\n") {
+        let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+        if n == 0 || rest.len() < n {
+            break;
+        }
+        out.push_str(&rest[..n]);
+        s = rest[n..].trim_start_matches("\r\n");
+    }
+    out
+}
+
+/// A WebDriver session on headless Chromium.
+struct Browser {
+    port: u16,
+    session: String,
+    _driver: Kill,
+}
+
+impl Browser {
+    fn start() -> Browser {
+        let (chromium, driver) = browser();
+        let port = free_port();
+        let child = Command::new(driver)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {}: {e}", driver.display()));
+        let driver_proc = Kill(child);
+        let t = Instant::now();
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                t.elapsed() < Duration::from_secs(20),
+                "chromedriver did not start"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let caps = json!({"capabilities": {"alwaysMatch": {
+            "browserName": "chrome",
+            "goog:chromeOptions": {
+                "binary": chromium,
+                "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
+                         "--disable-dev-shm-usage", "--window-size=1200,860"]
+            }
+        }}});
+        let r = http(port, "POST", "/session", Some(&caps));
+        let session = r["value"]["sessionId"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no WebDriver session: {r}"))
+            .to_string();
+        Browser {
+            port,
+            session,
+            _driver: driver_proc,
+        }
+    }
+
+    fn cmd(&self, method: &str, path: &str, body: Option<Value>) -> Value {
+        let r = http(
+            self.port,
+            method,
+            &format!("/session/{}{path}", self.session),
+            body.as_ref(),
+        );
+        r["value"].clone()
+    }
+
+    fn go(&self, url: &str) {
+        self.cmd("POST", "/url", Some(json!({ "url": url })));
+    }
+
+    /// Runs a script in the page and returns its value.
+    fn js(&self, script: &str) -> Value {
+        self.cmd(
+            "POST",
+            "/execute/sync",
+            Some(json!({"script": script, "args": []})),
+        )
+    }
+
+    /// Waits until a script returns true.
+    fn wait(&self, what: &str, script: &str) {
+        let t = Instant::now();
+        loop {
+            if self.js(script) == Value::Bool(true) {
+                return;
+            }
+            assert!(
+                t.elapsed() < Duration::from_secs(30),
+                "timed out waiting for {what}; the page says: {}",
+                self.js("return document.body.innerText")
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    fn element(&self, css: &str) -> String {
+        let v = self.cmd(
+            "POST",
+            "/element",
+            Some(json!({"using": "css selector", "value": css})),
+        );
+        v.as_object()
+            .and_then(|o| o.values().next())
+            .and_then(|x| x.as_str())
+            .unwrap_or_else(|| panic!("no element {css}: {v}"))
+            .to_string()
+    }
+
+    /// Clicks an element as a user would (WebDriver moves the pointer there and clicks).
+    /// The page redraws when the match changes: an element found just before may be gone,
+    /// so a stale one is looked up again.
+    fn click(&self, css: &str) {
+        for _ in 0..20 {
+            let id = self.element(css);
+            let r = self.cmd("POST", &format!("/element/{id}/click"), Some(json!({})));
+            if r.is_null() {
+                return;
+            }
+            assert!(
+                r["error"] == "stale element reference",
+                "clicking {css}: {r}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        panic!("{css} kept going stale");
+    }
+
+    /// Moves the pointer over the centre of an element.
+    fn hover(&self, css: &str) {
+        let at = self.js(&format!(
+            "const r = document.querySelector('{css}').getBoundingClientRect(); \
+             return [Math.round(r.x + r.width / 2), Math.round(r.y + r.height / 2)]"
+        ));
+        let r = self.cmd(
+            "POST",
+            "/actions",
+            Some(json!({"actions": [{"type": "pointer", "id": "mouse",
+                "parameters": {"pointerType": "mouse"},
+                "actions": [{"type": "pointerMove", "duration": 0, "origin": "viewport",
+                             "x": at[0], "y": at[1]}]}]})),
+        );
+        assert!(r.is_null(), "moving the pointer over {css}: {r}");
+    }
+
+    fn screenshot(&self, name: &str) {
+        let Some(dir) = std::env::var_os("RULEBOOK_SCREENSHOTS") else {
+            return;
+        };
+        let b64 = self.cmd("GET", "/screenshot", None);
+        let png = base64(b64.as_str().expect("a screenshot"));
+        std::fs::write(Path::new(&dir).join(name), png).expect("writes the screenshot");
+    }
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        http(
+            self.port,
+            "DELETE",
+            &format!("/session/{}", self.session),
+            None,
+        );
+    }
+}
+
+fn base64(s: &str) -> Vec<u8> {
+    let val = |c: u8| match c {
+        b'A'..=b'Z' => Some(c - b'A'),
+        b'a'..=b'z' => Some(c - b'a' + 26),
+        b'0'..=b'9' => Some(c - b'0' + 52),
+        b'+' => Some(62),
+        b'/' => Some(63),
+        _ => None,
+    };
+    let mut out = Vec::new();
+    let (mut acc, mut bits) = (0u32, 0);
+    for v in s.bytes().filter_map(val) {
+        acc = (acc << 6) | v as u32;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+        }
+    }
+    out
+}
+
+/// `rulebook web FILE --port 0`, and the address it serves.
+fn serve(file: &Path) -> (Kill, String) {
+    // Run from the file's folder, so that the page names it as an author would.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rulebook"))
+        .current_dir(file.parent().expect("a folder"))
+        .arg("web")
+        .arg(file.file_name().expect("a file name"))
+        .args(["--port", "0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("starts rulebook web");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().expect("stdout"))
+        .read_line(&mut line)
+        .expect("reads the address");
+    let url = line
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .unwrap_or_else(|| panic!("no address in {line:?}"))
+        .to_string();
+    (Kill(child), url)
+}
+
+/// A copy of a rules text in a fresh folder of target/, for a test to edit.
+fn scratch(name: &str, text: &str) -> PathBuf {
+    let dir = root().join("target/browser-tests");
+    std::fs::create_dir_all(&dir).expect("creates target/browser-tests");
+    let path = dir.join(name);
+    std::fs::write(&path, text).expect("writes the rules");
+    path
+}
+
+fn tic_tac_toe() -> String {
+    std::fs::read_to_string(root().join("rules/classic/tic_tac_toe.rules")).expect("readable")
+}
+
+/// Clicks a space that the page marks as a legal target; in a hot-seat game, passes the
+/// device on (the cover) before the next seat plays.
+fn play(b: &Browser, space: &str) {
+    let css = format!(".space.target[data-value=\"{space}\"]");
+    b.wait(
+        &format!("{space} to be a target"),
+        &format!("return document.querySelector('{css}') !== null && document.getElementById('cover').hidden"),
+    );
+    b.click(&css);
+}
+
+#[test]
+fn a_whole_tic_tac_toe_game_is_played_by_clicking_the_board() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let file = scratch("play.rules", &tic_tac_toe());
+    let (_server, url) = serve(&file);
+    let b = Browser::start();
+    b.go(&url);
+    b.wait(
+        "the board",
+        "return document.querySelectorAll('.space').length === 9",
+    );
+    // Both seats human: a hot-seat game.
+    b.click("#newtoggle");
+    b.click("input.human[data-seat=\"1\"]");
+    b.click("#start");
+    let moves = ["a1", "a2", "b1", "b2", "c1"];
+    for (i, m) in moves.iter().enumerate() {
+        let seat = i % 2;
+        if i > 0 {
+            // The cover hides the last seat's view until the next seat asks for its own.
+            b.wait(
+                "the cover",
+                "return !document.getElementById('cover').hidden",
+            );
+            let cover = b.js("return document.getElementById('covertext').textContent");
+            assert_eq!(cover, json!(format!("Pass to p{}", seat + 1)));
+            assert_eq!(
+                b.js("return document.querySelectorAll('.space').length"),
+                json!(0),
+                "nothing of the last seat's view stays under the cover"
+            );
+            b.click("#reveal");
+        }
+        if i == 3 {
+            // Hovering a taken space tells why it is not legal, with the rule's place.
+            b.wait(
+                "b1 taken",
+                "return document.querySelector('.space[data-value=\"b1\"] .token') !== null",
+            );
+            b.hover(".space[data-value=\"b1\"]");
+            b.wait(
+                "the why tooltip",
+                "return !document.getElementById('why').hidden && document.getElementById('why').textContent.includes('line 11')",
+            );
+            let why = b.js("return document.getElementById('why').textContent");
+            assert!(
+                why.as_str().is_some_and(
+                    |w| w.contains("place cell=b1") && w.contains("mark[cell] == none")
+                ),
+                "{why}"
+            );
+            b.screenshot("web-tic-tac-toe.png");
+        }
+        play(&b, m);
+    }
+    b.wait(
+        "the end",
+        "return document.getElementById('status').textContent.includes('game over: p1 wins')",
+    );
+    assert_eq!(
+        b.js("return document.querySelectorAll('.space.target').length"),
+        json!(0)
+    );
+    assert_eq!(
+        b.js("return [...document.querySelectorAll('#log li')].map(l => l.textContent)"),
+        json!([
+            "p1: place cell=a1",
+            "p2: place cell=a2",
+            "p1: place cell=b1",
+            "p2: place cell=b2",
+            "p1: place cell=c1"
+        ])
+    );
+    // The slider steps back: after 2 decisions, a1 and a2 only.
+    b.js("const s = document.getElementById('slider'); s.value = 2; s.dispatchEvent(new Event('input')); return true");
+    b.wait(
+        "the view after 2 decisions",
+        "return document.querySelectorAll('.space .token').length === 2 && !document.getElementById('looking').hidden",
+    );
+    // Undo takes the last decision back: p1 may play again.
+    b.js("const s = document.getElementById('slider'); s.value = s.max; s.dispatchEvent(new Event('input')); return true");
+    b.click("#undo");
+    b.wait(
+        "c1 free again",
+        "return document.querySelector('.space.target[data-value=\"c1\"]') !== null",
+    );
+}
+
+const HANDS: &str = r#"game "Hands"
+players 2
+component Card { rank: int }
+zone deck: Card hidden
+zone hand[Player]: Card owner
+components Card in deck { "c{rank}" for r in 1..30 { rank = r } }
+setup { shuffle deck  for p in players { deal 8 from deck to hand[p] } }
+action play(c in hand[me]) { move c to deck  if count(hand[me]) == 0 { win me } }
+flow { repeat { for p in players { turn p { choose { play } } } } }
+"#;
+
+#[test]
+fn another_seats_hand_shows_backs_only() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let file = scratch("hands.rules", HANDS);
+    let (_server, url) = serve(&file);
+    let b = Browser::start();
+    b.go(&url);
+    let zone = |z: &str, what: &str| {
+        format!(
+            "document.querySelector('.zone[data-zone=\"{z}\"]').querySelectorAll('{what}').length"
+        )
+    };
+    b.wait(
+        "the hands",
+        &format!(
+            "return document.querySelector('.zone[data-zone=\"hand[p2]\"]') !== null && {} === 8",
+            zone("hand[p1]", ".card:not(.back)")
+        ),
+    );
+    assert_eq!(
+        b.js(&format!("return {}", zone("hand[p2]", ".card.back"))),
+        json!(8)
+    );
+    assert_eq!(
+        b.js(&format!("return {}", zone("hand[p2]", ".card:not(.back)"))),
+        json!(0)
+    );
+    // The cards of p1's hand are clickable actions; the deck is a pile of backs.
+    assert_eq!(
+        b.js(&format!("return {}", zone("hand[p1]", ".card.target"))),
+        json!(8)
+    );
+    assert_eq!(
+        b.js(&format!("return {}", zone("deck", ".card:not(.back)"))),
+        json!(0)
+    );
+    // What the page received holds no card of p2's hand, not only what it drew.
+    let hidden = b.js(
+        "const r = new XMLHttpRequest(); r.open('GET', '/api/seat/0', false); r.send(); \
+         const p = JSON.parse(r.responseText); \
+         return p.view.zones.find(z => z.zone === 'hand[p2]').visible.length + \
+                p.scene.zones.find(z => z.zone === 'hand[p2]').cards.length",
+    );
+    assert_eq!(hidden, json!(0));
+    b.screenshot("web-hands.png");
+    // Playing a card by clicking it: p1's hand shrinks (p2, an agent, plays at once).
+    b.click(".zone[data-zone=\"hand[p1]\"] .card.target");
+    b.wait(
+        "p1 played",
+        &format!(
+            "return {} === 7 && {} === 7",
+            zone("hand[p1]", ".card"),
+            zone("hand[p2]", ".card.back")
+        ),
+    );
+}
+
+#[test]
+fn an_edit_of_the_rules_file_shows_its_diagnostic_and_restarts_the_match() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let text = tic_tac_toe();
+    let file = scratch("edit.rules", &text);
+    let (_server, url) = serve(&file);
+    let b = Browser::start();
+    b.go(&url);
+    b.wait(
+        "the board",
+        "return document.querySelectorAll('.space').length === 9",
+    );
+    play(&b, "b2");
+    b.wait(
+        "an agent's answer",
+        "return document.querySelectorAll('.space .token').length === 2",
+    );
+    // An unknown name in the guard of line 11.
+    assert!(text.contains("mark[cell] == none"));
+    std::fs::write(
+        &file,
+        text.replace("mark[cell] == none", "mark[cel] == none"),
+    )
+    .expect("edits");
+    b.wait(
+        "the diagnostic",
+        "return document.getElementById('problems').textContent.includes('line 11, column')",
+    );
+    let problem = b.js("return document.querySelector('#problems .problem').textContent");
+    assert!(
+        problem
+            .as_str()
+            .is_some_and(|p| p.contains("error") && p.contains("cel")),
+        "{problem}"
+    );
+    assert_eq!(
+        b.js("return document.querySelectorAll('.space').length"),
+        json!(0)
+    );
+    b.screenshot("web-diagnostic.png");
+    // Fixed again: a new match, the board empty.
+    std::fs::write(&file, &text).expect("edits");
+    b.wait(
+        "the new match",
+        "return document.getElementById('problems').hidden && document.querySelectorAll('.space').length === 9 \
+         && document.querySelectorAll('.space .token').length === 0",
+    );
+}

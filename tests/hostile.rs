@@ -1,0 +1,207 @@
+//! Rules that try to crash, hang or exhaust the engine while it runs (issue 12's run-time
+//! classes): each gets a run-time error with a stable code, never a panic, an overflow, an
+//! allocation of the whole range or a loop without end. The checker's classes (nesting, sizes,
+//! numbers, text) are in `tests/limits.rs`; the server's in `tests/protocol.rs`.
+
+use rulebook::{Config, Game, RunError, State};
+
+fn game(text: &str) -> Game {
+    let loaded = rulebook::load("hostile.rules", text);
+    loaded.game.unwrap_or_else(|| {
+        let problems: Vec<_> = loaded
+            .diagnostics
+            .problems
+            .iter()
+            .map(|p| &p.message)
+            .collect();
+        panic!("does not check: {problems:?}\n{text}")
+    })
+}
+
+/// Starts the game with a small work budget and applies the first legal action (if the
+/// start itself did not fail), returning the first error.
+fn run(text: &str) -> Result<State, RunError> {
+    let g = game(text);
+    let cfg = Config {
+        players: 1,
+        fuel: Some(200_000),
+        ..Config::default()
+    };
+    let mut st = g.start(&cfg)?;
+    let mut legal = Vec::new();
+    g.legal(&st, &mut legal)?;
+    if let Some(a) = legal.first() {
+        g.apply(&mut st, a)?;
+    }
+    Ok(st)
+}
+
+fn error_code(text: &str) -> &'static str {
+    match run(text) {
+        Ok(_) => "ok",
+        Err(e) => e.code(),
+    }
+}
+
+const MIN: &str = "(0 - 9223372036854775807 - 1)";
+
+#[test]
+fn arithmetic_at_the_edges_of_int_is_an_error_not_a_wrap_or_a_panic() {
+    for expr in [
+        format!("{MIN} / (0 - 1)"),
+        format!("{MIN} % (0 - 1)"),
+        format!("0 - {MIN}"),
+        format!("abs({MIN})"),
+        "9223372036854775807 + 1".to_string(),
+        "9223372036854775807 * 2".to_string(),
+        "1 / (1 - 1)".to_string(),
+    ] {
+        // Computed at run time from a variable, so that the checker cannot fold it.
+        let text = format!(
+            "game \"g\"\nplayers 1\nvar x: int\nvar y: int\n\
+             action go() {{ x = 1  y = {} }}\nflow {{ turn seat(0) {{ choose {{ go }} }} }}",
+            expr.replace("9223372036854775807", "(9223372036854775806 + x)")
+        );
+        let err = run(&text).expect_err(&expr);
+        assert_eq!(err.code(), "rules_error", "{expr}: {err:?}");
+        assert!(err.span().is_some(), "{expr}: the error points at the rule");
+    }
+}
+
+#[test]
+fn work_the_statements_do_not_show_is_counted_by_the_budget() {
+    let board = "game \"g\"\nplayers 1\nboard b = grid(8, 8) diagonal\nvar n: int\n";
+    let cases = [
+        // paths of length 100 on an 8 x 8 board: about 8^100 walks.
+        format!(
+            "{board}action go() {{ n = count(t in paths(s in b, a1, 100 where true)) }}\n\
+             flow {{ turn seat(0) {{ choose {{ go }} }} }}"
+        ),
+        // an aggregate over a range of 10^11 values.
+        format!(
+            "{board}action go() {{ n = count(i in 0..100000000000 where i < 0) }}\n\
+             flow {{ turn seat(0) {{ choose {{ go }} }} }}"
+        ),
+        // a loop over a range of 10^11 values: neither built nor run for ever.
+        format!(
+            "{board}action go() {{ for i in 0..100000000000 {{ n = 1 }} }}\n\
+             flow {{ turn seat(0) {{ choose {{ go }} }} }}"
+        ),
+        // parameters whose combinations multiply to 10^15, none of them legal.
+        format!(
+            "{board}action go(x in 0..100000, y in 0..100000, z in 0..100000) where x + y + z < 0 {{ n = 1 }}\n\
+             action stop() {{ end draw }}\n\
+             flow {{ turn seat(0) {{ choose {{ go stop }} }} }}"
+        ),
+        // a loop in the flow that does not reach a decision for 10^11 rounds.
+        format!(
+            "{board}action stop() {{ end draw }}\n\
+             flow {{ for i in 0..100000000000 {{ n = 1 - n }} turn seat(0) {{ choose {{ stop }} }} }}"
+        ),
+    ];
+    for text in &cases {
+        let err = run(text).expect_err(text);
+        assert_eq!(err.code(), "limit_reached", "{text}: {err:?}");
+        assert!(
+            err.span().is_some(),
+            "{text}: the error points at the rule at work"
+        );
+    }
+}
+
+#[test]
+fn a_roll_over_a_huge_range_is_drawn_without_building_it() {
+    let text = "game \"g\"\nplayers 1\nvar x: int\n\
+                flow { roll x in 0..9223372036854775807  end }";
+    assert_eq!(error_code(text), "ok");
+}
+
+#[test]
+fn best_sets_over_more_than_64_members_is_an_error() {
+    let text = "game \"g\"\nplayers 1\ncomponent Card { v: 1..9 }\nzone pile: Card\n\
+                components Card in pile { \"c{i}\" for i in 1..70 { v = 1 } }\n\
+                set pair(a: Card, b: Card) where a.v == b.v = 1\n\
+                var n: int\n\
+                flow { n = best_sets(c in pile, pair)  end }";
+    let err = run(text).expect_err("70 members");
+    assert_eq!(err.code(), "rules_error", "{err:?}");
+}
+
+/// Recursion stays within the 64-call limit, and deeper recursion is an error, on the small
+/// stacks of `simulate`'s worker threads too: expressions run on the engine's own stack.
+#[test]
+fn deep_calls_run_or_stop_at_the_call_limit_on_a_small_stack() {
+    let text = |depth: u32| {
+        format!(
+            "game \"g\"\nplayers 1\nvar n: int\n\
+             def f(k: int) = if k == 0 then 0 else 1 + f(k - 1)\n\
+             action go() {{ n = f({depth})  end draw }}\n\
+             flow {{ turn seat(0) {{ choose {{ go }} }} }}"
+        )
+    };
+    let (ok, deep) = (text(60), text(1000));
+    let on_small_stack = std::thread::Builder::new()
+        .stack_size(256 << 10)
+        .spawn(move || (error_code(&ok), error_code(&deep)))
+        .expect("a thread")
+        .join()
+        .expect("no stack overflow");
+    assert_eq!(on_small_stack, ("ok", "rules_error"));
+    let err = run(&text(1000)).expect_err("too deep");
+    assert!(
+        err.message().contains("more than 64 deep"),
+        "{}",
+        err.message()
+    );
+}
+
+/// During a `choose each` every seat picks from its own hidden hand. `why` asked by one seat
+/// about a card in another seat's hand must answer exactly as for a card in the face-down
+/// deck (both unseen): not legal, same reason, no place of a rule that looked at it. Asked in
+/// the second round, it must not use the first round's binding (it once answered `legal:
+/// true` for an opponent's card, while `apply` refused it).
+#[test]
+fn why_in_a_simultaneous_choice_tells_a_seat_nothing_about_other_hands() {
+    let g = game(
+        "game \"g\"\nplayers 2\ncomponent Card { rank: int }\n\
+         zone deck: Card hidden\nzone hand[Player]: Card owner\nzone kept[Player]: Card owner\n\
+         components Card in deck { \"c{i}\" for i in 1..9 { rank = i } }\n\
+         setup { for p in players { repeat 3 { move top(deck) to hand[p] } } }\n\
+         flow { repeat 2 { choose each p in players, card in hand[p] { move card to kept[p] } } end draw }",
+    );
+    let mut st = g
+        .start(&Config {
+            players: 2,
+            ..Config::default()
+        })
+        .expect("starts");
+    for round in 0..2 {
+        let cards = |z: &str| {
+            let v = g.view_all(&st);
+            v.zones
+                .iter()
+                .find(|zv| zv.zone == z)
+                .map(|zv| zv.visible.clone())
+                .unwrap_or_default()
+        };
+        let (theirs, deck) = (cards("hand[p2]"), cards("deck"));
+        assert!(!theirs.is_empty() && !deck.is_empty(), "round {round}");
+        let ask = |card: &str| {
+            g.why_not_for(&st, Some(0), &format!("card={card}"))
+                .expect("an answer")
+        };
+        let (a, b) = (ask(&theirs[0]), ask(&deck[0]));
+        assert!(!a.legal && !b.legal, "round {round}: {a:?} {b:?}");
+        assert_eq!(
+            a.reason.replace(&theirs[0], "X"),
+            b.reason.replace(&deck[0], "X"),
+            "round {round}"
+        );
+        assert_eq!(a.span, b.span);
+        for seat in 0..2 {
+            let mut legal = Vec::new();
+            g.legal_for(&st, seat, &mut legal).expect("options");
+            g.apply_for(&mut st, seat, &legal[0]).expect("commits");
+        }
+    }
+}

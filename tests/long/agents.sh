@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# The long evidence runs of the MCTS agent (issue 16), too slow for `cargo test`:
+#
+#   tests/long/agents.sh [PART...]     # parts: ttt c4 openspiel omni rising omnia omega (default: all)
+#
+# Builds the release binary, then for each part runs `rulebook simulate --agents ...` (or the
+# OpenSpiel bridge) and prints one JSON summary per run, then checks what the issue asks and
+# exits 1 when a check fails. Figures and timings of a run on the 2-core machine are in
+# README.md ("Agents"). Environment: THREADS (games played at once, default 2), GAMES_SCALE
+# (divides the number of games, default 1, for a quick look), RISING_PLAYERS (default "2 3")
+# and RISING_LEVELS (default "1 2 3 4 5"). The seed games are slow to search (every playout
+# plays the game to its end): their budgets and game counts are small.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$root"
+cargo build --release --quiet
+rb="$root/target/release/rulebook"
+threads="${THREADS:-2}"
+scale="${GAMES_SCALE:-1}"
+parts=("$@")
+[ ${#parts[@]} -gt 0 ] || parts=(ttt c4 openspiel omni rising omnia omega)
+failed=0
+
+# sim LABEL GAMES ARGS...: one simulate run; prints its label, time and JSON summary.
+sim() {
+    local label="$1" games=$(( $2 / scale )) start end
+    shift 2
+    start=$(date +%s.%N)
+    out=$("$rb" simulate "$@" --games "$games" --threads "$threads" --json)
+    end=$(date +%s.%N)
+    echo "$label  ($(echo "$end - $start" | bc) s)"
+    echo "$out"
+}
+
+# check WHAT CONDITION: reports a check on the last summary ($out), with jq.
+check() {
+    if [ "$(echo "$out" | jq "$2")" = "true" ]; then
+        echo "  ok: $1"
+    else
+        echo "  FAILED: $1"
+        failed=1
+    fi
+}
+
+for part in "${parts[@]}"; do
+    case "$part" in
+    ttt)
+        # MCTS with 2,000 playouts never loses to random over 200 games (100 in each seat),
+        # and two MCTS agents draw.
+        ttt=rules/classic/tic_tac_toe.rules
+        sim "tic-tac-toe, mcts:2000 as p1 against random" 100 "$ttt" --agents mcts:2000,random
+        check "MCTS never loses as p1" '.wins[1] == 0'
+        sim "tic-tac-toe, mcts:2000 as p2 against random" 100 "$ttt" --agents random,mcts:2000 --seed 1
+        check "MCTS never loses as p2" '.wins[0] == 0'
+        sim "tic-tac-toe, mcts:2000 against mcts:2000" 50 "$ttt" --agents mcts:2000
+        check "two MCTS agents draw" '.wins == [0, 0]'
+        ;;
+    c4)
+        # MCTS with 2,000 playouts beats random in at least 98% of 200 games.
+        c4=rules/classic/connect_four.rules
+        sim "Connect Four, mcts:2000 as p1 against random" 100 "$c4" --agents mcts:2000,random
+        check "MCTS wins at least 98% as p1" '.wins[0] >= 0.98 * .completed'
+        sim "Connect Four, mcts:2000 as p2 against random" 100 "$c4" --agents random,mcts:2000 --seed 1
+        check "MCTS wins at least 98% as p2" '.wins[1] >= 0.98 * .completed'
+        ;;
+    openspiel)
+        # Against OpenSpiel's MCTS bot (same playouts per move), 100 games, seats alternating.
+        python="$(tests/differential/setup.sh | tail -1)"
+        out=$("$python" tests/long/openspiel_mcts.py connect_four --games $(( 100 / scale )) \
+            --playouts 2000 --rulebook "$rb")
+        echo "Connect Four, rulebook mcts:2000 against OpenSpiel MCTSBot (2000 simulations)"
+        echo "$out"
+        check "rulebook wins at least half" '.rulebook.win >= 0.5 * .games'
+        ;;
+    omni)
+        # Atlantis Omni: random players mostly end 0-0; MCTS players score.
+        omni=rules/atlantis_omni.rules
+        for players in 2 3; do
+            sim "Atlantis Omni, $players random players" 200 "$omni" --players "$players" --agents random
+            sim "Atlantis Omni, $players MCTS players (mcts:50)" 10 "$omni" --players "$players" --agents mcts:50
+            check "mean score above 0" '(.scores.mean | add) > 0'
+            check "most games not 0-0" '.scores.all_zero < 0.5 * .completed'
+        done
+        ;;
+    rising)
+        # Atlantis Rising (cooperative): win rate of an MCTS team by level and player count.
+        rising=rules/atlantis_rising.rules
+        for players in ${RISING_PLAYERS:-2 3}; do
+            for level in ${RISING_LEVELS:-1 2 3 4 5}; do
+                sim "Atlantis Rising, level $level, $players players, mcts:20 team" 4 "$rising" \
+                    --players "$players" --variant "level$level" --agents mcts:20
+            done
+        done
+        ;;
+    omnia)
+        omnia=rules/omnia.rules
+        sim "OMNIA, mcts:300 as p1 against random" 30 "$omnia" --agents mcts:300,random
+        check "MCTS wins at least 80% as p1" '.wins[0] >= 0.8 * .completed'
+        sim "OMNIA, mcts:300 as p2 against random" 30 "$omnia" --agents random,mcts:300 --seed 1
+        check "MCTS wins at least 80% as p2" '.wins[1] >= 0.8 * .completed'
+        ;;
+    omega)
+        omega=rules/omega_shift.rules
+        sim "Omega Shift, mcts:100 as p1 against random" 10 "$omega" --agents mcts:100,random
+        check "MCTS wins at least 80% as p1" '.wins[0] >= 0.8 * .completed'
+        sim "Omega Shift, mcts:100 as p2 against random" 10 "$omega" --agents random,mcts:100 --seed 1
+        check "MCTS wins at least 80% as p2" '.wins[1] >= 0.8 * .completed'
+        ;;
+    *)
+        echo "unknown part $part (ttt c4 openspiel omni rising omnia omega)" >&2
+        exit 2
+        ;;
+    esac
+done
+exit "$failed"
