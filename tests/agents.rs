@@ -26,7 +26,7 @@ fn config(players: u8, seed: u64) -> Config {
         variant: None,
         seed,
         chance: ChanceMode::Seeded,
-        fuel: None,
+        ..Config::default()
     }
 }
 
