@@ -186,8 +186,9 @@ pub fn run() -> miette::Result<()> {
             let (g, cfg) = game.load()?;
             let agents = agents.0;
             let progress = std::io::stderr().is_terminal();
-            let summary = run::simulate_agents_within(&g, &cfg, games, progress, threads, &agents, max_turns)
-                .map_err(|e| report(&g, e))?;
+            let summary =
+                run::simulate_agents_within(&g, &cfg, games, progress, threads, &agents, max_turns)
+                    .map_err(|e| report(&g, e))?;
             if json {
                 println!("{}", json_safe(&summary.json(&g)));
             } else {

@@ -19,7 +19,8 @@ pub mod simulate;
 
 pub use count::{count, count_threads, Counts, MAX_DEPTH};
 pub use simulate::{
-    simulate, simulate_agents, simulate_agents_within, simulate_threads, simulate_within, Figures, Rate, Spread, Summary,
+    simulate, simulate_agents, simulate_agents_within, simulate_threads, simulate_within, Figures,
+    Rate, Spread, Summary,
 };
 
 use crate::agents::Agent;

@@ -371,7 +371,14 @@ fn run_one(
         .and_then(|mut st| {
             let mut random = RandomAgent::new(agent_seed(seed));
             let p = if agents.iter().all(AgentSpec::is_random) {
-                playout_within(g, &mut st, &mut Seats::One(&mut random), buf, max_turns, &mut observe)?
+                playout_within(
+                    g,
+                    &mut st,
+                    &mut Seats::One(&mut random),
+                    buf,
+                    max_turns,
+                    &mut observe,
+                )?
             } else {
                 let mut built: Vec<Box<dyn Agent + Send>> = agents
                     .iter()

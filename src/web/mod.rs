@@ -37,9 +37,9 @@ pub const AGENTS: &[&str] = &["random", "mcts:200", "mcts:1000"];
 /// An agent from its spec (`random`, `mcts`, `mcts:N`, as `rulebook::agents::AgentSpec`
 /// reads them), seeded.
 pub fn agent(spec: &str, seed: u64) -> Result<Box<dyn Agent + Send>, String> {
-    let spec: crate::agents::AgentSpec = spec.parse().map_err(|e: String| {
-        format!("{e}; agents: {}", AGENTS.join(", "))
-    })?;
+    let spec: crate::agents::AgentSpec = spec
+        .parse()
+        .map_err(|e: String| format!("{e}; agents: {}", AGENTS.join(", ")))?;
     Ok(spec.build(seed))
 }
 

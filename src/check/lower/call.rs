@@ -268,7 +268,8 @@ impl Checker {
                     "not an aggregate",
                 );
                 p.help = Some(
-                    "aggregates: count, sum, max, min, any, all, first, line, connected, majority".into(),
+                    "aggregates: count, sum, max, min, any, all, first, line, connected, majority"
+                        .into(),
                 );
                 return (Expr::Lit(Value::None), Type::Any);
             }
