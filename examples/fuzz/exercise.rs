@@ -63,6 +63,7 @@ pub fn play(g: &Game, seed: u64) -> Result<String, String> {
             variant,
             seed: seed ^ k,
             fuel: Some(FUEL),
+            set: Vec::new(),
             chance: if rng.gen_bool(0.3) {
                 ChanceMode::External
             } else {
