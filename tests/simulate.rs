@@ -100,6 +100,46 @@ fn merged_shards_print_exactly_what_one_machine_prints() {
     assert!(err.contains("not JSON"), "{err}");
 }
 
+/// Games stopped by `--max-turns` and the agents of the seats survive the merge: shards of a
+/// run with a searching agent and a turn limit add up to the whole run, byte for byte.
+#[test]
+fn shards_with_agents_and_a_turn_limit_merge_exactly() {
+    let base = [
+        "simulate",
+        "rules/classic/tic_tac_toe.rules",
+        "--games",
+        "6",
+        "--seed",
+        "3",
+        "--agents",
+        "mcts:20,random",
+        "--max-turns",
+        "6",
+        "--json",
+    ];
+    let (code, whole, err) = rulebook(&base);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(whole.trim()).expect("one JSON object");
+    assert_eq!(v["agents"], serde_json::json!(["mcts:20", "random"]));
+    assert!(v["unfinished"].as_u64() > Some(0), "{whole}");
+    let n = |k: &str| v[k].as_u64().unwrap_or(u64::MAX);
+    assert_eq!(n("completed") + n("errors") + n("unfinished"), 6, "{whole}");
+    let mut files = vec![];
+    for i in 0..2 {
+        let shard = format!("{i}/2");
+        let mut args = base.to_vec();
+        args.extend(["--shard", shard.as_str()]);
+        let (code, out, err) = rulebook(&args);
+        assert_eq!(code, 0, "{err}");
+        let f = temp(&format!("agents_shard{i}.json"));
+        std::fs::write(&f, &out).expect("written");
+        files.push(f.display().to_string());
+    }
+    let (code, merged, err) = rulebook(&["merge", files[0].as_str(), files[1].as_str()]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(merged, whole);
+}
+
 /// The same in the library, one variant, and the shards' game counts add up.
 #[test]
 fn shards_add_up_to_the_whole_run() {
