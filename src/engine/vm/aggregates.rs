@@ -5,6 +5,34 @@
 use super::*;
 
 impl Machine {
+    /// Ends a board walk: gives back the scratch buffers, and unless the walk failed pushes
+    /// the spaces marked `ITEM`, in board order, as a buffer iterator.
+    fn push_marked(
+        &mut self,
+        board: BoardId,
+        marks: Vec<u8>,
+        walk: Vec<(u32, u32, u32)>,
+        start_buf: u32,
+        result: Eval<()>,
+    ) -> Eval<()> {
+        if result.is_ok() {
+            for (sp, m) in marks.iter().enumerate() {
+                if m & ITEM != 0 {
+                    self.buf.push(Value::Space(board, sp as u32));
+                }
+            }
+        }
+        self.marks = marks;
+        self.walk = walk;
+        result?;
+        self.iters.push(Iter::Buf {
+            start: start_buf,
+            pos: start_buf,
+            end: self.buf.len() as u32,
+        });
+        Ok(())
+    }
+
     /// `majority(...)`: the share of the player on top of the stack (the points below it):
     /// among the players of the top iterator with a value of at least 1, those with the
     /// highest value split the points evenly, rounded down.
@@ -176,22 +204,7 @@ impl Machine {
                 walk.push((nb, starts[nb as usize], left - 1));
             }
         }
-        if result.is_ok() {
-            for (sp, m) in marks.iter().enumerate() {
-                if m & ITEM != 0 {
-                    self.buf.push(Value::Space(op.board, sp as u32));
-                }
-            }
-        }
-        self.marks = marks;
-        self.walk = walk;
-        result?;
-        self.iters.push(Iter::Buf {
-            start: start_buf,
-            pos: start_buf,
-            end: self.buf.len() as u32,
-        });
-        Ok(())
+        self.push_marked(op.board, marks, walk, start_buf, result)
     }
 
     /// `group(...)`: the connected spaces meeting the condition around `start`, in board
@@ -264,22 +277,7 @@ impl Machine {
                 }
             }
         }
-        if result.is_ok() {
-            for (sp, m) in marks.iter().enumerate() {
-                if m & ITEM != 0 {
-                    self.buf.push(Value::Space(op.board, sp as u32));
-                }
-            }
-        }
-        self.marks = marks;
-        self.walk = walk;
-        result?;
-        self.iters.push(Iter::Buf {
-            start: start_buf,
-            pos: start_buf,
-            end: self.buf.len() as u32,
-        });
-        Ok(())
+        self.push_marked(op.board, marks, walk, start_buf, result)
     }
 
     /// `line(s in board, n [, at] where cond)`: `n` consecutive spaces in a straight line all

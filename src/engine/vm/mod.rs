@@ -812,33 +812,31 @@ impl Machine {
     #[inline(never)]
     fn var_slot(&mut self, g: &Game, s: &State, v: VarId) -> Eval<usize> {
         let var = &g.vars[v];
-        let n = var.dims.len();
-        let mut k = 0u32;
-        let from = self.stack.len().saturating_sub(n);
-        for (i, x) in self.stack.drain(from..).enumerate() {
-            let idx = index_of(g, s, x)?;
-            if idx >= var.sizes[i] {
-                return Err(bad_index(&var.name));
-            }
-            k = k * var.sizes[i] + idx;
-        }
+        let k = self.pop_index(g, s, &var.sizes[..var.dims.len()], &var.name)?;
         Ok((var.base + k) as usize)
     }
 
     #[inline(never)]
     fn zone_inst(&mut self, g: &Game, s: &State, z: ZoneId) -> Eval<InstId> {
         let zone = &g.zones[z];
-        let n = zone.dims.len();
+        let k = self.pop_index(g, s, &zone.sizes[..zone.dims.len()], &zone.name)?;
+        Ok(InstId(zone.base.0 + k))
+    }
+
+    /// Pops one index value per dimension (the last on top) and combines them into an offset
+    /// within a variable's slots or a zone's instances; an index out of range is an error
+    /// naming `name`.
+    fn pop_index(&mut self, g: &Game, s: &State, sizes: &[u32], name: &str) -> Eval<u32> {
         let mut k = 0u32;
-        let from = self.stack.len().saturating_sub(n);
+        let from = self.stack.len().saturating_sub(sizes.len());
         for (i, x) in self.stack.drain(from..).enumerate() {
             let idx = index_of(g, s, x)?;
-            if idx >= zone.sizes[i] {
-                return Err(bad_index(&zone.name));
+            if idx >= sizes[i] {
+                return Err(bad_index(name));
             }
-            k = k * zone.sizes[i] + idx;
+            k = k * sizes[i] + idx;
         }
-        Ok(InstId(zone.base.0 + k))
+        Ok(k)
     }
 
     /// Pops the slot of a variable's indexes (the code of a [`Target::Var`]'s index).
