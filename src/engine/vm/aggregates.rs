@@ -1,0 +1,682 @@
+//! The machine's aggregates that walk a board or search: exact-length paths, groups, lines,
+//! connection, majorities and the best allocation of sets. Each spends the work budget per
+//! step and reuses the machine's scratch buffers.
+
+use super::*;
+
+impl Machine {
+    /// Ends a board walk: gives back the scratch buffers, and unless the walk failed pushes
+    /// the spaces marked `ITEM`, in board order, as a buffer iterator.
+    fn push_marked(
+        &mut self,
+        board: BoardId,
+        marks: Vec<u8>,
+        walk: Vec<(u32, u32, u32)>,
+        start_buf: u32,
+        result: Eval<()>,
+    ) -> Eval<()> {
+        if result.is_ok() {
+            for (sp, m) in marks.iter().enumerate() {
+                if m & ITEM != 0 {
+                    self.buf.push(Value::Space(board, sp as u32));
+                }
+            }
+        }
+        self.marks = marks;
+        self.walk = walk;
+        result?;
+        self.iters.push(Iter::Buf {
+            start: start_buf,
+            pos: start_buf,
+            end: self.buf.len() as u32,
+        });
+        Ok(())
+    }
+
+    /// `majority(...)`: the share of the player on top of the stack (the points below it):
+    /// among the players of the top iterator with a value of at least 1, those with the
+    /// highest value split the points evenly, rounded down.
+    #[inline(never)]
+    pub(super) fn majority(
+        &mut self,
+        g: &Game,
+        s: &State,
+        id: u32,
+        locals: &mut [Value],
+        me: u8,
+        span: Option<Span>,
+    ) -> Eval<i64> {
+        let op = &g.program.majorities[id as usize];
+        let who = self.pop();
+        let points = match self.pop() {
+            Value::Int(n) => n,
+            other => return Err(expected(g, s, "a number", other, span)),
+        };
+        let (mut best, mut tied, mut mine) = (0i64, 0i64, 0i64);
+        while let Some(q) = self.next(g, s, span)? {
+            let saved = local(locals, op.slot);
+            if let Some(l) = locals.get_mut(op.slot as usize) {
+                *l = q;
+            }
+            let takes_part = match op.filter {
+                Some(f) => self.eval_bool(g, s, f, locals, me),
+                None => Ok(true),
+            };
+            let value = match takes_part {
+                Ok(true) => self.eval_int(g, s, op.value, locals, me).map(Some),
+                Ok(false) => Ok(None),
+                Err(e) => Err(e),
+            };
+            if let Some(l) = locals.get_mut(op.slot as usize) {
+                *l = saved;
+            }
+            let value = match value {
+                Ok(v) => v,
+                Err(e) => {
+                    self.stop();
+                    return Err(e);
+                }
+            };
+            let Some(v) = value else { continue };
+            if q == who {
+                mine = v;
+            }
+            if v >= 1 && v > best {
+                (best, tied) = (v, 1);
+            } else if v >= 1 && v == best {
+                tied += 1;
+            }
+        }
+        Ok(if mine >= 1 && mine == best {
+            points.div_euclid(tied)
+        } else {
+            0
+        })
+    }
+
+    /// Evaluates a condition on a space bound to `slot` (true without a condition).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn space_ok(
+        &mut self,
+        g: &Game,
+        s: &State,
+        cond: Option<Code>,
+        slot: u16,
+        v: Value,
+        locals: &mut [Value],
+        me: u8,
+    ) -> Eval<bool> {
+        let Some(c) = cond else { return Ok(true) };
+        let saved = local(locals, slot);
+        if let Some(l) = locals.get_mut(slot as usize) {
+            *l = v;
+        }
+        let r = self.eval_bool(g, s, c, locals, me);
+        if let Some(l) = locals.get_mut(slot as usize) {
+            *l = saved;
+        }
+        r
+    }
+
+    /// `paths(...)`: the ends of the simple paths of exactly `steps` steps from `from`, each
+    /// entered space meeting the condition; pushed as a buffer iterator, in board order.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    pub(super) fn paths(
+        &mut self,
+        g: &Game,
+        s: &State,
+        id: u32,
+        from: Value,
+        steps: Value,
+        locals: &mut [Value],
+        me: u8,
+    ) -> Eval<()> {
+        let op = &g.program.paths[id as usize];
+        let start_buf = self.buf.len() as u32;
+        let n = match steps {
+            Value::Int(n) => n.max(0) as u64,
+            other => return Err(expected(g, s, "a number", other, None)),
+        };
+        let Value::Space(_, start) = from else {
+            self.iters.push(Iter::Buf {
+                start: start_buf,
+                pos: start_buf,
+                end: start_buf,
+            });
+            return Ok(());
+        };
+        let board = &g.boards[op.board];
+        let (starts, adj) = board.adjacency(board.closing(&s.consts));
+        let len = board.len() as usize;
+        let mut marks = std::mem::take(&mut self.marks);
+        let mut walk = std::mem::take(&mut self.walk);
+        marks.clear();
+        marks.resize(len, 0);
+        walk.clear();
+        let n = n.min(len as u64) as u32;
+        marks[start as usize] |= SEEN;
+        walk.push((start, starts[start as usize], n));
+        let mut result = Ok(());
+        if n == 0 {
+            marks[start as usize] |= ITEM;
+            walk.clear();
+        }
+        while let Some(&mut (at, ref mut pos, left)) = walk.last_mut() {
+            if *pos >= starts[at as usize + 1] {
+                marks[at as usize] &= !SEEN;
+                walk.pop();
+                continue;
+            }
+            let nb = adj[*pos as usize];
+            *pos += 1;
+            if let Err(e) = self.spend(None) {
+                result = Err(e);
+                break;
+            }
+            if marks[nb as usize] & SEEN != 0 {
+                continue;
+            }
+            if marks[nb as usize] & CHECKED == 0 {
+                match self.space_ok(
+                    g,
+                    s,
+                    op.cond,
+                    op.slot,
+                    Value::Space(op.board, nb),
+                    locals,
+                    me,
+                ) {
+                    Ok(ok) => marks[nb as usize] |= CHECKED | if ok { OK } else { 0 },
+                    Err(e) => {
+                        result = Err(e);
+                        break;
+                    }
+                }
+            }
+            if marks[nb as usize] & OK == 0 {
+                continue;
+            }
+            if left == 1 {
+                marks[nb as usize] |= ITEM;
+            } else {
+                marks[nb as usize] |= SEEN;
+                walk.push((nb, starts[nb as usize], left - 1));
+            }
+        }
+        self.push_marked(op.board, marks, walk, start_buf, result)
+    }
+
+    /// `group(...)`: the connected spaces meeting the condition around `start`, in board
+    /// order, pushed as a buffer iterator.
+    #[inline(never)]
+    pub(super) fn group(
+        &mut self,
+        g: &Game,
+        s: &State,
+        id: u32,
+        start: Value,
+        locals: &mut [Value],
+        me: u8,
+    ) -> Eval<()> {
+        let op = &g.program.groups[id as usize];
+        let start_buf = self.buf.len() as u32;
+        let Value::Space(_, first) = start else {
+            self.iters.push(Iter::Buf {
+                start: start_buf,
+                pos: start_buf,
+                end: start_buf,
+            });
+            return Ok(());
+        };
+        let board = &g.boards[op.board];
+        let closing = board.closing(&s.consts);
+        let (starts, adj) = board.adjacency(closing);
+        if board.is_closed(first, closing) {
+            self.iters.push(Iter::Buf {
+                start: start_buf,
+                pos: start_buf,
+                end: start_buf,
+            });
+            return Ok(());
+        }
+        let mut marks = std::mem::take(&mut self.marks);
+        let mut walk = std::mem::take(&mut self.walk);
+        marks.clear();
+        marks.resize(board.len() as usize, 0);
+        walk.clear();
+        walk.push((first, 0, 0));
+        marks[first as usize] |= SEEN;
+        let mut result = Ok(());
+        while let Some((sp, _, _)) = walk.pop() {
+            if let Err(e) = self.spend(None) {
+                result = Err(e);
+                break;
+            }
+            match self.space_ok(
+                g,
+                s,
+                op.cond,
+                op.slot,
+                Value::Space(op.board, sp),
+                locals,
+                me,
+            ) {
+                Ok(false) => continue,
+                Ok(true) => {}
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            }
+            marks[sp as usize] |= ITEM;
+            for &nb in &adj[starts[sp as usize] as usize..starts[sp as usize + 1] as usize] {
+                if marks[nb as usize] & SEEN == 0 {
+                    marks[nb as usize] |= SEEN;
+                    walk.push((nb, 0, 0));
+                }
+            }
+        }
+        self.push_marked(op.board, marks, walk, start_buf, result)
+    }
+
+    /// `line(s in board, n [, at] where cond)`: `n` consecutive spaces in a straight line all
+    /// meet the condition (through `at` when given).
+    #[inline(never)]
+    pub(super) fn line(
+        &mut self,
+        g: &Game,
+        s: &State,
+        id: u32,
+        locals: &mut [Value],
+        me: u8,
+    ) -> Eval<bool> {
+        let op = &g.program.lines[id as usize];
+        let through = if op.through {
+            match self.pop() {
+                Value::Space(_, sp) => Some(sp as i64),
+                _ => {
+                    self.pop();
+                    return Ok(false);
+                }
+            }
+        } else {
+            None
+        };
+        let n = match self.pop() {
+            Value::Int(n) => n.max(1),
+            other => return Err(expected(g, s, "a number", other, None)),
+        };
+        let board = &g.boards[op.board];
+        let (bid, cond, slot) = (op.board, op.cond, op.slot);
+        let closing = board.closing(&s.consts);
+        let mut test = |m: &mut Machine, sp: i64| -> Eval<bool> {
+            m.spend(None)?;
+            if board.is_closed(sp as u32, closing) {
+                return Ok(false);
+            }
+            m.space_ok(g, s, cond, slot, Value::Space(bid, sp as u32), locals, me)
+        };
+        match board.shape {
+            BoardShape::Hex { .. } => {
+                // The three axes of a hex board: east, northeast, northwest.
+                const AXES: [u16; 3] = [2, 1, 7];
+                let starts: &mut dyn Iterator<Item = u32> = match through {
+                    Some(t) => &mut std::iter::once(t as u32),
+                    None => &mut (0..board.len()),
+                };
+                for t in starts {
+                    if !test(self, t as i64)? {
+                        continue;
+                    }
+                    for d in AXES {
+                        let mut run = 1;
+                        // Through `t`: both ways; otherwise lines starting at `t`.
+                        let ways: &[u16] = if through.is_some() {
+                            &[d, crate::ir::opposite(d)]
+                        } else {
+                            &[d]
+                        };
+                        for &way in ways {
+                            let mut at = t;
+                            while run < n {
+                                match board.step(at, way, false) {
+                                    Some(next) if test(self, next as i64)? => {
+                                        run += 1;
+                                        at = next;
+                                    }
+                                    _ => break,
+                                }
+                            }
+                        }
+                        if run >= n {
+                            return Ok(true);
+                        }
+                    }
+                }
+                Ok(false)
+            }
+            BoardShape::Graph => {
+                for line in &board.geo.lines {
+                    match through {
+                        Some(t) => {
+                            let Some(i) = line.iter().position(|&x| x as i64 == t) else {
+                                continue;
+                            };
+                            if !test(self, t)? {
+                                return Ok(false);
+                            }
+                            let mut run = 1;
+                            let mut k = i;
+                            while run < n && k + 1 < line.len() && test(self, line[k + 1] as i64)? {
+                                run += 1;
+                                k += 1;
+                            }
+                            let mut k = i;
+                            while run < n && k > 0 && test(self, line[k - 1] as i64)? {
+                                run += 1;
+                                k -= 1;
+                            }
+                            if run >= n {
+                                return Ok(true);
+                            }
+                        }
+                        None => {
+                            let mut run = 0;
+                            for &x in line {
+                                run = if test(self, x as i64)? { run + 1 } else { 0 };
+                                if run >= n {
+                                    return Ok(true);
+                                }
+                            }
+                        }
+                    }
+                }
+                Ok(false)
+            }
+            BoardShape::Grid { width, height, .. } => {
+                let (w, h) = (width as i64, height as i64);
+                const DIRS: [(i64, i64); 4] = [(1, 0), (0, 1), (1, 1), (-1, 1)];
+                if let Some(t) = through {
+                    let (tx, ty) = (t % w, t / w);
+                    if !test(self, t)? {
+                        return Ok(false);
+                    }
+                    for (dx, dy) in DIRS {
+                        let mut run = 1;
+                        for sign in [1i64, -1] {
+                            let mut k = 1;
+                            while run < n {
+                                let (x, y) = (tx + sign * dx * k, ty + sign * dy * k);
+                                if x < 0 || y < 0 || x >= w || y >= h || !test(self, y * w + x)? {
+                                    break;
+                                }
+                                run += 1;
+                                k += 1;
+                            }
+                        }
+                        if run >= n {
+                            return Ok(true);
+                        }
+                    }
+                    return Ok(false);
+                }
+                for y in 0..h {
+                    for x in 0..w {
+                        'dir: for (dx, dy) in DIRS {
+                            let (ex, ey) = (x + dx * (n - 1), y + dy * (n - 1));
+                            if ex < 0 || ex >= w || ey >= h {
+                                continue;
+                            }
+                            for k in 0..n {
+                                if !test(self, (y + dy * k) * w + x + dx * k)? {
+                                    continue 'dir;
+                                }
+                            }
+                            return Ok(true);
+                        }
+                    }
+                }
+                Ok(false)
+            }
+            BoardShape::Ring { size } => {
+                let size = size as i64;
+                let len = n.min(size);
+                // Through `t`: the runs that start at t, t - 1, ..., t - n + 1.
+                let count = if through.is_some() { len } else { size };
+                'start: for i in 0..count {
+                    let s0 = match through {
+                        Some(t) => (t - i).rem_euclid(size),
+                        None => i,
+                    };
+                    for k in 0..len {
+                        if !test(self, (s0 + k) % size)? {
+                            continue 'start;
+                        }
+                    }
+                    return Ok(true);
+                }
+                Ok(false)
+            }
+        }
+    }
+
+    /// `connected(s in board, A, B where cond)`: a flood from the spaces meeting `A` and
+    /// `cond`, over neighbours meeting `cond`, until a space meeting `B`. One unit of work per
+    /// space looked at. (The condition is any expression of the state, so an incremental
+    /// structure kept between decisions could not know when it changes; the flood uses the
+    /// machine's scratch flags and allocates nothing.)
+    #[inline(never)]
+    pub(super) fn connected(
+        &mut self,
+        g: &Game,
+        s: &State,
+        id: u32,
+        locals: &mut [Value],
+        me: u8,
+    ) -> Eval<bool> {
+        let mut marks = std::mem::take(&mut self.marks);
+        let mut walk = std::mem::take(&mut self.walk);
+        let r = self.flood(g, s, id, locals, me, &mut marks, &mut walk);
+        self.marks = marks;
+        self.walk = walk;
+        r
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn flood(
+        &mut self,
+        g: &Game,
+        s: &State,
+        id: u32,
+        locals: &mut [Value],
+        me: u8,
+        marks: &mut Vec<u8>,
+        walk: &mut Vec<(u32, u32, u32)>,
+    ) -> Eval<bool> {
+        let op = &g.program.connects[id as usize];
+        let board = &g.boards[op.board];
+        let closing = board.closing(&s.consts);
+        let (starts, adj) = board.adjacency(closing);
+        let n = board.len();
+        marks.clear();
+        marks.resize(n as usize, 0);
+        walk.clear();
+        let (bid, slot) = (op.board, op.slot);
+        let seed = match op.seed {
+            Some(code) => Some(self.eval(g, s, code, locals, me)?),
+            None => None,
+        };
+        let mut meets = |m: &mut Machine, code: Option<Code>, sp: u32| {
+            m.space_ok(g, s, code, slot, Value::Space(bid, sp), locals, me)
+        };
+        if let Some(v) = seed {
+            if let Value::Space(b, sp) = v {
+                if b == bid && sp < n && !board.is_closed(sp, closing) && meets(self, op.cond, sp)?
+                {
+                    marks[sp as usize] |= SEEN;
+                    walk.push((sp, 0, 0));
+                }
+            }
+        } else {
+            for sp in 0..n {
+                self.spend(None)?;
+                if !board.is_closed(sp, closing)
+                    && meets(self, Some(op.from), sp)?
+                    && meets(self, op.cond, sp)?
+                {
+                    marks[sp as usize] |= SEEN;
+                    walk.push((sp, 0, 0));
+                }
+            }
+        }
+        while let Some((sp, _, _)) = walk.pop() {
+            self.spend(None)?;
+            if meets(self, Some(op.to), sp)? {
+                return Ok(true);
+            }
+            for &nb in &adj[starts[sp as usize] as usize..starts[sp as usize + 1] as usize] {
+                if marks[nb as usize] & SEEN == 0 {
+                    marks[nb as usize] |= SEEN;
+                    if meets(self, op.cond, nb)? {
+                        walk.push((nb, 0, 0));
+                    }
+                }
+            }
+        }
+        Ok(false)
+    }
+
+    /// `best_sets(...)`: the most points from disjoint sets of the kinds, formed from the
+    /// elements of the top iterator that pass the filter.
+    #[inline(never)]
+    pub(super) fn best_sets(
+        &mut self,
+        g: &Game,
+        s: &State,
+        id: u32,
+        locals: &mut [Value],
+        me: u8,
+        span: Option<Span>,
+    ) -> Eval<i64> {
+        let op = &g.program.best_sets[id as usize];
+        let mut pool: Vec<Value> = Vec::new();
+        while let Some(v) = self.next(g, s, span)? {
+            if let Some(l) = locals.get_mut(op.slot as usize) {
+                *l = v;
+            }
+            let keep = match op.filter {
+                Some(f) => self.eval_bool(g, s, f, locals, me)?,
+                None => true,
+            };
+            if keep {
+                pool.push(v);
+            }
+        }
+        if pool.len() > 64 {
+            return Err(err(
+                format!("`best_sets` takes at most 64 members, got {}", pool.len()),
+                span,
+            ));
+        }
+        // Every way to form each kind of set, as (members mask, points); the best per mask.
+        let mut found: Vec<(u64, i64)> = Vec::new();
+        for &set in &op.sets {
+            let mut dl = [Value::None; DEF_LOCALS];
+            self.depth += 1;
+            let r = self.form(g, s, set, &pool, 0, 0, &mut dl, me, &mut found, span);
+            self.depth -= 1;
+            r?;
+        }
+        found.sort_unstable();
+        found.dedup_by(|x, y| {
+            if x.0 == y.0 {
+                y.1 = y.1.max(x.1);
+                true
+            } else {
+                false
+            }
+        });
+        let useful = found.iter().fold(0u64, |m, f| m | f.0);
+        let mut memo = std::collections::HashMap::new();
+        best_from(!useful, &found, &mut memo, &mut || self.spend(span))
+    }
+
+    /// Chooses members for a set kind one at a time, pruning with the conditions whose
+    /// members are all chosen.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn form(
+        &mut self,
+        g: &Game,
+        s: &State,
+        set: SetId,
+        pool: &[Value],
+        k: u16,
+        used: u64,
+        locals: &mut [Value],
+        me: u8,
+        out: &mut Vec<(u64, i64)>,
+        span: Option<Span>,
+    ) -> Eval<()> {
+        let cs = &g.program.sets[set];
+        if k == cs.params {
+            let pts = self.eval_int(g, s, cs.points, locals, me)?;
+            if pts > 0 {
+                out.push((used, pts));
+            }
+            return Ok(());
+        }
+        'member: for (i, &v) in pool.iter().enumerate() {
+            if used & (1 << i) != 0 {
+                continue;
+            }
+            self.spend(span)?;
+            locals[k as usize] = v;
+            for (need, c) in &cs.conds {
+                if *need == k && !self.eval_bool(g, s, *c, locals, me)? {
+                    continue 'member;
+                }
+            }
+            self.form(
+                g,
+                s,
+                set,
+                pool,
+                k + 1,
+                used | (1 << i),
+                locals,
+                me,
+                out,
+                span,
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// The best total from sets not touching `used`: the lowest free member either stays out, or
+/// joins one of the sets that contain it.
+fn best_from(
+    used: u64,
+    sets: &[(u64, i64)],
+    memo: &mut std::collections::HashMap<u64, i64>,
+    spend: &mut dyn FnMut() -> Eval<()>,
+) -> Eval<i64> {
+    if used == u64::MAX {
+        return Ok(0);
+    }
+    if let Some(v) = memo.get(&used) {
+        return Ok(*v);
+    }
+    spend()?;
+    let i = (!used).trailing_zeros();
+    let bit = 1u64 << i;
+    let mut best = best_from(used | bit, sets, memo, spend)?;
+    for &(mask, pts) in sets {
+        if mask & bit != 0 && mask & used == 0 {
+            best = best.max(pts.saturating_add(best_from(used | mask, sets, memo, spend)?));
+        }
+    }
+    memo.insert(used, best);
+    Ok(best)
+}
