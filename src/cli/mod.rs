@@ -56,7 +56,7 @@ pub(crate) struct GameArgs {
     /// Number of players (default: the fewest the game allows).
     #[arg(long)]
     players: Option<u8>,
-    /// The variants to play, separated by commas (`level3,angry_gods`), applied in order to
+    /// The variants to play, separated by commas (`level3,high_start`), applied in order to
     /// one match. `simulate` takes `--variant` several times (`none` is the base rules) and
     /// plays the same seeds under each, side by side.
     #[arg(long)]

@@ -48,7 +48,7 @@ pub struct Config {
     /// Number of seats, which [`Game::start`] requires to lie within the game's declared
     /// `players` range.
     pub players: u8,
-    /// The variants to play, by name, separated by commas (`"level3,angry_gods"`), applied
+    /// The variants to play, by name, separated by commas (`"level3,high_start"`), applied
     /// in that order; `None` for the base rules.
     pub variant: Option<String>,
     /// Seed of the state's random generator (shuffles and rolls in [`ChanceMode::Seeded`]).
