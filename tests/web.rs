@@ -127,6 +127,14 @@ fn agents_play_the_other_seats_and_undo_goes_back_to_the_human() {
         },
     );
     assert!(matches!(reply, Reply::Error { .. }), "{reply:?}");
+    // The page shows the human's seat and the spectator's view, never the agent's.
+    assert!(app.page(Some(0), None).is_ok());
+    assert!(app.page(None, None).is_ok());
+    let refused = app
+        .page(Some(1), None)
+        .err()
+        .expect("an agent's view is refused");
+    assert!(refused.contains("played by an agent"), "{refused}");
     app.undo();
     assert_eq!(app.status().decisions, 0);
     // Saves load back.

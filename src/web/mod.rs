@@ -492,6 +492,16 @@ impl App {
         if seat.is_some_and(|s| s >= players) {
             return Err(format!("seat must be from 0 to {}", players - 1));
         }
+        // The page shows the seats people play (hot-seat switches among them behind a cover)
+        // and the spectator's view, never the view of a seat an agent plays.
+        if let Some(s) =
+            seat.filter(|&s| !self.setup.humans.get(s as usize).copied().unwrap_or(false))
+        {
+            return Err(format!(
+                "{} is played by an agent: its view is not shown",
+                crate::ir::player_name(s)
+            ));
+        }
         let decisions = m.log().len();
         let at = at.filter(|&n| n < decisions);
         let log = log_for(game, m, seat, at.unwrap_or(decisions));

@@ -74,7 +74,8 @@ function renderInfo() {
   $("agent").replaceChildren(...info.agents.map((a) => el("option", { value: a, selected: a === s.agent ? "" : null }, a)));
   renderHumans();
   const opts = [el("option", { value: "spectator" }, "spectator")];
-  for (let i = 0; i < s.players; i++) opts.push(el("option", { value: i }, seatName(i) + (s.humans[i] ? "" : " (agent)")));
+  // Only the seats people play: an agent's view is never shown.
+  for (let i = 0; i < s.players; i++) if (s.humans[i]) opts.push(el("option", { value: i }, seatName(i)));
   $("seat").replaceChildren(...opts);
   $("seat").value = seat === null ? "spectator" : String(seat);
 }
