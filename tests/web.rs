@@ -132,8 +132,7 @@ fn agents_play_the_other_seats_and_undo_goes_back_to_the_human() {
     assert!(app.page(None, None).is_ok());
     let refused = app
         .page(Some(1), None)
-        .err()
-        .expect("an agent's view is refused");
+        .expect_err("an agent's view is refused");
     assert!(refused.contains("played by an agent"), "{refused}");
     app.undo();
     assert_eq!(app.status().decisions, 0);
