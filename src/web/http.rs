@@ -182,15 +182,7 @@ async fn why(
     Path(s): Path<String>,
     Query(q): Query<ActionArg>,
 ) -> Response {
-    let seat = match seat(&s) {
-        Ok(Some(s)) => s,
-        Ok(None) => return bad("a spectator does not act"),
-        Err(e) => return *e,
-    };
-    match locked(&app) {
-        Ok(mut a) => reply(a.request(Some(seat), Request::Why { action: q.action })),
-        Err(e) => *e,
-    }
+    act(&app, &s, Request::Why { action: q.action })
 }
 
 async fn apply(
@@ -198,13 +190,19 @@ async fn apply(
     Path(s): Path<String>,
     Json(q): Json<ActionArg>,
 ) -> Response {
-    let seat = match seat(&s) {
+    act(&app, &s, Request::Apply { action: q.action })
+}
+
+/// A request of the seat named in the path (a spectator does not act), answered as the
+/// protocol answers a client bound to that seat.
+fn act(app: &Shared, s: &str, request: Request) -> Response {
+    let seat = match seat(s) {
         Ok(Some(s)) => s,
         Ok(None) => return bad("a spectator does not act"),
         Err(e) => return *e,
     };
-    match locked(&app) {
-        Ok(mut a) => reply(a.request(Some(seat), Request::Apply { action: q.action })),
+    match locked(app) {
+        Ok(mut a) => reply(a.request(Some(seat), request)),
         Err(e) => *e,
     }
 }

@@ -382,18 +382,11 @@ impl Checker {
                         span: s.span,
                     }),
                     Expr::Lit(Value::None) => {}
-                    _ => {
-                        let p = self.error(
-                            Code::Reveal,
-                            target.span,
-                            "only a component's field can be revealed or hidden",
-                            "not a field",
-                        );
-                        p.help = Some(
-                            "write `reveal piece.element` for a field declared `seen by owner`"
-                                .into(),
-                        );
-                    }
+                    _ => self.not_a_field(
+                        target.span,
+                        "only a component's field can be revealed or hidden",
+                        "write `reveal piece.element` for a field declared `seen by owner`",
+                    ),
                 }
             }
             S::RevealTo(target, to) => {
@@ -408,18 +401,11 @@ impl Checker {
                         span: s.span,
                     }),
                     Expr::Lit(Value::None) => {}
-                    _ => {
-                        let p = self.error(
-                            Code::Reveal,
-                            target.span,
-                            "only a component's field can be revealed to a player",
-                            "not a field",
-                        );
-                        p.help = Some(
-                            "write `reveal piece.element to me` for a field declared `seen by owner`"
-                                .into(),
-                        );
-                    }
+                    _ => self.not_a_field(
+                        target.span,
+                        "only a component's field can be revealed to a player",
+                        "write `reveal piece.element to me` for a field declared `seen by owner`",
+                    ),
                 }
             }
             S::End(k) => {
@@ -564,5 +550,11 @@ impl Checker {
                 (LValue::Local(0), Type::Any)
             }
         }
+    }
+
+    /// `reveal`, `hide` or `reveal ... to` of something that is not a component's field.
+    fn not_a_field(&mut self, span: ast::Span, message: &str, help: &str) {
+        let p = self.error(Code::Reveal, span, message, "not a field");
+        p.help = Some(help.into());
     }
 }
