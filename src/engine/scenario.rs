@@ -21,6 +21,11 @@ impl Game {
         if st.is_over() {
             return Err(RunError::Finished);
         }
+        if st.block.is_some() {
+            return Err(RunError::illegal(
+                "statements cannot run while a simultaneous block waits",
+            ));
+        }
         let me = match self.actor(st) {
             Actor::Player(p) => p,
             _ => st.current.unwrap_or(0),
