@@ -270,7 +270,11 @@ fn shown_to(g: &Game, st: &rulebook::State, seat: u8) -> String {
         v.actor.clear();
         v
     };
-    format!("{:?}\n{texts:?}\n{why:?}\n{:?}", view(Some(seat)), view(None))
+    format!(
+        "{:?}\n{texts:?}\n{why:?}\n{:?}",
+        view(Some(seat)),
+        view(None)
+    )
 }
 
 /// Every sequence of choices p1 can make in its part of the block (two cards, then `bonus`
@@ -331,8 +335,10 @@ fn determinizing_a_simultaneous_block_forgets_the_others_choices_and_keeps_the_v
         g.determinize(s, Some(1), &mut rng)
     };
     let first = sample(&parts[0]);
-    assert_eq!(g.view(&first, Some(1)), g.view(&p2, Some(1)));
-    assert_eq!(g.pending(&first), vec![0, 1, 2], "p1 chooses again in the sample");
+    assert_eq!(g.view(&first, Some(1)), g.view(&parts[0], Some(1)));
+    // p1 is done (that is public): its choices are drawn at random in the sample.
+    assert_eq!(g.pending(&first), g.pending(&parts[0]));
+    assert_eq!(g.pending(&first), vec![1, 2]);
     for part in &parts {
         let d = sample(part);
         assert_eq!(g.view_all(&d), g.view_all(&first));

@@ -480,9 +480,13 @@ impl Game {
     }
 
     /// [`Game::determinize`] while a block waits: the runs start again from the sampled
-    /// game; `seat`'s own run makes its recorded choices again, the others choose afresh
-    /// (their choices of the block are hidden).
-    pub(super) fn simul_determinize(&self, out: &mut State, seat: Option<u8>) {
+    /// game; `seat`'s own run makes its recorded choices again; the others' choices of the
+    /// block are hidden: a player still choosing chooses afresh, one who is done (that much
+    /// is public) gets choices drawn at random with `seed`.
+    pub(super) fn simul_determinize(&self, out: &mut State, seat: Option<u8>, seed: u64) {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let pending = self.simul_pending(out);
         let Some(b) = out.block.take() else {
             return;
         };
@@ -514,6 +518,24 @@ impl Game {
                         let mut next = run.clone();
                         if let Some(rb) = next.block.as_deref_mut() {
                             rb.log.push((s, c, a));
+                        }
+                        if self.enter(&mut next, &a).is_err() || self.run_m(m, &mut next).is_err() {
+                            break;
+                        }
+                        run = next;
+                    }
+                } else if !pending.contains(&(p as u8)) {
+                    // Done in the game: done in the sample too, by choices drawn at random.
+                    let mut left = 10_000;
+                    while let Wait::Decision { choice, .. } = run.wait {
+                        left -= 1;
+                        if left == 0 || run.cache.is_empty() {
+                            break;
+                        }
+                        let a = run.cache[rng.gen_range(0..run.cache.len())];
+                        let mut next = run.clone();
+                        if let Some(rb) = next.block.as_deref_mut() {
+                            rb.log.push((p as u8, choice, a));
                         }
                         if self.enter(&mut next, &a).is_err() || self.run_m(m, &mut next).is_err() {
                             break;

@@ -334,7 +334,7 @@ impl Game {
         out.rng = rand::SeedableRng::from_seed(rng.gen());
         forget_commitments(self, out, seat);
         if out.block.is_some() {
-            self.simul_determinize(out, seat);
+            self.simul_determinize(out, seat, rng.gen());
             return;
         }
         self.relist_options(out);
