@@ -229,6 +229,54 @@ fn simultaneous_choices_are_searched_from_each_seat() {
     assert!(st.outcome().is_some());
 }
 
+/// A simultaneous block (tests/constructs/simultaneous.rules: each keeps 2 cards of 4 unseen,
+/// then takes a bonus or not): each seat searches from its own part only, so p2's search gives
+/// the same answer whatever p1 chose in the block; MCTS plays the block to the end in every
+/// seat, each pending seat deciding for itself.
+#[test]
+fn a_simultaneous_block_is_searched_from_each_seats_own_part() {
+    let g = file("tests/constructs/simultaneous.rules");
+    let st = g.start(&config(2, 0)).expect("starts");
+    let search = |s: &State| {
+        let r = mcts(60, 7).search(&g, s, 1).expect("searches");
+        (r.best, r.actions)
+    };
+    let expected = search(&st);
+    let mut parts = vec![st.clone()];
+    let mut done = 0;
+    while let Some(s) = parts.pop() {
+        let mut legal = Vec::new();
+        g.legal_for(&s, 0, &mut legal).expect("legal");
+        if legal.is_empty() {
+            assert_eq!(search(&s), expected, "p2's search after p1's part");
+            done += 1;
+            continue;
+        }
+        for a in legal {
+            let mut next = s.clone();
+            g.apply_for(&mut next, 0, &a).expect("applies");
+            parts.push(next);
+        }
+    }
+    assert_eq!(done, 24);
+    for seed in 0..3 {
+        let mut st = g.start(&config(2, seed)).expect("starts");
+        let mut agents = [mcts(40, seed), mcts(40, seed + 10)];
+        while !st.is_over() {
+            let pending = g.pending(&st);
+            assert!(!pending.is_empty());
+            for p in pending {
+                let r = agents[p as usize].search(&g, &st, p).expect("searches");
+                let a = r.best.expect("an action");
+                g.apply_for(&mut st, p, &a).expect("applies");
+            }
+        }
+        let (mut a, mut b) = (mcts(40, seed), RandomAgent::new(seed));
+        let st = play(&g, &config(2, seed), &mut [&mut a, &mut b]);
+        assert!(st.outcome().is_some());
+    }
+}
+
 /// Agents are named as on the command line, and `simulate` runs them.
 #[test]
 fn simulate_runs_the_agents_named() {

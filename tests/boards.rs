@@ -206,3 +206,99 @@ fn rewrites_play_like_the_originals() {
         }
     }
 }
+
+/// `groups(s in board where c)` (reference 6.1) on random patterns of a 6 x 5 grid, against a
+/// flood fill written here: one element per maximal group of marked squares, its first square
+/// in board order, the groups in that order; `group(...)` from each gives the whole group, so
+/// the sizes add up to the marked squares. Also on a hex board, whose neighbours differ.
+#[test]
+fn groups_gives_each_maximal_group_once_by_its_first_space() {
+    for (shape, w, h, hex) in [
+        ("grid(6, 5)", 6usize, 5usize, false),
+        ("hex(4, 4)", 4, 4, true),
+    ] {
+        let mut seed = 12345u64;
+        for round in 0..12 {
+            let mut marked = vec![false; w * h];
+            for m in marked.iter_mut() {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                *m = (seed >> 33) % 100 < 35 + round * 3;
+            }
+            let name = |i: usize| format!("{}{}", (b'a' + (i % w) as u8) as char, i / w + 1);
+            let mut setup = String::new();
+            for (i, m) in marked.iter().enumerate() {
+                if *m {
+                    setup.push_str(&format!("mark[{}] = true\n", name(i)));
+                }
+            }
+            let text = format!(
+                "game \"Groups\"\nplayers 2\nboard b = {shape}\nvar mark[b]: bool = false\n\
+                 var order[b]: int = -1\nvar size[b]: int = 0\nvar total: int = 0\n\
+                 setup {{\n{setup}\nlet k = 0\n\
+                 for g in groups(s in b where mark[s]) {{\n order[g] = k\n k += 1\n\
+                 size[g] = count(t in group(u in b, g where mark[u]))\n}}\n\
+                 total = sum(g in groups(s in b where mark[s]): size[g])\n}}\n\
+                 action pass() {{ end }}\nflow {{ turn seat(0) {{ choose {{ pass }} }} }}\n"
+            );
+            let g = load("groups.rules", &text);
+            let st = g.start(&config(None)).expect("starts");
+            let view = g.view(&st, None);
+            let var = |n: String| {
+                view.vars
+                    .iter()
+                    .find(|(k, _)| *k == n)
+                    .map(|(_, v)| v.parse::<i64>().expect("a number"))
+                    .expect("a variable")
+            };
+            // The flood fill: neighbours on the grid are orthogonal; on the hex board,
+            // (col, row) also touches (col+1, row-1) and (col-1, row+1).
+            let mut comp = vec![usize::MAX; w * h];
+            let mut firsts = Vec::new();
+            for start in 0..w * h {
+                if !marked[start] || comp[start] != usize::MAX {
+                    continue;
+                }
+                let (id, mut todo, mut n) = (firsts.len(), vec![start], 0);
+                comp[start] = id;
+                while let Some(i) = todo.pop() {
+                    n += 1;
+                    let (c, r) = ((i % w) as i64, (i / w) as i64);
+                    let mut nbs = vec![(c + 1, r), (c - 1, r), (c, r + 1), (c, r - 1)];
+                    if hex {
+                        nbs.extend([(c + 1, r - 1), (c - 1, r + 1)]);
+                    }
+                    for (x, y) in nbs {
+                        if x < 0 || y < 0 || x >= w as i64 || y >= h as i64 {
+                            continue;
+                        }
+                        let j = y as usize * w + x as usize;
+                        if marked[j] && comp[j] == usize::MAX {
+                            comp[j] = id;
+                            todo.push(j);
+                        }
+                    }
+                }
+                firsts.push((start, n));
+            }
+            for i in 0..w * h {
+                let want = firsts
+                    .iter()
+                    .position(|f| f.0 == i)
+                    .map_or(-1, |k| k as i64);
+                assert_eq!(
+                    var(format!("order[{}]", name(i))),
+                    want,
+                    "{shape} round {round}: {}",
+                    name(i)
+                );
+                if let Some((_, n)) = firsts.iter().find(|f| f.0 == i) {
+                    assert_eq!(var(format!("size[{}]", name(i))), *n as i64);
+                }
+            }
+            let marked_count = marked.iter().filter(|m| **m).count() as i64;
+            assert_eq!(var("total".into()), marked_count, "{shape} round {round}");
+        }
+    }
+}

@@ -269,3 +269,120 @@ fn a_view_and_its_json_show_an_action_field_by_the_actions_name() {
     assert!(json.contains(r#"["effect","pick"]"#), "{json}");
     assert!(json.contains(r#"["effect","none"]"#), "{json}");
 }
+
+// ---------------------------------------------------------------- simultaneous blocks
+
+/// What seat `seat` is shown while the block of tests/constructs/simultaneous.rules waits:
+/// its view, its legal actions with their texts, why three texts are or are not legal, and
+/// the spectator's view. Who is still choosing is public (the views' actor is the first of
+/// them): it is left out.
+fn shown_to(g: &Game, st: &rulebook::State, seat: u8) -> String {
+    let mut legal = Vec::new();
+    g.legal_for(st, seat, &mut legal).expect("legal");
+    let texts: Vec<String> = legal
+        .iter()
+        .map(|a| g.action_text_for(st, seat, a))
+        .collect();
+    let why: Vec<String> = ["card=c12", "card=c8", "bonus"]
+        .iter()
+        .map(|t| format!("{:?}", g.why_not_for(st, Some(seat), t).expect("why")))
+        .collect();
+    let view = |s: Option<u8>| {
+        let mut v = g.view(st, s);
+        v.actor.clear();
+        v
+    };
+    format!(
+        "{:?}\n{texts:?}\n{why:?}\n{:?}",
+        view(Some(seat)),
+        view(None)
+    )
+}
+
+/// Every sequence of choices p1 can make in its part of the block (two cards, then `bonus`
+/// or `skip`), applied from `st`.
+fn p1_parts(g: &Game, st: &rulebook::State) -> Vec<rulebook::State> {
+    let mut out = Vec::new();
+    let mut todo = vec![st.clone()];
+    while let Some(s) = todo.pop() {
+        let mut legal = Vec::new();
+        g.legal_for(&s, 0, &mut legal).expect("legal");
+        if legal.is_empty() {
+            out.push(s);
+            continue;
+        }
+        for a in legal {
+            let mut next = s.clone();
+            g.apply_for(&mut next, 0, &a).expect("applies");
+            todo.push(next);
+        }
+    }
+    out
+}
+
+#[test]
+fn what_a_player_is_shown_in_a_simultaneous_block_never_depends_on_the_others_choices() {
+    let g = game("tests/constructs/simultaneous.rules");
+    let st = g.start(&config(2, None, &[])).expect("starts");
+    assert_eq!(g.pending(&st), vec![0, 1]);
+    // p2 before it chooses, and after its first choice: whatever p1 chose in the block
+    // (12 orders of two cards of four, then bonus or skip: 24 parts), p2 is shown the same.
+    let mut p2_first = st.clone();
+    let mut legal = Vec::new();
+    g.legal_for(&p2_first, 1, &mut legal).expect("legal");
+    g.apply_for(&mut p2_first, 1, &legal[0]).expect("applies");
+    for start in [&st, &p2_first] {
+        let parts = p1_parts(&g, start);
+        assert_eq!(parts.len(), 24);
+        let expected = shown_to(&g, start, 1);
+        for (i, part) in parts.iter().enumerate() {
+            assert_eq!(g.pending(part), vec![1], "p1 is done");
+            assert_eq!(shown_to(&g, part, 1), expected, "part {i}");
+        }
+    }
+}
+
+#[test]
+fn determinizing_a_simultaneous_block_forgets_the_others_choices_and_keeps_the_view() {
+    use rand::SeedableRng;
+    let g = game("tests/constructs/simultaneous.rules");
+    let st = g.start(&config(3, None, &[])).expect("starts");
+    let mut p2 = st.clone();
+    let mut legal = Vec::new();
+    g.legal_for(&p2, 1, &mut legal).expect("legal");
+    g.apply_for(&mut p2, 1, &legal[1]).expect("applies");
+    let parts = p1_parts(&g, &p2);
+    let sample = |s: &rulebook::State| {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        g.determinize(s, Some(1), &mut rng)
+    };
+    let first = sample(&parts[0]);
+    assert_eq!(g.view(&first, Some(1)), g.view(&parts[0], Some(1)));
+    // p1 is done (that is public): its choices are drawn at random in the sample.
+    assert_eq!(g.pending(&first), g.pending(&parts[0]));
+    assert_eq!(g.pending(&first), vec![1, 2]);
+    for part in &parts {
+        let d = sample(part);
+        assert_eq!(g.view_all(&d), g.view_all(&first));
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        g.legal_for(&d, 1, &mut a).expect("legal");
+        g.legal_for(&first, 1, &mut b).expect("legal");
+        assert_eq!(a, b);
+    }
+}
+
+#[test]
+fn a_match_through_a_simultaneous_block_replays_from_its_save() {
+    let g = game("tests/constructs/simultaneous.rules");
+    let mut m = rulebook::engine::Match::new(&g, config(3, None, &[])).expect("starts");
+    // Out of seat order: p3 first, then p1, then p2.
+    for seat in [2, 0, 2, 1, 0, 0, 1, 1, 2] {
+        let legal = m.legal_for(seat).expect("legal");
+        let (_, text) = legal.last().expect("an option").clone();
+        m.apply_for(seat, &text).expect("applies");
+    }
+    assert!(m.state().is_over());
+    let text = m.save_text();
+    let back = rulebook::engine::Match::load_text(&g, &text).expect("replays");
+    assert_eq!(back.state().outcome(), m.state().outcome());
+}

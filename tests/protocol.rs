@@ -483,10 +483,10 @@ fn a_client_bound_to_a_seat_plays_only_that_seat() {
     assert_eq!(s.finish(), 0);
 }
 
-/// In a `choose each` (OMNIA's draft), a client bound to a seat that is pending but not the
-/// engine's current actor commits its own choice.
+/// In a simultaneous block (OMNIA's draft), a client bound to a seat that is pending but not
+/// the engine's current actor makes its own choice, which no other seat sees.
 #[test]
-fn a_bound_seat_commits_its_own_choice_in_a_choose_each() {
+fn a_bound_seat_makes_its_own_choice_in_a_simultaneous_block() {
     let g = game("rules/omnia.rules");
     let cfg = Config {
         players: 3,
@@ -527,11 +527,25 @@ fn a_bound_seat_commits_its_own_choice_in_a_choose_each() {
     assert_eq!(r["ok"], true, "{r}");
     let after = session.current().expect("a match");
     assert!(
-        !after.pending().contains(&seat),
-        "p{} has committed",
+        after.pending().contains(&seat),
+        "p{} keeps a second card",
         seat + 1
     );
+    let again = after.legal_for(seat).expect("legal");
+    assert!(again.iter().all(|(_, t)| t != texts[0]), "kept already");
     assert_eq!(after.log().len(), m.log().len() + 1);
+    for other in (0..3).filter(|&p| p != seat) {
+        assert_eq!(
+            after.view(Some(other)),
+            m.view(Some(other)),
+            "p{}",
+            other + 1
+        );
+        assert_eq!(
+            after.legal_for(other).expect("legal"),
+            m.legal_for(other).expect("legal")
+        );
+    }
 }
 
 fn reply(session: &mut Session, line: &str) -> Value {

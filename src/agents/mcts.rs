@@ -506,12 +506,18 @@ fn exact(g: &Game) -> bool {
                     .iter()
                     .any(|s| matches!(s, Step::Roll { .. } | Step::Shuffle { .. }))
         })
+        && g.program.procs.ids().all(|p| {
+            !g.program.procs[p]
+                .iter()
+                .any(|s| matches!(s, Step::Simul { .. }))
+        })
 }
 
-/// Whether a `choose each` waits in `st`.
+/// Whether a `choose each` or a simultaneous block waits in `st`.
 fn simultaneous(g: &Game, st: &State) -> bool {
-    g.waiting_choice(st)
-        .is_some_and(|c| g.choices[c].each.is_some())
+    g.in_block(st)
+        || g.waiting_choice(st)
+            .is_some_and(|c| g.choices[c].each.is_some())
 }
 
 /// An outcome of the waiting chance event drawn by its weight (`outcomes` is scratch space).

@@ -328,6 +328,15 @@ codes! {
     /// flow { turn seat(0) { choose { hop } } end }
     /// ```
     Sequence = "check::sequence";
+    /// A statement a simultaneous block cannot hold, in its body or in an action it runs:
+    /// `turn`, `roll`, `shuffle`, `end`, `win`, `choose each`, a choice by another player, a
+    /// sequence action, another simultaneous block.
+    /// ```rules
+    /// players 2
+    /// var n: int
+    /// flow { simultaneous p in players { choose by next(p) x in 1..3 { n += x } } end }
+    /// ```
+    Simultaneous = "check::simultaneous";
     /// A warning: something declared and never used; an action never offered; a zone used but
     /// never filled.
     /// ```rules

@@ -188,6 +188,8 @@ pub(crate) struct Checker {
     pub(crate) hints: usize,
     /// Lowering the effect of a `sequence action`: its choices are part of the move.
     pub(crate) in_sequence: bool,
+    /// Lowering the body of a simultaneous block: the local slot and name of its player.
+    pub(crate) simul: Option<(u16, String)>,
     /// The names noted for editors (see `names.rs`), and where each thing is declared.
     pub(crate) noted: Vec<names::Noted>,
     pub(crate) decl_of: names::Decls,
@@ -271,6 +273,7 @@ impl Checker {
             too_many_components: false,
             hints: 0,
             in_sequence: false,
+            simul: None,
             noted: vec![],
             decl_of: HashMap::new(),
             local_kinds: HashMap::new(),
@@ -438,6 +441,7 @@ impl Checker {
         self.check_effects();
         self.window_choices();
         let flow_seen = self.lower_flow(file);
+        self.check_simultaneous();
         self.check_limits();
         self.check_ending(flow_seen);
         self.warnings(file);

@@ -12,6 +12,7 @@ mod run;
 pub mod scenario;
 mod sequence;
 mod session;
+mod simul;
 mod start;
 mod state;
 mod text;

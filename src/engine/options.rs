@@ -386,6 +386,9 @@ impl Game {
     /// Applies an action known to be legal (one that [`Game::legal`] listed for this state).
     /// Crate-private: an action from outside goes through [`Game::apply`], which checks it.
     pub(crate) fn apply_unchecked(&self, st: &mut State, a: &Action) -> Result<(), RunError> {
+        if st.block.is_some() {
+            return self.simul_apply(st, a);
+        }
         st.decisions += 1;
         if let Wait::Decision { choice, actor } = st.wait {
             if self.choices[choice].each.is_some() {
@@ -585,6 +588,9 @@ impl Game {
     /// The players who must still choose: one, or several when a `choose each` waits for
     /// simultaneous choices (each sees only its own options; commitments stay hidden).
     pub fn pending(&self, st: &State) -> Vec<u8> {
+        if st.block.is_some() {
+            return self.simul_pending(st);
+        }
         match st.wait {
             Wait::Decision { choice, actor } if self.choices[choice].each.is_some() => {
                 let _ = actor;
@@ -602,6 +608,10 @@ impl Game {
 
     /// Lists the legal actions of one pending player (for simultaneous choices).
     pub fn legal_for(&self, st: &State, seat: u8, out: &mut Vec<Action>) -> Result<(), RunError> {
+        if st.block.is_some() {
+            self.simul_legal_for(st, seat, out);
+            return Ok(());
+        }
         out.clear();
         match st.wait {
             Wait::Decision { choice, .. } if self.pending(st).contains(&seat) => {

@@ -2,6 +2,7 @@
 //! or end. Every step costs a unit of the decision's work budget.
 
 use super::react::WindowStep;
+use super::simul::Go;
 use super::vm::{with_machine, Iter, Machine};
 use super::*;
 use crate::ir::vm::{Step, Target};
@@ -207,6 +208,36 @@ impl Game {
                         iters.truncate(start as usize);
                     }
                 }
+                Step::Choose(cid) if st.block.is_some() => {
+                    match self.simul_choose(m, st, locals, *cid)? {
+                        Go::Next(pc) => next = pc,
+                        Go::Wait => return Ok(()),
+                        Go::Again(sp) => {
+                            last_loop = Some(sp);
+                            continue;
+                        }
+                        Go::Jumped => continue,
+                    }
+                }
+                Step::Simul {
+                    coll,
+                    slot,
+                    end,
+                    span,
+                } => match self.simul_start(m, st, locals, *coll, *slot, *end, *span)? {
+                    Go::Next(pc) => next = pc,
+                    Go::Wait => return Ok(()),
+                    Go::Again(sp) => {
+                        last_loop = Some(sp);
+                        continue;
+                    }
+                    Go::Jumped => continue,
+                },
+                Step::SimulEnd => match self.simul_end(st, locals)? {
+                    Go::Next(pc) => next = pc,
+                    Go::Wait | Go::Again(_) => return Ok(()),
+                    Go::Jumped => continue,
+                },
                 Step::Choose(cid) if self.program.choices[*cid].each.is_some() => {
                     let ch = &self.choices[*cid];
                     let (coll, _) = self.program.choices[*cid].each.expect("checked");

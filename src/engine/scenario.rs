@@ -21,6 +21,9 @@ impl Game {
         if st.is_over() {
             return Err(RunError::Finished);
         }
+        // While a simultaneous block waits, its parts start again afterwards (the game is at
+        // the block's start: dropping the parts is all it takes).
+        st.block = None;
         let me = match self.actor(st) {
             Actor::Player(p) => p,
             _ => st.current.unwrap_or(0),

@@ -125,7 +125,7 @@ impl<'g> Match<'g> {
         self.game.legal_for(&self.state, seat, &mut buf)?;
         Ok(buf
             .into_iter()
-            .map(|a| (a, self.game.action_text(&self.state, &a)))
+            .map(|a| (a, self.game.action_text_for(&self.state, seat, &a)))
             .collect())
     }
 

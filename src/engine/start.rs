@@ -56,6 +56,7 @@ impl Game {
             chance: cfg.chance,
             chance_step: 0,
             commits: vec![],
+            block: None,
             cache: vec![],
             runs: vec![],
             decisions: 0,

@@ -92,6 +92,9 @@ pub struct State {
     pub(crate) runs: Vec<(ChoiceId, Action)>,
     /// Hidden commitments of a simultaneous choice, per seat (`None`: still to choose).
     pub(crate) commits: Vec<Option<Action>>,
+    /// A simultaneous block in progress (`simul.rs`): `None` in a game without one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) block: Option<Box<super::simul::Block>>,
     /// Decisions applied so far (players' and chance's).
     pub decisions: u64,
     /// The window open at the flow's current window point, if any.
@@ -126,6 +129,7 @@ impl Clone for State {
             cache: self.cache.clone(),
             runs: self.runs.clone(),
             commits: self.commits.clone(),
+            block: self.block.clone(),
             decisions: self.decisions,
             window: self.window,
             outcome: self.outcome.clone(),
@@ -156,6 +160,7 @@ impl Clone for State {
         self.cache.clone_from(&src.cache);
         self.runs.clone_from(&src.runs);
         self.commits.clone_from(&src.commits);
+        self.block.clone_from(&src.block);
         self.decisions = src.decisions;
         self.window = src.window;
         self.outcome.clone_from(&src.outcome);
@@ -316,6 +321,11 @@ impl Game {
         }
         if st.current.is_some_and(|p| p >= st.players) || st.commits.len() > st.players as usize {
             return bad("its players");
+        }
+        if let Some(b) = st.block.as_deref() {
+            if !self.validate_block(st, b) {
+                return bad("its simultaneous block");
+            }
         }
         for a in &st.cache {
             let end = a.steps.start as usize + a.steps.len as usize;

@@ -72,6 +72,14 @@ impl Game {
     /// assert_eq!(theirs.count, 8);
     /// ```
     pub fn view(&self, st: &State, seat: Option<u8>) -> View {
+        if let Some(run) = self.block_run(st, seat) {
+            // While a simultaneous block waits, a player sees its own part of it only.
+            let mut view = self.view(run, seat);
+            if let Actor::Player(p) = self.actor(st) {
+                view.actor = format!("p{}", p + 1);
+            }
+            return view;
+        }
         let mut zones = Vec::new();
         for inst in self.instances.ids() {
             let info = self.instances[inst];
@@ -325,6 +333,10 @@ impl Game {
         self.deal_hidden_vars(st, seat, rng, out);
         out.rng = rand::SeedableRng::from_seed(rng.gen());
         forget_commitments(self, out, seat);
+        if out.block.is_some() {
+            self.simul_determinize(out, seat, rng.gen());
+            return;
+        }
         self.relist_options(out);
     }
 

@@ -58,6 +58,27 @@ impl Game {
                 span,
             })
         };
+        if let (Some(b), Wait::Decision { actor, .. }) = (st.block.as_deref(), st.wait) {
+            // A simultaneous block: each seat is answered from its own part only.
+            let p = seat.unwrap_or(actor);
+            return match b.runs.get(p as usize).and_then(Option::as_ref) {
+                Some(run) if self.simul_pending(st).contains(&p) => {
+                    self.why_not_for(run, Some(p), text)
+                }
+                Some(_) => no(
+                    format!(
+                        "{} has made every choice of the simultaneous block; others are still \
+                         choosing",
+                        player_name(p)
+                    ),
+                    None,
+                ),
+                None => no(
+                    format!("{} takes no part in the simultaneous block", player_name(p)),
+                    None,
+                ),
+            };
+        }
         let (choice, actor) = match st.wait {
             Wait::Decision { choice, actor } => (choice, actor),
             Wait::Chance => return no("chance must act now, not a player".into(), None),

@@ -150,6 +150,21 @@ pub enum Instr {
     Choose(ChoiceId),
     /// After every player of a `choose each` committed: run the next seat's choice.
     SimNext(ChoiceId),
+    /// `simultaneous p in C {`: each player of C runs the body on a private copy of the game,
+    /// unseen by the others; when all are done, the parts run on the game in seat order
+    /// with their recorded choices (section 4.1.2 of the reference).
+    Simul {
+        /// The players taking part.
+        coll: Coll,
+        /// The local slot of the player's name.
+        slot: u16,
+        /// The pc of the body's `SimulEnd`.
+        end: u32,
+        /// The statement.
+        span: Span,
+    },
+    /// The end of a simultaneous block's body.
+    SimulEnd,
     /// `do name(args)`: runs an action's effect now, without checking its guard.
     Do {
         /// The action (index into [`Game::actions`]).

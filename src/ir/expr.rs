@@ -183,6 +183,16 @@ pub enum Coll {
         /// What every member must meet (`None`: the whole connected board).
         cond: Option<Expr>,
     },
+    /// `groups(s in board where cond)`: every maximal connected group of spaces meeting
+    /// `cond`, each given by its first space in board order, in board order.
+    Groups {
+        /// The board (index into [`Game::boards`]).
+        board: BoardId,
+        /// The local slot `s` is bound to while `cond` is tested.
+        slot: u16,
+        /// What every member must meet (`None`: any space).
+        cond: Option<Expr>,
+    },
 }
 
 impl Expr {
@@ -244,6 +254,11 @@ impl Coll {
             }
             Coll::Group { start, cond, .. } => {
                 start.reads(f);
+                if let Some(c) = cond {
+                    c.reads(f);
+                }
+            }
+            Coll::Groups { cond, .. } => {
                 if let Some(c) = cond {
                     c.reads(f);
                 }

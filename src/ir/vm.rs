@@ -108,6 +108,8 @@ pub enum Op {
     IterPaths(u32),
     /// Pop the start space; push an iterator over its group ([`Program::groups`]).
     IterGroup(u32),
+    /// Push an iterator over the first space of every group ([`Program::groups`]).
+    IterGroups(u32),
     /// Advance the top iterator into a local slot; when it is done, drop it and continue at
     /// `exit`. Each element costs one unit of fuel.
     IterNext {
@@ -424,6 +426,19 @@ pub enum Step {
     Choose(ChoiceId),
     /// Run the next seat's committed option of a `choose each`.
     SimNext(ChoiceId),
+    /// `simultaneous p in C {`: start the players' private parts (`engine::simul`).
+    Simul {
+        /// The players.
+        coll: Code,
+        /// The local of the player's name.
+        slot: u16,
+        /// Where the body ends (its `SimulEnd`).
+        end: u32,
+        /// The statement.
+        span: Span,
+    },
+    /// The end of a simultaneous block's body.
+    SimulEnd,
     /// `do action(args)`.
     Do {
         /// The action.

@@ -363,6 +363,13 @@ pub enum StmtKind {
         /// The turn's statements.
         body: Block,
     },
+    /// `simultaneous p in C { }`: each player of C runs the body unseen by the others.
+    Simultaneous {
+        /// The name bound to each player, and the players.
+        binding: Binding,
+        /// The statements each player runs.
+        body: Block,
+    },
     /// `choose [by p | each p in C] { arms } [else { }]` or `choose x in C where cond { }`.
     Choose {
         /// `by p`: who chooses, if written (default: `me`, the acting player).

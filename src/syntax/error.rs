@@ -252,6 +252,7 @@ fn rule_words(r: Rule) -> &'static str {
         | Rule::while_stmt
         | Rule::break_stmt
         | Rule::turn_stmt
+        | Rule::simultaneous_stmt
         | Rule::choose_stmt
         | Rule::move_stmt
         | Rule::deal_stmt

@@ -677,6 +677,14 @@ fn stmt_inner(p: Pair<Rule>, sp: Span) -> Stmt {
                 body: block(it.next().expect("body")),
             }
         }
+        Rule::simultaneous_stmt => {
+            it.next();
+            let binding = binding(it.next().expect("binding"));
+            StmtKind::Simultaneous {
+                binding,
+                body: block(it.next().expect("body")),
+            }
+        }
         Rule::choose_stmt => {
             it.next();
             let mut by = None;

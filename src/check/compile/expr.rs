@@ -590,6 +590,15 @@ impl Compiler<'_> {
                 });
                 self.emit(Op::IterGroup(self.p.groups.len() as u32 - 1));
             }
+            Coll::Groups { board, slot, cond } => {
+                let cond = self.out_of_line(cond.as_ref());
+                self.p.groups.push(PathsOp {
+                    board: *board,
+                    slot: *slot,
+                    cond,
+                });
+                self.emit(Op::IterGroups(self.p.groups.len() as u32 - 1));
+            }
         }
     }
 }

@@ -325,6 +325,18 @@ impl Compiler<'_> {
                 Instr::ForDone { slot } => Step::ForDone { slot: *slot },
                 Instr::Choose(c) => Step::Choose(*c),
                 Instr::SimNext(c) => Step::SimNext(*c),
+                Instr::Simul {
+                    coll,
+                    slot,
+                    end,
+                    span,
+                } => Step::Simul {
+                    coll: self.coll(coll),
+                    slot: *slot,
+                    end: *end,
+                    span: *span,
+                },
+                Instr::SimulEnd => Step::SimulEnd,
                 Instr::Do { action, args, span } => Step::Do {
                     action: *action,
                     args: args.iter().map(|a| self.expr(a)).collect(),

@@ -90,8 +90,12 @@ impl Checker {
                 filter,
                 body: None,
                 otherwise: None,
-            } if func.name == "paths" || func.name == "group" => {
-                let want = if func.name == "paths" { 2 } else { 1 };
+            } if func.name == "paths" || func.name == "group" || func.name == "groups" => {
+                let want = match func.name.as_str() {
+                    "paths" => 2,
+                    "group" => 1,
+                    _ => 0,
+                };
                 let board = bindings.first().and_then(|b| match &b.coll.kind {
                     K::Name(n) => match self.globals.get(n).copied() {
                         Some((Global::Board(bi), _)) => Some(bi),
@@ -106,10 +110,10 @@ impl Checker {
                         format!("`{}` needs one name bound to a board", func.name),
                         "expected `s in board`",
                     );
-                    p.help = Some(if want == 2 {
-                        "`paths(s in grid, from, 3 where empty(cell[s]))`".into()
-                    } else {
-                        "`group(s in grid, start where colour[s] == red)`".into()
+                    p.help = Some(match want {
+                        2 => "`paths(s in grid, from, 3 where empty(cell[s]))`".into(),
+                        1 => "`group(s in grid, start where colour[s] == red)`".into(),
+                        _ => "`groups(s in grid where colour[s] == red)`".into(),
                     });
                     return (Coll::List(vec![]), Type::Any);
                 };
@@ -125,10 +129,10 @@ impl Checker {
                         ),
                         "wrong number of arguments",
                     );
-                    p.help = Some(if want == 2 {
-                        "give the start space and the number of steps".into()
-                    } else {
-                        "give the start space".into()
+                    p.help = Some(match want {
+                        2 => "give the start space and the number of steps".into(),
+                        1 => "give the start space".into(),
+                        _ => "`groups` takes only the board binding and `where`".into(),
                     });
                     return (Coll::List(vec![]), Type::Any);
                 }
@@ -136,13 +140,21 @@ impl Checker {
                 let slot = self.bind_local_at(&bindings[0].var, Type::Space(board), "binding");
                 self.used.insert(Global::Board(board));
                 self.note_use(bindings[0].coll.span, Target::Global(Global::Board(board)));
+                let cond = |c: &mut Self| {
+                    filter.as_ref().map(|f| {
+                        let (x, t) = c.expr(f);
+                        c.expect_type(t, Type::Bool, f.span, "a `where` condition");
+                        x
+                    })
+                };
+                if want == 0 {
+                    let cond = cond(self);
+                    self.scopes.truncate(depth);
+                    return (Coll::Groups { board, slot, cond }, Type::Space(board));
+                }
                 let (from, tf) = self.expr(&args[0]);
                 self.expect_type(tf, Type::Space(board), args[0].span, "the start");
-                let cond = filter.as_ref().map(|f| {
-                    let (x, t) = self.expr(f);
-                    self.expect_type(t, Type::Bool, f.span, "a `where` condition");
-                    x
-                });
+                let cond = cond(self);
                 let c = if want == 2 {
                     let (n, tn) = self.expr(&args[1]);
                     self.expect_type(tn, Type::Int, args[1].span, "the number of steps");

@@ -4,6 +4,7 @@ mod call;
 mod choose;
 mod coll;
 mod expr;
+mod simul;
 mod stmt;
 
 use super::{Checker, Global};

@@ -30,7 +30,11 @@ impl Checker {
     }
 
     pub(crate) fn stmt(&mut self, s: &ast::Stmt, code: &mut Vec<Instr>, loops: &mut Loops) {
+        if self.simul.is_some() {
+            self.simul_stmt(s);
+        }
         match &s.kind {
+            S::Simultaneous { binding, body } => self.simultaneous(s, binding, body, code),
             S::Let { name, value } => {
                 let (x, t) = self.expr(value);
                 let slot = self.bind_local_at(name, t, "local");

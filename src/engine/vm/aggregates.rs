@@ -280,6 +280,87 @@ impl Machine {
         self.push_marked(op.board, marks, walk, start_buf, result)
     }
 
+    /// `groups(...)`: the first space of every maximal connected group of spaces meeting the
+    /// condition, in board order, pushed as a buffer iterator. Each space is tested once and
+    /// costs one unit of work, as does each step of a flood.
+    #[inline(never)]
+    pub(super) fn groups(
+        &mut self,
+        g: &Game,
+        s: &State,
+        id: u32,
+        locals: &mut [Value],
+        me: u8,
+    ) -> Eval<()> {
+        let op = &g.program.groups[id as usize];
+        let start_buf = self.buf.len() as u32;
+        let board = &g.boards[op.board];
+        let closing = board.closing(&s.consts);
+        let (starts, adj) = board.adjacency(closing);
+        let mut marks = std::mem::take(&mut self.marks);
+        let mut walk = std::mem::take(&mut self.walk);
+        marks.clear();
+        marks.resize(board.len() as usize, 0);
+        walk.clear();
+        let mut result = Ok(());
+        let ok = |m: &mut Self, sp: u32, locals: &mut [Value]| -> Eval<bool> {
+            m.spend(None)?;
+            m.space_ok(
+                g,
+                s,
+                op.cond,
+                op.slot,
+                Value::Space(op.board, sp),
+                locals,
+                me,
+            )
+        };
+        'spaces: for first in 0..board.len() {
+            if marks[first as usize] & SEEN != 0 || board.is_closed(first, closing) {
+                continue;
+            }
+            marks[first as usize] |= SEEN;
+            match ok(self, first, locals) {
+                Ok(true) => {}
+                Ok(false) => continue,
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            }
+            self.buf.push(Value::Space(op.board, first));
+            walk.push((first, 0, 0));
+            while let Some((sp, _, _)) = walk.pop() {
+                for &nb in &adj[starts[sp as usize] as usize..starts[sp as usize + 1] as usize] {
+                    if marks[nb as usize] & SEEN != 0 {
+                        continue;
+                    }
+                    marks[nb as usize] |= SEEN;
+                    match ok(self, nb, locals) {
+                        Ok(true) => walk.push((nb, 0, 0)),
+                        Ok(false) => {}
+                        Err(e) => {
+                            result = Err(e);
+                            break 'spaces;
+                        }
+                    }
+                }
+            }
+        }
+        self.marks = marks;
+        self.walk = walk;
+        if let Err(e) = result {
+            self.buf.truncate(start_buf as usize);
+            return Err(e);
+        }
+        self.iters.push(Iter::Buf {
+            start: start_buf,
+            pos: start_buf,
+            end: self.buf.len() as u32,
+        });
+        Ok(())
+    }
+
     /// `line(s in board, n [, at] where cond)`: `n` consecutive spaces in a straight line all
     /// meet the condition (through `at` when given).
     #[inline(never)]

@@ -751,6 +751,7 @@ impl Machine {
                 let start = self.pop();
                 self.group(g, s, id, start, locals, me)?;
             }
+            Op::IterGroups(id) => self.groups(g, s, id, locals, me)?,
             Op::IterNext { slot, exit } => match self.next(g, s, p.span_at(*pc - 1))? {
                 Some(v) => {
                     if let Some(l) = locals.get_mut(slot as usize) {
