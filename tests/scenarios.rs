@@ -50,8 +50,12 @@ fn all_scenarios_pass() {
 #[test]
 fn omnia_two_instants_on_one_card_run_in_the_order_the_player_chooses() {
     let rules_text = std::fs::read_to_string("rules/omnia.rules").expect("rules/omnia.rules");
-    let row = r#""Caterina"              { kind = person, cost = 0, points = 0, instant = gain_coin }"#;
-    assert!(rules_text.contains(row), "Caterina's row changed: update this test");
+    let row =
+        r#""Caterina"              { kind = person, cost = 0, points = 0, instant = gain_coin }"#;
+    assert!(
+        rules_text.contains(row),
+        "Caterina's row changed: update this test"
+    );
     let rules_text = rules_text.replace(
         row,
         r#""Caterina" { kind = person, cost = 0, points = 0, instant = gain_coin, instant2 = take_a_work }"#,
@@ -102,6 +106,11 @@ scenario "ON-6.7 ON-R10 two instants: printed order" {
         .expect("the scenario runs");
     assert_eq!(results.len(), 2);
     for (r, line) in results {
-        assert!(r.failure.is_none(), "line {line}: {}: {:?}", r.name, r.failure);
+        assert!(
+            r.failure.is_none(),
+            "line {line}: {}: {:?}",
+            r.name,
+            r.failure
+        );
     }
 }
