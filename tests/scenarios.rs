@@ -42,3 +42,75 @@ fn all_scenarios_pass() {
         failures.join("\n")
     );
 }
+
+/// [ON-6.7] [ON-R10] of seeds/omnia.md: the actions next to a card's lightning run at once, in
+/// an order the text does not give, so the player chooses it. No card of the assumed list has
+/// two instants (ON-A3), so the scenario gives one card a second instant, as a real card could:
+/// an edit of its row, which is all a real card list needs.
+#[test]
+fn omnia_two_instants_on_one_card_run_in_the_order_the_player_chooses() {
+    let rules_text = std::fs::read_to_string("rules/omnia.rules").expect("rules/omnia.rules");
+    let row =
+        r#""Caterina"              { kind = person, cost = 0, points = 0, instant = gain_coin }"#;
+    assert!(
+        rules_text.contains(row),
+        "Caterina's row changed: update this test"
+    );
+    let rules_text = rules_text.replace(
+        row,
+        r#""Caterina" { kind = person, cost = 0, points = 0, instant = gain_coin, instant2 = take_a_work }"#,
+    );
+    let scenario = r#"rules "omnia.rules"
+scenario "ON-6.7 ON-R10 two instants: the player chooses which runs first" {
+    seed 2
+    setup {
+        deal all from hand[seat(0)] to box
+        move named("work-person-2a") to hand[seat(0)]
+        deal all from row[person] to deck[person]
+        move named("Caterina") to row[person]
+        deal all from row[work] to deck[work]
+        move named("madonna-1") to row[work]
+    }
+    apply "play card=work-person-2a"
+    apply "take_person card=Caterina"
+    expect legal "first_instant=1"
+    expect legal "first_instant=2"
+    expect not legal "done"
+    apply "first_instant=2"
+    expect coins[seat(0)] == 1
+    apply "instant_work card=madonna-1"
+    expect coins[seat(0)] == 2
+    expect zone_of(named("madonna-1")) == tableau[seat(0)]
+    expect legal "done"
+}
+
+scenario "ON-6.7 ON-R10 two instants: printed order" {
+    seed 2
+    setup {
+        deal all from hand[seat(0)] to box
+        move named("work-person-2a") to hand[seat(0)]
+        deal all from row[person] to deck[person]
+        move named("Caterina") to row[person]
+        deal all from row[work] to deck[work]
+        move named("madonna-1") to row[work]
+    }
+    apply "play card=work-person-2a"
+    apply "take_person card=Caterina"
+    apply "first_instant=1"
+    expect coins[seat(0)] == 2
+    expect legal "instant_work card=madonna-1"
+    expect not legal "done"
+}
+"#;
+    let results = scenarios::run_text("omnia_two_instants", scenario, "omnia.rules", &rules_text)
+        .expect("the scenario runs");
+    assert_eq!(results.len(), 2);
+    for (r, line) in results {
+        assert!(
+            r.failure.is_none(),
+            "line {line}: {}: {:?}",
+            r.name,
+            r.failure
+        );
+    }
+}
