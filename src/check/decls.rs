@@ -179,6 +179,7 @@ impl Checker {
                         clamp: f.ty.clamps(),
                         default,
                         seen_by: None,
+                        kept: f.kept,
                     });
                 }
                 for f in fields {
