@@ -212,7 +212,8 @@ fn face_down_pieces_are_never_merged_for_a_seat_that_cannot_see_them() {
         .start(&Config {
             players: 2,
             ..Default::default()
-        }).expect("starts");
+        })
+        .expect("starts");
     let mut legal = Vec::new();
     // the owner sees the points: one option per value
     g.legal(&st, &mut legal).expect("legal");

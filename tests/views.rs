@@ -417,13 +417,19 @@ fn a_field_seen_by_its_owner_secret_stays_hidden_at_the_end() {
         .start(&Config {
             players: 2,
             ..Default::default()
-        }).expect("starts");
+        })
+        .expect("starts");
     let mut legal = Vec::new();
     g.legal(&st, &mut legal).expect("legal");
     let field = |view: &View, comp: usize, name: &str| -> String {
         let row = view.zones.iter().find(|z| z.zone == "row").expect("row");
         let fields = &row.fields[comp];
-        fields.iter().find(|(f, _)| f == name).expect("field").1.clone()
+        fields
+            .iter()
+            .find(|(f, _)| f == name)
+            .expect("field")
+            .1
+            .clone()
     };
     let before = g.view(&st, Some(1));
     assert_eq!(field(&before, 0, "points"), "?");
