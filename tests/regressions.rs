@@ -189,3 +189,37 @@ fn undo_replays_from_checkpoints_to_exactly_the_earlier_states() {
     }
     assert!(m.undo().is_err(), "nothing left to undo");
 }
+
+/// Components that differ only in a secret field the chooser cannot see were offered once, as
+/// if interchangeable: the chooser could only ever take the lowest, and whether two face-down
+/// pieces were equal decided nothing it could see. They are offered each (grammar 3.4.1); for
+/// their owner, who sees the field, equal ones are still offered once.
+#[test]
+fn face_down_pieces_are_never_merged_for_a_seat_that_cannot_see_them() {
+    let g = game(
+        r#"
+        players 2
+        component Token { owner: Player, points: 0..3 seen by owner }
+        zone row: Token public
+        zone taken: Token public
+        components Token in row { "token" for n in [1, 1, 2, 2] { points = n } }
+        setup { for t in row { t.owner = seat(1) } }
+        action take(t in row) { move t to taken }
+        flow { turn seat(1) { choose { take } } turn seat(0) { choose { take } } }
+        "#,
+    );
+    let mut st: State = g
+        .start(&Config {
+            players: 2,
+            ..Default::default()
+        })
+        .expect("starts");
+    let mut legal = Vec::new();
+    // the owner sees the points: one option per value
+    g.legal(&st, &mut legal).expect("legal");
+    assert_eq!(legal.len(), 2);
+    g.apply(&mut st, &legal[0]).expect("applies");
+    // the other seat sees three face-down tokens (points 1, 2, 2): three options
+    g.legal(&st, &mut legal).expect("legal");
+    assert_eq!(legal.len(), 3);
+}

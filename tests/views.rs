@@ -110,11 +110,6 @@ const ATLANTIS_OMNI: Rulebook = Rulebook {
             Sees::Unchecked,
             "wheels of factions nobody plays",
         ),
-        (
-            "intel_box",
-            Sees::Unchecked,
-            "records of factions nobody plays",
-        ),
         ("supply", Sees::Unchecked, "cubes before setup places them"),
         ("spots", Sees::Everyone, "AO-4.2 Omnis on the board"),
         ("out", Sees::Everyone, "AO-5.5 Omnis out of Atlantis"),
@@ -139,35 +134,20 @@ const ATLANTIS_OMNI: Rulebook = Rulebook {
             "AO-A7 an activated Shield lies face up",
         ),
         ("discard", Sees::Everyone, "AO-A7 the discard pile"),
-        (
-            "intel",
-            Sees::Everyone,
-            "AO-G3 the record (its values secret)",
-        ),
     ],
     secrets: &[
-        // AO-6.7: wheel values are seen by their faction only, until the end.
+        // AO-6.7: wheel values are seen by their faction only; a Scout (AO-A14) shows one to
+        // its player, so the check holds from the start until a card may have been played.
         Secret {
             field: "value",
             known_by: "owner",
-            always: true,
+            always: false,
         },
         // AO-6.7, AO-A16: floors are hidden from opponents until a battle reveals them.
         Secret {
             field: "element",
             known_by: "owner",
             always: false,
-        },
-        // AO-G3: what a Scout saw is known to the scouting faction only.
-        Secret {
-            field: "floor",
-            known_by: "holder",
-            always: true,
-        },
-        Secret {
-            field: "points",
-            known_by: "holder",
-            always: true,
         },
     ],
 };
@@ -403,7 +383,11 @@ fn a_wrongly_public_declaration_is_caught() {
             "zone kept[Player]: Card owner",
             "zone kept[Player]: Card public",
         ),
-        (&ATLANTIS_OMNI, "value: 0..3 seen by owner", "value: 0..3"),
+        (
+            &ATLANTIS_OMNI,
+            "value: 0..3 seen by owner secret",
+            "value: 0..3",
+        ),
     ];
     for (book, from, to) in mutations {
         let text = read(book.rules);
@@ -412,4 +396,53 @@ fn a_wrongly_public_declaration_is_caught() {
         let r = check_game(book, &changed);
         assert!(r.is_err(), "{}: `{to}` was not caught", book.rules);
     }
+}
+
+/// A field declared `seen by f secret` is not turned over when the game ends, unless the rules
+/// reveal it; a plain `seen by f` field is (grammar 3.4.1).
+#[test]
+fn a_field_seen_by_its_owner_secret_stays_hidden_at_the_end() {
+    let text = r#"
+        game "Kept"
+        players 2
+        component Token { owner: Player, points: 0..3 seen by owner secret, mark: 0..3 seen by owner }
+        zone row: Token public
+        components Token in row { "t{n}" for n in 1..2 { points = n, mark = n } }
+        setup { for t in row { t.owner = seat(0) } }
+        action flip() { reveal top(row).points end }
+        flow { turn seat(0) { choose { flip } } }
+    "#;
+    let g: Game = rulebook::load("kept.rules", text).game.expect("checks");
+    let mut st = g
+        .start(&Config {
+            players: 2,
+            ..Default::default()
+        })
+        .expect("starts");
+    let mut legal = Vec::new();
+    g.legal(&st, &mut legal).expect("legal");
+    let field = |view: &View, comp: usize, name: &str| -> String {
+        let row = view.zones.iter().find(|z| z.zone == "row").expect("row");
+        let fields = &row.fields[comp];
+        fields
+            .iter()
+            .find(|(f, _)| f == name)
+            .expect("field")
+            .1
+            .clone()
+    };
+    let before = g.view(&st, Some(1));
+    assert_eq!(field(&before, 0, "points"), "?");
+    assert_eq!(field(&before, 0, "mark"), "?");
+    g.apply(&mut st, &legal[0]).expect("applies");
+    assert!(st.is_over());
+    for seat in [Some(1), None] {
+        let after = g.view(&st, seat);
+        // t1 was never revealed: its `secret` field stays hidden, the plain one is shown
+        assert_eq!(field(&after, 0, "points"), "?");
+        assert_eq!(field(&after, 0, "mark"), "1");
+        // t2 (the top) was revealed by the rules
+        assert_eq!(field(&after, 1, "points"), "2");
+    }
+    assert_eq!(field(&g.view(&st, Some(0)), 0, "points"), "1");
 }

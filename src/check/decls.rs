@@ -191,6 +191,7 @@ impl Checker {
                         clamp: f.ty.clamps(),
                         default,
                         seen_by: None,
+                        kept: f.kept,
                     });
                 }
                 for f in fields {

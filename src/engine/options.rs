@@ -528,8 +528,11 @@ pub(crate) fn frame_locals(g: &Game, st: &State, f: &Frame) -> [Value; MAX_LOCAL
     out
 }
 
-/// Two components look the same to `seat`: same type, and equal in every field the seat may
-/// see (so that a choice never reveals a secret by offering two options).
+/// Two components are interchangeable for `seat`: same type, equal fields, and every secret
+/// field seen by the seat on both. A secret the seat cannot see makes them distinct whatever
+/// its values: merging by the hidden values would tell the seat whether they are equal, and
+/// merging by the visible fields alone would take away the choice between pieces that differ
+/// (3.4.1: components that differ only in a secret field are not interchangeable).
 pub(crate) fn same_for(g: &Game, s: &State, a: CompId, b: CompId, seat: u8) -> bool {
     let (ca, cb) = (&g.comps[a], &g.comps[b]);
     if ca.ty != cb.ty {
@@ -542,9 +545,9 @@ pub(crate) fn same_for(g: &Game, s: &State, a: CompId, b: CompId, seat: u8) -> b
             s.fields[g.field_slot(b, f as u16)],
         );
         x == y
-            || (fd.seen_by.is_some()
-                && !field_visible(g, s, a, f as u16, Some(seat))
-                && !field_visible(g, s, b, f as u16, Some(seat)))
+            && (fd.seen_by.is_none()
+                || (field_visible(g, s, a, f as u16, Some(seat))
+                    && field_visible(g, s, b, f as u16, Some(seat))))
     })
 }
 

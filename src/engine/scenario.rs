@@ -110,23 +110,29 @@ impl Game {
             Ok(buf.iter().map(|a| self.action_text(st, a)).collect())
         };
         let norm = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+        // While a window waits and `t` is not one of its options, everyone asked passes: an
+        // `apply` or `expect legal` of a turn's option needs no `pass` steps. (`expect not
+        // legal` does not pass: it may test what a window leaves out.)
+        let pass_window = |st: &mut State, t: &str| -> Result<(), String> {
+            while self.window_waits(st) && !legal_texts(st)?.iter().any(|x| norm(x) == norm(t)) {
+                let pass = self.parse_action(st, "pass").map_err(|e| e.to_string())?;
+                self.apply(st, &pass)
+                    .map_err(|e| format!("passing a window failed: {e}"))?;
+            }
+            Ok(())
+        };
         match step {
             Step::Setup(p) => self
                 .exec_proc(st, *p)
                 .map_err(|e| format!("setup failed: {e}")),
             Step::Apply(t) => {
-                // While a window waits and `t` is not one of its options, everyone passes.
-                while self.window_waits(st) && !legal_texts(st)?.iter().any(|x| norm(x) == norm(t))
-                {
-                    let pass = self.parse_action(st, "pass").map_err(|e| e.to_string())?;
-                    self.apply(st, &pass)
-                        .map_err(|e| format!("passing a window failed: {e}"))?;
-                }
+                pass_window(st, t)?;
                 let a = self.parse_action(st, t).map_err(|e| e.to_string())?;
                 self.apply(st, &a)
                     .map_err(|e| format!("applying `{t}` failed: {e}"))
             }
             Step::ExpectLegal(t) => {
+                pass_window(st, t)?;
                 let l = legal_texts(st)?;
                 if l.iter().any(|x| norm(x) == norm(t)) {
                     Ok(())

@@ -159,11 +159,12 @@ impl Game {
 /// Whether `seat` (`None`: a spectator) may see field `f` of component `c` now.
 pub fn field_visible(g: &Game, s: &State, c: CompId, f: u16, seat: Option<u8>) -> bool {
     let comp = &g.comps[c];
-    let Some(by) = g.types[comp.ty].fields[f as usize].seen_by else {
+    let def = &g.types[comp.ty].fields[f as usize];
+    let Some(by) = def.seen_by else {
         return true;
     };
     let slot = g.field_slot(c, f);
-    if s.revealed[slot] || (s.is_over() && !in_secret_zone(g, s, c)) {
+    if s.revealed[slot] || (s.is_over() && !def.kept && !in_secret_zone(g, s, c)) {
         return true;
     }
     match (seat, s.fields[g.field_slot(c, by)]) {

@@ -212,6 +212,8 @@ pub struct FieldDef {
     pub default: Value,
     /// For a secret field: the field of the same component that holds the player who sees it.
     pub seen_by: Option<u16>,
+    /// `seen by f secret`: the field stays secret when the game is over (unless revealed).
+    pub kept: bool,
 }
 
 /// One component.

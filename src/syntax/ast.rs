@@ -221,6 +221,8 @@ pub struct FieldDecl {
     pub ty: TypeExpr,
     /// `seen by owner`: the field holding the only player who sees this one.
     pub seen_by: Option<Ident>,
+    /// `seen by owner secret`: not revealed when the game is over.
+    pub kept: bool,
     /// The default value, if written.
     pub default: Option<Expr>,
 }

@@ -201,10 +201,15 @@ pub(super) fn decl(p: Pair<Rule>) -> Decl {
                     let name = ident(f.next().expect("field name"));
                     let ty = type_expr(f.next().expect("field type"));
                     let mut seen_by = None;
+                    let mut kept = false;
                     let mut default = None;
                     for q in f {
                         match q.as_rule() {
-                            Rule::seen_by => seen_by = q.into_inner().nth(2).map(ident),
+                            Rule::seen_by => {
+                                let mut parts = q.into_inner().skip(2);
+                                seen_by = parts.next().map(ident);
+                                kept = parts.next().is_some();
+                            }
                             _ => default = Some(expr(q)),
                         }
                     }
@@ -212,6 +217,7 @@ pub(super) fn decl(p: Pair<Rule>) -> Decl {
                         name,
                         ty,
                         seen_by,
+                        kept,
                         default,
                     }
                 })
