@@ -140,6 +140,7 @@ impl Game {
                             }
                             return Ok(());
                         }
+                        st.window.changes += 1;
                         let mut items = st.zones.items(z);
                         for i in (1..items.len()).rev() {
                             let j = st.rng.gen_range(0..=i);
@@ -161,6 +162,7 @@ impl Game {
                         return Ok(());
                     }
                     let v = self.roll(m, st, *domain, &mut locals[base..], me, *span)?;
+                    st.window.changes += 1;
                     self.assign(
                         m,
                         st,
@@ -441,6 +443,7 @@ impl Game {
                     if (*field as usize) < self.comps[c].fields.len() {
                         let slot = self.field_slot(c, *field);
                         st.revealed[slot] = *on;
+                        st.window.changes += 1;
                         if !*on {
                             st.grants[slot] = 0;
                         }
@@ -460,6 +463,7 @@ impl Game {
                     if (*field as usize) < self.comps[c].fields.len() {
                         let slot = self.field_slot(c, *field);
                         st.grants[slot] |= 1 << p;
+                        st.window.changes += 1;
                     }
                 }
             }
@@ -627,6 +631,9 @@ impl Game {
                 ));
             }
         }
+        if old != new && !matches!(at, Place::Local(_)) {
+            st.window.changes += 1;
+        }
         match at {
             Place::Local(i) => locals[i] = new,
             Place::Var(var, slot) => st.set_var(&self.program, var, self.vars[var].base, slot, new),
@@ -661,6 +668,7 @@ impl Game {
             ));
         }
         st.zones.put(c, to, bottom);
+        st.window.changes += 1;
         Ok(())
     }
 }
