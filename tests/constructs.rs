@@ -247,3 +247,25 @@ fn random_matches_with_windows_end_and_replay_from_their_saves() {
     }
     assert!(passes > 0, "no window was ever offered");
 }
+
+#[test]
+fn a_view_and_its_json_show_an_action_field_by_the_actions_name() {
+    let g = game("tests/constructs/effects.rules");
+    let m = rulebook::engine::Match::new(&g, config(2, None, &[])).expect("starts");
+    let view = g.view(m.state(), Some(0));
+    let hand = view
+        .zones
+        .iter()
+        .find(|z| z.zone == "hand[p1]")
+        .expect("p1's hand");
+    // The deal takes the top of the deck: Blank (no effect), Pick and Wall.
+    let i = hand.visible.iter().position(|n| n == "Pick").expect("Pick");
+    assert!(
+        hand.fields[i].contains(&("effect".to_string(), "pick".to_string())),
+        "{:?}",
+        hand.fields[i]
+    );
+    let json = serde_json::to_string(&view).expect("json");
+    assert!(json.contains(r#"["effect","pick"]"#), "{json}");
+    assert!(json.contains(r#"["effect","none"]"#), "{json}");
+}

@@ -168,7 +168,7 @@ impl Checker {
         };
         self.begin_locals();
         for (p, t) in params {
-            let (ty, _) = self.type_expr(t);
+            let (ty, _) = self.value_type_expr(t);
             self.bind_local_at(p, ty, "parameter");
         }
         let (x, t) = self.expr(body);
@@ -220,7 +220,7 @@ impl Checker {
         };
         self.begin_locals();
         for (p, t) in params {
-            let (ty, _) = self.type_expr(t);
+            let (ty, _) = self.value_type_expr(t);
             if !matches!(ty, Type::Comp(_) | Type::Any) {
                 let p = self.error(
                     Code::Type,
@@ -274,6 +274,11 @@ impl Checker {
         }
         self.begin_locals();
         let binds = self.bind_all(params);
+        let tys = params
+            .iter()
+            .map(|p| self.lookup_local(&p.var.name).map_or(Type::Any, |l| l.ty))
+            .collect();
+        self.action_params.insert(a, tys);
         let g = guard.map(|g| {
             let (x, t) = self.expr(g);
             self.expect_type(t, Type::Bool, g.span, "a guard");
@@ -495,4 +500,41 @@ fn max_param(e: &ir::Expr, n: u16) -> Option<u16> {
         E::Agg(..) => see(Some(n.saturating_sub(1))),
     }
     best
+}
+
+impl Checker {
+    /// Each action named by an action field takes the parameters the field's type says.
+    pub(super) fn check_effects(&mut self) {
+        for (span, a, sig, comp) in std::mem::take(&mut self.effect_uses) {
+            let want = self.game.signatures[sig].clone();
+            let got = self.action_params.get(&a).cloned().unwrap_or_default();
+            let fits = want.len() == got.len()
+                && want
+                    .iter()
+                    .zip(&got)
+                    .all(|(w, g)| w == g || *w == Type::Any || *g == Type::Any);
+            if fits {
+                continue;
+            }
+            let field_ty = self.type_name(Type::Action(sig));
+            let act = &self.game.actions[a];
+            let (name, decl) = (act.name.clone(), act.span);
+            let params: Vec<String> = got.iter().map(|t| self.type_name(*t)).collect();
+            let ty = self.game.types[self.game.comps[comp].ty].name.clone();
+            let p = self.error(
+                Code::Effect,
+                span,
+                format!(
+                    "`{name}` takes ({}), but this field of {ty} holds `{field_ty}`",
+                    params.join(", ")
+                ),
+                "parameters differ",
+            );
+            p.related = Some((decl, format!("`{name}` declared here")));
+            p.help = Some(
+                "every action an action field holds takes the parameters its type lists, in order"
+                    .into(),
+            );
+        }
+    }
 }

@@ -336,6 +336,19 @@ codes! {
     /// flow { end }
     /// ```
     Unused = "check::unused";
+    /// An action-typed field misused: `do x.f` where `f` is not a field of type `action`, a
+    /// table entry naming an action whose parameters differ from the field's type, an action
+    /// type outside a component, or a default for an action field.
+    /// ```rules
+    /// players 2
+    /// component Card { amount: int, effect: action(Card) }
+    /// zone deck: Card
+    /// var energy: int
+    /// action gain() { energy += 1 }
+    /// components Card in deck { "Bonus" { amount = 3, effect = gain } }
+    /// flow { end }
+    /// ```
+    Effect = "check::effect";
     /// A scenario's `chance` step names no chance mode.
     /// ```rules
     /// rules "../../rules/classic/tic_tac_toe.rules"

@@ -15,6 +15,7 @@ impl Checker {
             Value::Comp(c) => Type::Comp(self.game.comps[c].ty),
             Value::Space(b, _) => Type::Space(b),
             Value::Zone(z) => Type::Zone(self.game.zones[self.game.instances[z].zone].ty),
+            Value::Action(_) => Type::Any,
         }
     }
 

@@ -158,6 +158,18 @@ impl Checker {
                     }
                     let (ty, range) = self.type_expr(&f.ty);
                     let default = match &f.default {
+                        Some(e) if matches!(ty, Type::Action(_)) => {
+                            let p = self.error(
+                                Code::Effect,
+                                e.span,
+                                format!("the action field `{}` has no default", f.name.name),
+                                "a default",
+                            );
+                            p.help = Some(
+                                "name its action in each entry: `\"Bonus\" { effect = gain }`; an entry that names none holds `none`, which `do` skips".into(),
+                            );
+                            Value::None
+                        }
                         Some(e) => {
                             let v = self.const_eval(e, &[]).unwrap_or(Value::None);
                             let vt = self.value_type(v);
@@ -393,6 +405,21 @@ impl Checker {
                 }
                 (Type::Int, Some((*lo, *hi)))
             }
+            ast::TypeExpr::Action { params, .. } => {
+                let mut tys = Vec::with_capacity(params.len());
+                for p in params {
+                    tys.push(self.value_type_expr(p).0);
+                }
+                let sig = match self.game.signatures.iter().position(|s| *s == tys) {
+                    Some(i) => ir::SigId(i as u16),
+                    None => {
+                        let id = self.game.signatures.next_id();
+                        self.game.signatures.push(tys);
+                        id
+                    }
+                };
+                (Type::Action(sig), None)
+            }
             ast::TypeExpr::Named(n) => match n.name.as_str() {
                 "int" => (Type::Int, None),
                 "bool" => (Type::Bool, None),
@@ -425,6 +452,25 @@ impl Checker {
                 },
             },
         }
+    }
+
+    /// The type of a variable, a parameter or an action's argument: an action type is
+    /// refused (it is only a component field's type).
+    pub(crate) fn value_type_expr(&mut self, t: &ast::TypeExpr) -> (Type, Option<(i64, i64)>) {
+        let (ty, range) = self.type_expr(t);
+        if let Type::Action(_) = ty {
+            let p = self.error(
+                Code::Effect,
+                t.span(),
+                "an action type is only a component field's type",
+                "not a field",
+            );
+            p.help = Some(
+                "declare `effect: action(Card)` in a `component`, then `do c.effect(c)`".into(),
+            );
+            return (Type::Any, None);
+        }
+        (ty, range)
     }
 
     pub(crate) fn dims(&mut self, index: &[ast::Ident]) -> Vec<ir::Dim> {
@@ -612,7 +658,7 @@ impl Checker {
         span: ast::Span,
     ) {
         let dims = self.dims(index);
-        let (t, range) = self.type_expr(ty);
+        let (t, range) = self.value_type_expr(ty);
         let (sizes, count) = self.instances_of(
             &dims,
             name,

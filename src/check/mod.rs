@@ -167,6 +167,11 @@ pub(crate) struct Checker {
     /// Spans of declarations, for warnings.
     pub(crate) decl_spans: HashMap<Global, ast::Span>,
     pub(crate) action_refs: HashSet<ActionId>,
+    /// Actions named by action fields of table entries: where, which, the field's signature
+    /// and the component (checked by [`Checker::check_effects`] once parameters are known).
+    pub(crate) effect_uses: Vec<(ast::Span, ActionId, ir::SigId, ir::CompId)>,
+    /// Each action's parameter types, known once its body is lowered.
+    pub(crate) action_params: HashMap<ActionId, Vec<Type>>,
     pub(crate) ends: bool,
     pub(crate) unbounded_loop: Option<ast::Span>,
     /// Result types of functions, known once their bodies are lowered.
@@ -217,6 +222,7 @@ impl Checker {
                 defs: Default::default(),
                 sets: Default::default(),
                 actions: Default::default(),
+                signatures: Default::default(),
                 procs: Default::default(),
                 choices: Default::default(),
                 setup: None,
@@ -254,6 +260,8 @@ impl Checker {
             max_local: 0,
             decl_spans: HashMap::new(),
             action_refs: Default::default(),
+            effect_uses: vec![],
+            action_params: HashMap::new(),
             ends: false,
             unbounded_loop: None,
             def_types: Default::default(),
@@ -427,6 +435,7 @@ impl Checker {
         self.declare_variants(file);
         self.declare_signatures(file);
         self.lower_bodies(file);
+        self.check_effects();
         self.window_choices();
         let flow_seen = self.lower_flow(file);
         self.check_limits();
@@ -461,6 +470,17 @@ impl Checker {
             Type::Comp(c) => self.game.types[c].name.clone(),
             Type::Space(b) => format!("a space of `{}`", self.game.boards[b].name),
             Type::Zone(c) => format!("a zone of {}", self.game.types[c].name),
+            Type::Action(s) => {
+                let ps: Vec<String> = self.game.signatures[s]
+                    .iter()
+                    .map(|t| self.type_name(*t))
+                    .collect();
+                if ps.is_empty() {
+                    "action".into()
+                } else {
+                    format!("action({})", ps.join(", "))
+                }
+            }
             Type::Any => "any".into(),
         }
     }

@@ -142,6 +142,9 @@ impl Checker {
                 let mut values = vec![];
                 for (fi, f) in fields.iter().enumerate() {
                     let v = match e.fields.iter().find(|(n, _)| n.name == f.name) {
+                        Some((_, x)) if matches!(f.ty, Type::Action(_)) => {
+                            self.effect_value(x, f.ty, self.game.comps.next_id())
+                        }
                         Some((_, x)) => {
                             let v = self.const_eval(x, combo).unwrap_or(Value::None);
                             let vt = self.value_type(v);
@@ -264,4 +267,50 @@ pub(crate) enum TemplatePart {
     Text(String),
     Field(u16),
     Gen(String),
+}
+
+impl Checker {
+    /// The value of an action field in a table entry: the action named (or `none`). Its
+    /// parameters are compared with the field's type once every action's are known
+    /// ([`Checker::check_effects`]).
+    fn effect_value(&mut self, x: &ast::Expr, ty: Type, comp: ir::CompId) -> Value {
+        let Type::Action(sig) = ty else {
+            return Value::None;
+        };
+        let name = match &x.kind {
+            ast::ExprKind::None => return Value::None,
+            ast::ExprKind::Name(n) => n,
+            _ => {
+                let p = self.error(
+                    Code::Effect,
+                    x.span,
+                    "an action field holds the name of an action",
+                    "not an action's name",
+                );
+                p.help = Some("write `effect = gain`, naming an `action gain(...)`".into());
+                return Value::None;
+            }
+        };
+        match self.globals.get(name).copied() {
+            Some((Global::Action(a), _)) => {
+                self.action_refs.insert(a);
+                self.note_use(x.span, names::Target::Global(Global::Action(a)));
+                // Only the first entry naming an action is checked against each signature.
+                if !self.effect_uses.iter().any(|u| u.1 == a && u.2 == sig) {
+                    self.effect_uses.push((x.span, a, sig, comp));
+                }
+                Value::Action(a)
+            }
+            _ => {
+                let p = self.error(
+                    Code::UnknownAction,
+                    x.span,
+                    format!("unknown action `{name}`"),
+                    "not an action",
+                );
+                p.help = Some("declare it with `action name(...) { ... }`".into());
+                Value::None
+            }
+        }
+    }
 }

@@ -12,6 +12,14 @@ fn type_name(g: &Game, t: Type) -> String {
         Type::Comp(c) => g.types[c].name.clone(),
         Type::Space(b) => g.boards[b].name.clone(),
         Type::Zone(c) => format!("zone of {}", g.types[c].name),
+        Type::Action(s) => {
+            let ps: Vec<String> = g.signatures[s].iter().map(|t| type_name(g, *t)).collect();
+            if ps.is_empty() {
+                "action".into()
+            } else {
+                format!("action({})", ps.join(", "))
+            }
+        }
         Type::Any => "any".into(),
     }
 }

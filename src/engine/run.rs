@@ -371,6 +371,37 @@ impl Game {
                     }
                     next = ch.else_pc.unwrap_or(ch.end_pc);
                 }
+                Step::DoField { target, args, span } => {
+                    let action = match eval!(*target, Some(*span)) {
+                        Value::Action(a) => a,
+                        Value::None => {
+                            // No action held: nothing happens, the next statement runs.
+                            st.frames[fi].pc = next;
+                            continue;
+                        }
+                        other => {
+                            return Err(err(
+                                format!(
+                                    "`do` needs an action, not {}",
+                                    show_value(self, st, other)
+                                ),
+                                Some(*span),
+                            ))
+                        }
+                    };
+                    let act = &self.actions[action];
+                    let mut vals = [Value::None; MAX_ARGS];
+                    for (i, a) in args.iter().enumerate().take(MAX_ARGS) {
+                        vals[i] = eval!(*a, Some(*span));
+                    }
+                    st.frames[fi].pc = next;
+                    push(self, &mut st.frames, locals, act.proc, me, &[], Some(*span))?;
+                    let nb = st.frames[st.frames.len() - 1].base as usize;
+                    for (i, b) in act.params.iter().enumerate() {
+                        locals[nb + b.slot as usize] = vals[i];
+                    }
+                    continue;
+                }
                 Step::Do { action, args, span } => {
                     let act = &self.actions[*action];
                     let mut vals = [Value::None; MAX_ARGS];

@@ -371,6 +371,7 @@ impl Game {
             Value::Comp(c) => self.comps.get(c).is_some(),
             Value::Space(b, s) => self.boards.get(b).is_some_and(|d| s < d.len()),
             Value::Zone(z) => self.instances.get(z).is_some(),
+            Value::Action(a) => self.actions.get(a).is_some(),
         }
     }
 }

@@ -159,6 +159,16 @@ pub enum Instr {
         /// The statement.
         span: Span,
     },
+    /// `do x.effect(args)`: runs the action held by a field (a [`Value::Action`]) like
+    /// [`Instr::Do`]; `none` does nothing.
+    DoField {
+        /// The field read.
+        target: Expr,
+        /// The values of its parameters, in order.
+        args: Vec<Expr>,
+        /// The statement.
+        span: Span,
+    },
     /// `turn p`: save the current player in `save`, make `p` current.
     TurnStart {
         /// The player whose turn starts.

@@ -70,6 +70,8 @@ ids! {
     ProcId(u32);
     /// A `choose` statement ([`crate::ir::Game::choices`]).
     ChoiceId(u32);
+    /// The parameter types of an action type `action(T, ...)` ([`crate::ir::Game::signatures`]).
+    SigId(u16);
 }
 
 /// A vector indexed by one kind of id.

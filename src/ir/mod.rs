@@ -45,6 +45,8 @@ pub enum Value {
     Space(BoardId, u32),
     /// One zone instance: index into [`Game::instances`] and the state's zones.
     Zone(InstId),
+    /// An action held by a field of type `action` (index into [`Game::actions`]).
+    Action(ActionId),
 }
 
 /// A static type, for checking.
@@ -64,6 +66,9 @@ pub enum Type {
     Space(BoardId),
     /// A zone holding components of a type (index into [`Game::types`]).
     Zone(TypeId),
+    /// An action taking parameters of these types (index into [`Game::signatures`]), held by
+    /// a field and run with `do x.field(args)`.
+    Action(SigId),
     /// `none`, or a type the checker could not tell (an error was reported already).
     Any,
 }
@@ -116,6 +121,8 @@ pub struct Game {
     pub sets: Table<SetId, SetDef>,
     /// Actions, in declaration order; referred to by [`Arm::Action`] and [`Instr::Do`].
     pub actions: Table<ActionId, ActionDef>,
+    /// The parameter types of each action type written (`action(Card)`), each list once.
+    pub signatures: Table<SigId, Vec<Type>>,
     /// Procedures: every action's effect, the setup, the flow, and the setups of checked
     /// scenarios (appended when a scenario file is checked against the game).
     pub procs: Table<ProcId, Proc>,

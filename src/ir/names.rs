@@ -30,6 +30,7 @@ impl Game {
             Value::Comp(c) => self.comp_static_name(c).unwrap_or_default(),
             Value::Space(b, s) => self.boards[b].space_names[s as usize].clone(),
             Value::Zone(z) => self.zone_instance_name(z),
+            Value::Action(a) => self.actions[a].name.clone(),
         }
     }
 }

@@ -433,6 +433,15 @@ pub enum Step {
         /// The statement.
         span: Span,
     },
+    /// `do x.effect(args)`.
+    DoField {
+        /// The field holding the action.
+        target: Code,
+        /// Its arguments.
+        args: Vec<Code>,
+        /// The statement.
+        span: Span,
+    },
     /// `turn p {`.
     TurnStart {
         /// The player.

@@ -243,6 +243,13 @@ pub struct Entry {
 pub enum TypeExpr {
     /// `int`, `bool`, `Player`, or the name of an enum, a component type or a board.
     Named(Ident),
+    /// `action` or `action(T, ...)`: an action taking arguments of these types.
+    Action {
+        /// The parameter types.
+        params: Vec<TypeExpr>,
+        /// Where it is written.
+        span: Span,
+    },
     /// `lo..hi`: a number between the bounds, both included.
     Range {
         /// The low bound.
@@ -261,7 +268,7 @@ impl TypeExpr {
     pub fn span(&self) -> Span {
         match self {
             TypeExpr::Named(i) => i.span,
-            TypeExpr::Range { span, .. } => *span,
+            TypeExpr::Range { span, .. } | TypeExpr::Action { span, .. } => *span,
         }
     }
 
@@ -401,6 +408,14 @@ pub enum StmtKind {
         /// The action.
         action: Ident,
         /// Its arguments.
+        args: Vec<Expr>,
+    },
+    /// `do x.effect(args)` (or `do x.effect`): runs the action a field holds; also any other
+    /// term after `do` that is not `name(args)`, for the checker to refuse.
+    DoField {
+        /// The term after `do`.
+        target: Expr,
+        /// Its arguments (none when not written).
         args: Vec<Expr>,
     },
     /// `end`, `end draw` or `end lose`.

@@ -505,6 +505,21 @@ fn type_expr(p: Pair<Rule>) -> TypeExpr {
                 clamp,
             }
         }
+        Rule::action_type => {
+            let mut q = inner.into_inner();
+            let kw = span(&q.next().expect("action"));
+            match q.next() {
+                // The span ends at `)` or at `action`, not at the blanks after it.
+                Some(ps) => TypeExpr::Action {
+                    span: join(kw, span(&ps)),
+                    params: ps.into_inner().map(type_expr).collect(),
+                },
+                None => TypeExpr::Action {
+                    params: vec![],
+                    span: kw,
+                },
+            }
+        }
         _ => TypeExpr::Named(ident(inner)),
     }
 }
@@ -758,10 +773,17 @@ fn stmt_inner(p: Pair<Rule>, sp: Span) -> Stmt {
         }
         Rule::do_stmt => {
             it.next();
-            let action = ident(it.next().expect("action"));
-            StmtKind::Do {
-                action,
-                args: it.map(expr).collect(),
+            let target = term(it.next().expect("action")).0;
+            let args: Option<Vec<Expr>> = it.next().map(|q| q.into_inner().map(expr).collect());
+            match (target.kind, args) {
+                (ExprKind::Call(action, args), None) => StmtKind::Do { action, args },
+                (kind, args) => StmtKind::DoField {
+                    target: Expr {
+                        kind,
+                        span: target.span,
+                    },
+                    args: args.unwrap_or_default(),
+                },
             }
         }
         Rule::end_stmt => {

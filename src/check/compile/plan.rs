@@ -330,6 +330,11 @@ impl Compiler<'_> {
                     args: args.iter().map(|a| self.expr(a)).collect(),
                     span: *span,
                 },
+                Instr::DoField { target, args, span } => Step::DoField {
+                    target: self.expr(target),
+                    args: args.iter().map(|a| self.expr(a)).collect(),
+                    span: *span,
+                },
                 Instr::TurnStart { player, save, span } => Step::TurnStart {
                     player: self.expr(player),
                     save: *save,

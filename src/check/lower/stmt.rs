@@ -372,6 +372,7 @@ impl Checker {
                     code.push(Instr::Window(false));
                 }
             }
+            S::DoField { target, args } => self.do_field(s.span, target, args, code),
             S::Reveal(target, on) => {
                 let (x, _) = self.expr(target);
                 match x {
@@ -556,5 +557,77 @@ impl Checker {
     fn not_a_field(&mut self, span: ast::Span, message: &str, help: &str) {
         let p = self.error(Code::Reveal, span, message, "not a field");
         p.help = Some(help.into());
+    }
+
+    /// `do x.effect(args)`: the term must be a field of type `action(...)`, the arguments
+    /// those its type lists.
+    fn do_field(
+        &mut self,
+        span: ast::Span,
+        target: &ast::Expr,
+        args: &[ast::Expr],
+        code: &mut Vec<Instr>,
+    ) {
+        if let K::Name(n) = &target.kind {
+            if let Some((Global::Action(a), _)) = self.globals.get(n).copied() {
+                let want = self.action_arity.get(&a).copied().unwrap_or(0);
+                let args = vec!["_"; want].join(", ");
+                let p = self.error(
+                    Code::Effect,
+                    target.span,
+                    format!("`do {n}` needs its arguments in parentheses"),
+                    "no arguments written",
+                );
+                p.help = Some(format!("write `do {n}({args})`"));
+                return;
+            }
+        }
+        let (x, t) = self.expr(target);
+        let xs: Vec<(Expr, Type)> = args.iter().map(|a| self.expr(a)).collect();
+        let sig = match t {
+            Type::Action(sig) => sig,
+            Type::Any => return,
+            other => {
+                let what = self.type_name(other);
+                let p = self.error(
+                    Code::Effect,
+                    target.span,
+                    "`do` runs an action: `do name(args)`, or `do x.effect(args)` for a field of type `action`",
+                    format!("this is {what}, not an action"),
+                );
+                p.help = Some(
+                    "declare the field `effect: action(Card)` and name an action in each entry"
+                        .into(),
+                );
+                return;
+            }
+        };
+        let want = self.game.signatures[sig].clone();
+        if want.len() != xs.len() {
+            let ty = self.type_name(t);
+            let p = self.error(
+                Code::Arity,
+                span,
+                format!(
+                    "this field holds `{ty}`: it takes {} argument(s), got {}",
+                    want.len(),
+                    xs.len()
+                ),
+                "wrong number of arguments",
+            );
+            p.help = Some("pass what the field's type lists, e.g. `do c.effect(c)`".into());
+        } else {
+            for (i, ((_, got), w)) in xs.iter().zip(&want).enumerate() {
+                self.expect_type(*got, *w, args[i].span, &format!("argument {}", i + 1));
+            }
+        }
+        code.push(Instr::DoField {
+            target: x,
+            args: xs.into_iter().map(|(e, _)| e).collect(),
+            span,
+        });
+        if self.has_windows() {
+            code.push(Instr::Window(false));
+        }
     }
 }
