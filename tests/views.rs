@@ -187,7 +187,11 @@ const ATLANTIS_RISING: Rulebook = Rulebook {
             Sees::Owner,
             "AR-R20 only the Astrologer's player sees it",
         ),
-        ("artbox", Sees::Unchecked, "artifacts not in the game"),
+        (
+            "artbox",
+            Sees::Nobody,
+            "AR-2.2 artifacts not in the game: nobody sees them, ever",
+        ),
         ("libdeck", Sees::Nobody, "AR-2.2 the shuffled library deck"),
         ("libbottom", Sees::Nobody, "AR-6.5 cards put under the deck"),
         ("libdiscard", Sees::Everyone, "the library discards"),

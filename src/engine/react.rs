@@ -76,7 +76,7 @@ impl Game {
             return Ok(WindowStep::Closed);
         }
         if !st.window.open {
-            let quiet = st.window.quiet.filter(|(d, _)| *d == st.decisions);
+            let quiet = st.window.quiet.filter(|(d, _)| *d == st.events());
             if quiet.is_some_and(|(_, b)| b || !before) {
                 return Ok(WindowStep::Closed);
             }
@@ -143,7 +143,8 @@ impl Game {
             }
             None => {
                 st.window = WindowState {
-                    quiet: Some((st.decisions, before)),
+                    quiet: Some((st.events(), before)),
+                    changes: st.window.changes,
                     ..WindowState::default()
                 };
                 Ok(WindowStep::Closed)

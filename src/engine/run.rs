@@ -141,6 +141,7 @@ impl Game {
                             }
                             return Ok(());
                         }
+                        st.window.changes += 1;
                         let mut items = st.zones.items(z);
                         for i in (1..items.len()).rev() {
                             let j = st.rng.gen_range(0..=i);
@@ -162,6 +163,7 @@ impl Game {
                         return Ok(());
                     }
                     let v = self.roll(m, st, *domain, &mut locals[base..], me, *span)?;
+                    st.window.changes += 1;
                     self.assign(
                         m,
                         st,
@@ -503,6 +505,7 @@ impl Game {
                     if (*field as usize) < self.comps[c].fields.len() {
                         let slot = self.field_slot(c, *field);
                         st.revealed[slot] = *on;
+                        st.window.changes += 1;
                         if !*on {
                             st.grants[slot] = 0;
                         }
@@ -522,6 +525,7 @@ impl Game {
                     if (*field as usize) < self.comps[c].fields.len() {
                         let slot = self.field_slot(c, *field);
                         st.grants[slot] |= 1 << p;
+                        st.window.changes += 1;
                     }
                 }
             }
@@ -689,6 +693,9 @@ impl Game {
                 ));
             }
         }
+        if old != new && !matches!(at, Place::Local(_)) {
+            st.window.changes += 1;
+        }
         match at {
             Place::Local(i) => locals[i] = new,
             Place::Var(var, slot) => st.set_var(&self.program, var, self.vars[var].base, slot, new),
@@ -723,6 +730,7 @@ impl Game {
             ));
         }
         st.zones.put(c, to, bottom);
+        st.window.changes += 1;
         Ok(())
     }
 }

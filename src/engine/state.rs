@@ -45,9 +45,16 @@ pub(crate) struct WindowState {
     /// decision since: only `before turn` actions make a seat worth asking (until someone
     /// acts).
     pub only_before: bool,
-    /// When the last window closed: (decisions made then, whether it was before a turn). A
-    /// window point reached with no decision since then does not open again.
+    /// When the last window closed: (events counted then, see [`State::events`], whether it
+    /// was before a turn). A window point reached with nothing new since then does not open
+    /// again.
     pub quiet: Option<(u64, bool)>,
+    /// Changes the flow made to the game (a variable, a field or a zone written with a new
+    /// value, a reveal, a shuffle or roll from the state's seed): what the flow did between two
+    /// window points may be answered, whether or not a decision came in between, and whichever
+    /// way chance is resolved.
+    #[serde(default)]
+    pub changes: u64,
 }
 
 /// A running game. Cloning copies flat vectors; nothing in it points into the rules.
@@ -168,6 +175,11 @@ impl Clone for State {
 }
 
 impl State {
+    /// Decisions (players' and external chance's) and changes of the game so far: a window
+    /// reopens only after one of them.
+    pub(crate) fn events(&self) -> u64 {
+        self.decisions + self.window.changes
+    }
     /// The outcome, once the game is over.
     pub fn outcome(&self) -> Option<&Outcome> {
         self.outcome.as_ref()
