@@ -84,6 +84,16 @@ pub(crate) struct Machine {
     /// program and setup fingerprint in `memo_owner`.
     memos: Vec<Vec<u8>>,
     memo_owner: (u64, u64),
+    /// Remembered lists of bindings ([`crate::ir::vm::FilterDef`]), valid with the memos.
+    pub(crate) filters: Vec<FilterTable>,
+}
+
+/// The remembered lists of one binding: per key, where its list starts in `values` and
+/// its length (`u32::MAX`: not listed yet).
+#[derive(Debug, Default)]
+pub(crate) struct FilterTable {
+    pub(crate) lists: Vec<(u32, u32)>,
+    pub(crate) values: Vec<Value>,
 }
 
 thread_local! {
@@ -152,11 +162,7 @@ impl Machine {
                 _ => return self.eval_bool(g, s, part.code, locals, me),
             }
         }
-        let owner = (g.program.id, s.frozen);
-        if self.memo_owner != owner {
-            self.memos.iter_mut().for_each(Vec::clear);
-            self.memo_owner = owner;
-        }
+        self.own(g, s);
         if self.memos.len() <= id as usize {
             self.memos.resize(id as usize + 1, Vec::new());
         }
@@ -174,6 +180,20 @@ impl Machine {
                 }
                 Ok(v)
             }
+        }
+    }
+
+    /// Forgets the remembered answers and lists when they were kept for another program or
+    /// another setup.
+    pub(crate) fn own(&mut self, g: &Game, s: &State) {
+        let owner = (g.program.id, s.frozen);
+        if self.memo_owner != owner {
+            self.memos.iter_mut().for_each(Vec::clear);
+            for t in &mut self.filters {
+                t.lists.clear();
+                t.values.clear();
+            }
+            self.memo_owner = owner;
         }
     }
 
@@ -394,7 +414,32 @@ impl Machine {
                 }
                 Op::Cmp(i) => {
                     let v = self.cmp(g, s, i, pc - 1, locals, me)?;
-                    self.stack.push(Value::Bool(v));
+                    // A comparison followed by a branch on it (an `if`, `and`, `or`) branches
+                    // at once: the flag never goes through the stack. Only the path falling
+                    // through from the comparison is fused; a jump to the branch runs it.
+                    match (pc < code.end).then(|| ops[pc as usize]) {
+                        Some(Op::JumpIfNot(t)) => pc = if v { pc + 1 } else { t },
+                        Some(Op::AndJump(t)) if !v => {
+                            self.stack.push(Value::Bool(false));
+                            pc = t;
+                        }
+                        Some(Op::OrJump(t)) if v => {
+                            self.stack.push(Value::Bool(true));
+                            pc = t;
+                        }
+                        Some(Op::AndJump(_) | Op::OrJump(_)) => pc += 1,
+                        _ => self.stack.push(Value::Bool(v)),
+                    }
+                }
+                Op::AndJump(t) | Op::OrJump(t) => {
+                    let jump_on = matches!(op, Op::OrJump(_));
+                    match self.stack.last().copied() {
+                        Some(Value::Bool(b)) if b == jump_on => pc = t,
+                        Some(Value::Bool(_)) => {
+                            self.stack.pop();
+                        }
+                        _ => self.slow_op(g, s, op, &mut pc, locals, me)?,
+                    }
                 }
                 Op::VarLocal(v, l) => {
                     let var = &g.vars[v];
