@@ -297,7 +297,11 @@ impl Game {
         let def = &self.program.filters[fid as usize];
         let mut key: u32 = if def.key.me { me as u32 } else { 0 };
         for &(slot, size) in &def.key.keys {
-            match locals.get(slot as usize).copied().and_then(Program::position) {
+            match locals
+                .get(slot as usize)
+                .copied()
+                .and_then(Program::position)
+            {
                 Some(p) if p < size => key = key * size + p,
                 _ => return Ok(None),
             }

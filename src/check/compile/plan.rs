@@ -115,7 +115,10 @@ impl Compiler<'_> {
             keys.push((e.slot, size as u32));
         }
         // The collection reads a local that is not an earlier binding: not a function of the key.
-        if reads.iter().any(|l| !binds[..k].iter().any(|e| e.slot == *l)) || entries > MAX_MEMO
+        if reads
+            .iter()
+            .any(|l| !binds[..k].iter().any(|e| e.slot == *l))
+            || entries > MAX_MEMO
         {
             return None;
         }
