@@ -218,8 +218,28 @@ impl Game {
         me: u8,
         f: &mut dyn FnMut(&mut Machine, &[Value]) -> Eval<bool>,
     ) -> Eval<bool> {
+        self.bind_k(m, st, opts, k, false, locals, me, f)
+    }
+
+    /// [`Game::bind`]; `filtered`: binding `k - 1` came from a remembered list, so the parts
+    /// it absorbed are known to hold.
+    #[allow(clippy::too_many_arguments)]
+    fn bind_k(
+        &self,
+        m: &mut Machine,
+        st: &State,
+        opts: &COptions,
+        k: usize,
+        filtered: bool,
+        locals: &mut [Value],
+        me: u8,
+        f: &mut dyn FnMut(&mut Machine, &[Value]) -> Eval<bool>,
+    ) -> Eval<bool> {
         for part in &opts.parts {
-            if part.need as usize == k && !m.part(self, st, part, locals, me)? {
+            if part.need as usize == k
+                && !(filtered && part.absorbed)
+                && !m.part(self, st, part, locals, me)?
+            {
                 return Ok(true);
             }
         }
@@ -228,6 +248,18 @@ impl Game {
         };
         if let Some(n) = b.narrow {
             return self.bind_narrowed(m, st, opts, k, n, locals, me, f);
+        }
+        if let Some(fid) = b.filter {
+            if let Some((start, len)) = self.filter_list(m, st, opts, k, fid, locals, me)? {
+                for i in start..start + len {
+                    m.spend(None)?;
+                    locals[b.slot as usize] = m.filters[fid as usize].values[i];
+                    if !self.bind_k(m, st, opts, k + 1, true, locals, me, f)? {
+                        return Ok(false);
+                    }
+                }
+                return Ok(true);
+            }
         }
         m.start(self, st, b.coll, locals, me)?;
         while let Some(v) = m.next(self, st, None)? {
@@ -241,6 +273,90 @@ impl Game {
             }
         }
         Ok(true)
+    }
+
+    /// The remembered list of binding `k` for the key the earlier bindings and `me` make
+    /// (listed now if it is not yet): the elements of its collection that pass the parts it
+    /// absorbed, in the collection's order, as (start, length) in the machine's table.
+    /// `None`: no list applies (setup is running, a key is out of its domain, or listing
+    /// failed: the plain walk then meets the same elements and errors in order).
+    #[allow(clippy::too_many_arguments)]
+    fn filter_list(
+        &self,
+        m: &mut Machine,
+        st: &State,
+        opts: &COptions,
+        k: usize,
+        fid: u32,
+        locals: &mut [Value],
+        me: u8,
+    ) -> Eval<Option<(usize, usize)>> {
+        if st.frozen == 0 {
+            return Ok(None);
+        }
+        let def = &self.program.filters[fid as usize];
+        let mut key: u32 = if def.key.me { me as u32 } else { 0 };
+        for &(slot, size) in &def.key.keys {
+            match locals
+                .get(slot as usize)
+                .copied()
+                .and_then(Program::position)
+            {
+                Some(p) if p < size => key = key * size + p,
+                _ => return Ok(None),
+            }
+        }
+        m.own(self, st);
+        let fi = fid as usize;
+        if m.filters.len() <= fi {
+            m.filters.resize_with(fi + 1, Default::default);
+        }
+        let table = &mut m.filters[fi];
+        if table.lists.is_empty() {
+            table.lists.resize(def.key.entries as usize, (0, u32::MAX));
+        }
+        match table.lists.get(key as usize) {
+            Some(&(start, len)) if len != u32::MAX => {
+                return Ok(Some((start as usize, len as usize)))
+            }
+            Some(_) => {}
+            None => return Ok(None),
+        }
+        let b = &opts.binds[k];
+        let start = table.values.len();
+        let (iters, stack) = (m.iters.len(), m.stack.len());
+        let saved = locals[b.slot as usize];
+        let mut walk = || -> Eval<()> {
+            m.start(self, st, b.coll, locals, me)?;
+            while let Some(v) = m.next(self, st, None)? {
+                locals[b.slot as usize] = v;
+                let mut pass = true;
+                for code in &def.parts {
+                    if !m.eval_bool(self, st, *code, locals, me)? {
+                        pass = false;
+                        break;
+                    }
+                }
+                if pass {
+                    m.filters[fi].values.push(v);
+                }
+            }
+            Ok(())
+        };
+        let walked = walk();
+        locals[b.slot as usize] = saved;
+        let table = &mut m.filters[fi];
+        if walked.is_err() {
+            table.values.truncate(start);
+            while m.iters.len() > iters {
+                m.stop();
+            }
+            m.stack.truncate(stack);
+            return Ok(None);
+        }
+        let len = table.values.len() - start;
+        table.lists[key as usize] = (start as u32, len as u32);
+        Ok(Some((start, len)))
     }
 
     /// A binding narrowed by a value index: only the positions where the variable holds the

@@ -6,9 +6,77 @@ use crate::ir::*;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
+/// Starts remembered per thread (see [`Game::start`]).
+const MAX_STARTS: usize = 8;
+
+thread_local! {
+    static STARTS: std::cell::RefCell<Vec<(u64, Config, State)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// A copy of a remembered start with a generator of its own seed. The stacks keep the room
+/// the setup gave them (a clone's room is only what it holds), so play does not grow them.
+fn copy_start(st: &State, seed: u64) -> State {
+    let mut copy = st.clone();
+    copy.rng = ChaCha8Rng::seed_from_u64(seed);
+    let room = |len: usize, cap: usize| cap.saturating_sub(len);
+    copy.frames
+        .reserve(room(copy.frames.len(), st.frames.capacity()));
+    copy.locals
+        .reserve(room(copy.locals.len(), st.locals.capacity()));
+    copy.iters
+        .reserve(room(copy.iters.len(), st.iters.capacity()));
+    copy.cache
+        .reserve(room(copy.cache.len(), st.cache.capacity()));
+    copy.runs.reserve(room(copy.runs.len(), st.runs.capacity()));
+    copy.commits
+        .reserve(room(copy.commits.len(), st.commits.capacity()));
+    copy
+}
+
+/// Two configurations that start the same match but for the seed.
+fn same_but_seed(a: &Config, b: &Config) -> bool {
+    a.players == b.players
+        && a.variant == b.variant
+        && a.chance == b.chance
+        && a.fuel == b.fuel
+        && a.set == b.set
+}
+
 impl Game {
     /// Starts a match: checks the configuration, runs the setup, and stops at the first decision.
+    ///
+    /// A start that drew nothing from the random generator is the same for every seed: it is
+    /// remembered (per thread, per configuration without the seed) and later starts copy it
+    /// with a generator of their own seed instead of running the setup again.
     pub fn start(&self, cfg: &Config) -> Result<State, RunError> {
+        let copied = STARTS.with(|cell| {
+            let starts = cell.try_borrow().ok()?;
+            let (_, _, st) = starts
+                .iter()
+                .find(|(id, key, _)| *id == self.program.id && same_but_seed(key, cfg))?;
+            Some(copy_start(st, cfg.seed))
+        });
+        if let Some(st) = copied {
+            return Ok(st);
+        }
+        let st = self.start_fresh(cfg)?;
+        if st.rng == ChaCha8Rng::seed_from_u64(cfg.seed) {
+            let copy = copy_start(&st, cfg.seed);
+            STARTS.with(|cell| {
+                if let Ok(mut starts) = cell.try_borrow_mut() {
+                    if starts.len() >= MAX_STARTS {
+                        starts.remove(0);
+                    }
+                    starts.push((self.program.id, cfg.clone(), st));
+                }
+            });
+            return Ok(copy);
+        }
+        Ok(st)
+    }
+
+    fn start_fresh(&self, cfg: &Config) -> Result<State, RunError> {
         if cfg.players < self.min_players || cfg.players > self.max_players {
             let range = if self.min_players == self.max_players {
                 format!("{}", self.min_players)

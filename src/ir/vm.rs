@@ -259,6 +259,21 @@ pub struct CBind {
     /// When the guard pins this binding to the spaces (or values) where an indexed variable
     /// holds a value, only those are listed: `pawn[from] == me` over `from in field`.
     pub narrow: Option<Narrow>,
+    /// When the collection and the first guard parts tested once this binding is bound are
+    /// fixed for the match (they read only earlier bindings, `me`, constants and variables
+    /// only `setup` writes), the elements that pass them are listed once per key and
+    /// remembered ([`Program::filters`]): `to in adjacent(from) where rank[to] == rank[from] + 1`.
+    pub filter: Option<u32>,
+}
+
+/// A binding's remembered lists: the key (the earlier bindings and `me` the collection and
+/// the parts read) and the parts (guard parts tagged with this binding, [`Part::absorbed`]).
+#[derive(Clone, Debug)]
+pub struct FilterDef {
+    /// The key of a list.
+    pub key: MemoDef,
+    /// The guard parts an element must pass to be listed.
+    pub parts: Vec<Code>,
 }
 
 /// A binding narrowed by a variable's value index.
@@ -292,6 +307,9 @@ pub struct Part {
     /// When it reads only bindings, `me`, constants and variables that only `setup` writes,
     /// its answers are remembered ([`Program::memos`]).
     pub memo: Option<u32>,
+    /// Tested when the binding it needs is listed from a remembered list
+    /// ([`CBind::filter`]): the list holds only elements that pass it.
+    pub absorbed: bool,
 }
 
 /// The key of a remembered guard part: the bindings it reads (local slot, number of values)
@@ -615,6 +633,8 @@ pub struct Program {
     pub index_words: u32,
     /// Remembered guard parts.
     pub memos: Vec<MemoDef>,
+    /// Bindings listed from remembered lists.
+    pub filters: Vec<FilterDef>,
     /// Variables that only `setup` writes: after it, they never change in a match.
     pub frozen: Vec<VarId>,
     /// Tells programs apart for caches kept outside a state (remembered answers).

@@ -41,6 +41,7 @@ impl Compiler<'_> {
                 coll,
                 dedup: matches!(b.coll, Coll::Zone(_)),
                 narrow,
+                filter: None,
             });
         }
         for (i, (need, part)) in parts.iter().enumerate() {
@@ -51,10 +52,102 @@ impl Compiler<'_> {
                     need: *need,
                     code,
                     memo,
+                    absorbed: false,
                 });
             }
         }
+        for k in 0..binds.len() {
+            if out.binds[k].narrow.is_none() {
+                out.binds[k].filter = self.filter(binds, k, &mut out.parts);
+            }
+        }
         out
+    }
+
+    /// Remembered lists for binding `k`: when its collection is fixed for the match and the
+    /// first parts tested once it is bound are remembered ones (see [`Compiler::memo`]),
+    /// those parts are absorbed into lists of the elements that pass them, one per key.
+    /// Only a leading run of such parts is absorbed, so that the parts left are tested on
+    /// the same elements, in the same order, as without the lists.
+    fn filter(&mut self, binds: &[Bind], k: usize, parts: &mut [Part]) -> Option<u32> {
+        let b = &binds[k];
+        if matches!(b.coll, Coll::Zone(_)) {
+            return None;
+        }
+        let mut reads = Vec::new();
+        let mut me = false;
+        if !self.frozen_coll(&b.coll, &mut reads, &mut me) {
+            return None;
+        }
+        let need = k as u16 + 1;
+        let absorbed: Vec<usize> = parts
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.need == need)
+            .take_while(|(_, p)| p.memo.is_some())
+            .map(|(i, _)| i)
+            .collect();
+        if absorbed.is_empty() {
+            return None;
+        }
+        for &i in &absorbed {
+            let def = &self.p.memos[parts[i].memo.expect("a remembered part") as usize];
+            me |= def.me;
+            for &(slot, _) in &def.keys {
+                if slot != b.slot && !reads.contains(&slot) {
+                    reads.push(slot);
+                }
+            }
+        }
+        let mut keys = Vec::new();
+        let mut entries: u64 = if me { self.g.max_players as u64 } else { 1 };
+        for e in &binds[..k] {
+            if !reads.contains(&e.slot) {
+                continue;
+            }
+            let size = match e.ty {
+                Type::Space(bd) => self.g.boards[bd].len() as u64,
+                Type::Enum(x) => self.g.enums[x].values.len() as u64,
+                Type::Player => self.g.max_players as u64,
+                _ => return None,
+            };
+            entries *= size.max(1);
+            keys.push((e.slot, size as u32));
+        }
+        // The collection reads a local that is not an earlier binding: not a function of the key.
+        if reads
+            .iter()
+            .any(|l| !binds[..k].iter().any(|e| e.slot == *l))
+            || entries > MAX_MEMO
+        {
+            return None;
+        }
+        for &i in &absorbed {
+            parts[i].absorbed = true;
+        }
+        self.p.filters.push(FilterDef {
+            key: MemoDef {
+                keys,
+                me,
+                entries: entries as u32,
+            },
+            parts: absorbed.iter().map(|&i| parts[i].code).collect(),
+        });
+        Some(self.p.filters.len() as u32 - 1)
+    }
+
+    /// Whether a collection's elements are fixed for the match: they depend only on locals
+    /// (collected), `me`, constants and variables only `setup` writes.
+    fn frozen_coll(&self, c: &Coll, reads: &mut Vec<u16>, me: &mut bool) -> bool {
+        match c {
+            Coll::Board(_) | Coll::Enum(_) | Coll::Type(_) | Coll::Players => true,
+            Coll::Adjacent(e) => self.frozen_expr(e, reads, me, 0),
+            Coll::Range(a, b) | Coll::Ray(a, b) => {
+                self.frozen_expr(a, reads, me, 0) && self.frozen_expr(b, reads, me, 0)
+            }
+            Coll::List(xs) => xs.iter().all(|x| self.frozen_expr(x, reads, me, 0)),
+            Coll::Zone(_) | Coll::Paths { .. } | Coll::Group { .. } => false,
+        }
     }
 
     /// A memo for a guard part that reads only bindings of small domains, `me`, constants and

@@ -84,6 +84,16 @@ pub(crate) struct Machine {
     /// program and setup fingerprint in `memo_owner`.
     memos: Vec<Vec<u8>>,
     memo_owner: (u64, u64),
+    /// Remembered lists of bindings ([`crate::ir::vm::FilterDef`]), valid with the memos.
+    pub(crate) filters: Vec<FilterTable>,
+}
+
+/// The remembered lists of one binding: per key, where its list starts in `values` and
+/// its length (`u32::MAX`: not listed yet).
+#[derive(Debug, Default)]
+pub(crate) struct FilterTable {
+    pub(crate) lists: Vec<(u32, u32)>,
+    pub(crate) values: Vec<Value>,
 }
 
 thread_local! {
@@ -152,11 +162,7 @@ impl Machine {
                 _ => return self.eval_bool(g, s, part.code, locals, me),
             }
         }
-        let owner = (g.program.id, s.frozen);
-        if self.memo_owner != owner {
-            self.memos.iter_mut().for_each(Vec::clear);
-            self.memo_owner = owner;
-        }
+        self.own(g, s);
         if self.memos.len() <= id as usize {
             self.memos.resize(id as usize + 1, Vec::new());
         }
@@ -174,6 +180,20 @@ impl Machine {
                 }
                 Ok(v)
             }
+        }
+    }
+
+    /// Forgets the remembered answers and lists when they were kept for another program or
+    /// another setup.
+    pub(crate) fn own(&mut self, g: &Game, s: &State) {
+        let owner = (g.program.id, s.frozen);
+        if self.memo_owner != owner {
+            self.memos.iter_mut().for_each(Vec::clear);
+            for t in &mut self.filters {
+                t.lists.clear();
+                t.values.clear();
+            }
+            self.memo_owner = owner;
         }
     }
 
@@ -394,7 +414,32 @@ impl Machine {
                 }
                 Op::Cmp(i) => {
                     let v = self.cmp(g, s, i, pc - 1, locals, me)?;
-                    self.stack.push(Value::Bool(v));
+                    // A comparison followed by a branch on it (an `if`, `and`, `or`) branches
+                    // at once: the flag never goes through the stack. Only the path falling
+                    // through from the comparison is fused; a jump to the branch runs it.
+                    match (pc < code.end).then(|| ops[pc as usize]) {
+                        Some(Op::JumpIfNot(t)) => pc = if v { pc + 1 } else { t },
+                        Some(Op::AndJump(t)) if !v => {
+                            self.stack.push(Value::Bool(false));
+                            pc = t;
+                        }
+                        Some(Op::OrJump(t)) if v => {
+                            self.stack.push(Value::Bool(true));
+                            pc = t;
+                        }
+                        Some(Op::AndJump(_) | Op::OrJump(_)) => pc += 1,
+                        _ => self.stack.push(Value::Bool(v)),
+                    }
+                }
+                Op::AndJump(t) | Op::OrJump(t) => {
+                    let jump_on = matches!(op, Op::OrJump(_));
+                    match self.stack.last().copied() {
+                        Some(Value::Bool(b)) if b == jump_on => pc = t,
+                        Some(Value::Bool(_)) => {
+                            self.stack.pop();
+                        }
+                        _ => self.slow_op(g, s, op, &mut pc, locals, me)?,
+                    }
                 }
                 Op::VarLocal(v, l) => {
                     let var = &g.vars[v];
@@ -508,6 +553,34 @@ impl Machine {
     /// A comparison of two simple operands.
     #[inline]
     pub(crate) fn cmp(
+        &mut self,
+        g: &Game,
+        s: &State,
+        i: u32,
+        pc: u32,
+        locals: &[Value],
+        me: u8,
+    ) -> Eval<bool> {
+        // The common case, kept small: operands that read without failing, compared as
+        // equal or unequal values or ordered numbers.
+        let c = &g.program.cmps[i as usize];
+        if let (Some(a), Some(b)) = (quick(g, s, c.a, locals, me), quick(g, s, c.b, locals, me)) {
+            match (c.op, a, b) {
+                (BinOp::Eq, a, b) => return Ok(a == b),
+                (BinOp::Ne, a, b) => return Ok(a != b),
+                (BinOp::Lt, Value::Int(x), Value::Int(y)) => return Ok(x < y),
+                (BinOp::Le, Value::Int(x), Value::Int(y)) => return Ok(x <= y),
+                (BinOp::Gt, Value::Int(x), Value::Int(y)) => return Ok(x > y),
+                (BinOp::Ge, Value::Int(x), Value::Int(y)) => return Ok(x >= y),
+                _ => {}
+            }
+        }
+        self.cmp_full(g, s, i, pc, locals, me)
+    }
+
+    /// [`Machine::cmp`] for any operands, errors included.
+    #[inline(never)]
+    fn cmp_full(
         &mut self,
         g: &Game,
         s: &State,
@@ -866,6 +939,44 @@ impl Machine {
         let r = self.run_code(g, s, def.body, &mut dl[..], me);
         self.depth -= 1;
         r
+    }
+}
+
+/// The value of a comparison's operand when it reads without failing (`None`: read it with
+/// [`operand`], which tells why it fails).
+#[inline(always)]
+fn quick(g: &Game, s: &State, o: Operand, locals: &[Value], me: u8) -> Option<Value> {
+    match o {
+        Operand::Lit(i) => g.program.lits.get(i as usize).copied(),
+        Operand::Const(c) => Some(s.consts[c]),
+        Operand::LocalField(l, f) => match locals.get(l as usize)? {
+            Value::Comp(c) => {
+                let comp = &g.comps[*c];
+                if (f as usize) < comp.fields.len() {
+                    s.fields.get(comp.field_base as usize + f as usize).copied()
+                } else {
+                    None
+                }
+            }
+            _ => None,
+        },
+        Operand::Local(l) => locals.get(l as usize).copied(),
+        Operand::Me => Some(Value::Player(me)),
+        Operand::None => Some(Value::None),
+        Operand::Int(n) => Some(Value::Int(n as i64)),
+        Operand::Slot(n) => s.vars.get(n as usize).copied(),
+        Operand::VarAt { base, size, slot } => {
+            let i = match locals.get(slot as usize)? {
+                Value::Space(_, i) => *i,
+                Value::Player(p) => *p as u32,
+                Value::Enum(_, i) => *i as u32,
+                _ => return None,
+            };
+            if i >= size as u32 {
+                return None;
+            }
+            s.vars.get((base + i) as usize).copied()
+        }
     }
 }
 
