@@ -97,14 +97,14 @@ for part in "${parts[@]}"; do
     rising-scored)
         # The same with a `score` added to a temporary copy of the rules (the components
         # built; not in rules/): a co-op game that declares its progress gives the team's
-        # search a signal (README, Agents). Playouts stop after 60 decisions, judged by it.
+        # search a signal (README, Agents). Playouts stop after 40 decisions, judged by it.
         scored="$(mktemp --suffix .rules)"
         cp rules/atlantis_rising.rules "$scored"
         printf '\nscore(p) = count(gateboard)\n' >> "$scored"
         for players in ${RISING_PLAYERS:-2 3}; do
             for level in ${RISING_LEVELS:-1 2 3 4 5}; do
-                sim "Atlantis Rising + score, level $level, $players players, mcts:100:rollout=60 team" 4 \
-                    "$scored" --players "$players" --variant "level$level" --agents mcts:100:rollout=60
+                sim "Atlantis Rising + score, level $level, $players players, mcts:50:rollout=40 team" 2 \
+                    "$scored" --players "$players" --variant "level$level" --agents mcts:50:rollout=40
             done
         done
         rm -f "$scored"
