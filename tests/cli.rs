@@ -390,4 +390,14 @@ fn simulate_with_agents_reports_them_and_the_win_rates() {
     ]);
     assert_ne!(code, 0);
     assert!(err.contains("2 opponents for 1 other seats"), "{err}");
+    // `serve --agent` sets up `suggest`'s search: an MCTS agent only.
+    for (agent, message) in [
+        ("random", "--agent must be an MCTS agent"),
+        ("mcts:5:q=1", "unknown agent"),
+    ] {
+        let (code, _, err) =
+            rulebook(&["serve", "rules/classic/tic_tac_toe.rules", "--agent", agent]);
+        assert_ne!(code, 0, "{agent}");
+        assert!(err.contains(message), "{agent}: {err}");
+    }
 }

@@ -692,6 +692,18 @@ fn suggest_searches_for_the_seat_to_act() {
     }
     let save = reply(&mut session, r#"{"cmd":"save"}"#)["data"].clone();
     let load = json!({"cmd":"load","data":save}).to_string();
+    // `serve --agent`: the session's search settings, its budget when a request names none.
+    let config = rulebook::agents::MctsConfig {
+        budget: rulebook::agents::Budget::Playouts(300),
+        exploration: 1.0,
+        ..Default::default()
+    };
+    let mut tuned = Session::new(&g, None).with_search(config);
+    assert_eq!(reply(&mut tuned, &load)["ok"], true);
+    assert_eq!(
+        reply(&mut tuned, r#"{"cmd":"suggest"}"#),
+        json!({"action":"place cell=c3"})
+    );
     let mut p2 = Session::new(&g, Some(1));
     assert_eq!(reply(&mut p2, &load)["ok"], true);
     assert_eq!(reply(&mut p2, suggest)["error"]["code"], "not_your_turn");

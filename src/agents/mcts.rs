@@ -34,9 +34,10 @@
 use super::reward::Rewards;
 use super::tree::Tree;
 use super::{pick_chance, Agent};
-use crate::engine::{Action, Actor, ChanceMode, RunError, State};
+use crate::engine::{Action, Actor, ChanceMode, OutcomeKind, RunError, State};
 use crate::ir::vm::Step;
 use crate::ir::{Game, Value};
+use crate::ops::EndKind;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::time::{Duration, Instant};
@@ -59,7 +60,8 @@ pub struct MctsConfig {
     /// Playouts or time per decision.
     pub budget: Budget,
     /// The exploration constant `c` of UCB1 (`mean + c * sqrt(ln(available) / visits)`,
-    /// rewards in [0, 1]).
+    /// rewards in [0, 1]). 0.5 by default: on Connect Four at 2,000 playouts it beat the
+    /// textbook-like 1 (OpenSpiel's `uct_c = 2` on returns in [-1, 1]); see README.md.
     pub exploration: f64,
     /// The weight of the score margin in the reward (0: win, draw or loss only); see
     /// [`super::reward`].
@@ -68,16 +70,21 @@ pub struct MctsConfig {
     pub threads: usize,
     /// Decisions a playout may take before it is stopped and counted as a draw.
     pub max_rollout: u64,
+    /// Playouts take a move that wins at once when the mover has one (decisive moves,
+    /// Teytaud and Teytaud 2010), trying each legal move first: slower playouts that see
+    /// threats.
+    pub decisive: bool,
 }
 
 impl Default for MctsConfig {
     fn default() -> Self {
         MctsConfig {
             budget: Budget::Playouts(DEFAULT_PLAYOUTS),
-            exploration: 1.0,
+            exploration: 0.5,
             score_weight: 0.25,
             threads: 1,
             max_rollout: 100_000,
+            decisive: false,
         }
     }
 }
@@ -304,6 +311,10 @@ struct Worker {
     path: Vec<u32>,
     nodes: Vec<u32>,
     rewards: Vec<f64>,
+    /// Scratch state for trying moves in a playout.
+    probe: Option<State>,
+    /// The seats win or lose together ([`cooperative`]).
+    cooperative: bool,
     playouts: u64,
     errors: u64,
 }
@@ -323,6 +334,7 @@ impl Worker {
         mut rng: ChaCha8Rng,
     ) {
         self.tree.reset(real.players as usize);
+        self.cooperative = cooperative(g);
         self.playouts = 0;
         self.errors = 0;
         self.rewards.clear();
@@ -378,6 +390,9 @@ impl Worker {
         loop {
             if let Some(r) = self.tree.solution(node) {
                 self.rewards.copy_from_slice(r);
+                // What its parents know may have changed since it was solved (a sibling
+                // solved, the last action tried).
+                self.tree.propagate(&self.nodes, &self.path);
                 return Ok(());
             }
             match g.actor(work) {
@@ -449,46 +464,56 @@ impl Worker {
             self.tree.propagate(&self.nodes, &self.path);
             return Ok(());
         }
-        self.rollout(g, config.max_rollout, rewards, rng)
+        self.rollout(g, config, rewards, rng)
     }
 
     /// Plays the working state to its end at random (chance by weight) and sets the rewards.
     fn rollout(
         &mut self,
         g: &Game,
-        max: u64,
+        config: &MctsConfig,
         rewards: &mut Rewards,
         rng: &mut ChaCha8Rng,
     ) -> Result<(), RunError> {
+        let max = config.max_rollout;
         let Some(work) = self.work.as_mut() else {
             return Err(RunError::rule("no state to play out", None));
         };
         let mut steps = 0;
         loop {
             let a = match g.actor(work) {
-                Actor::Nobody => {
-                    match work.outcome() {
-                        Some(o) => rewards.finished(o, &mut self.rewards),
-                        None => rewards.unfinished(&mut self.rewards),
+                Actor::Nobody if work.outcome().is_some() => {
+                    if let Some(o) = work.outcome() {
+                        rewards.finished(o, &mut self.rewards);
                     }
                     return Ok(());
                 }
-                _ if steps >= max => {
-                    rewards.unfinished(&mut self.rewards);
-                    return Ok(());
-                }
+                Actor::Nobody => break,
+                _ if steps >= max => break,
                 Actor::Chance => chance(g, work, &mut self.outcomes, rng)?,
-                Actor::Player(_) => {
+                Actor::Player(p) => {
                     g.legal(work, &mut self.legal)?;
                     if self.legal.is_empty() {
                         return Err(RunError::rule("no legal action", None));
                     }
-                    self.legal[rng.gen_range(0..self.legal.len())]
+                    let winning = if config.decisive && self.legal.len() > 1 {
+                        decisive(g, work, p, &self.legal, &mut self.probe)
+                    } else {
+                        None
+                    };
+                    winning.unwrap_or_else(|| self.legal[rng.gen_range(0..self.legal.len())])
                 }
             };
             g.apply_unchecked(work, &a)?;
             steps += 1;
         }
+        // Stopped before the end: judged by the scores now.
+        let scores = match g.score {
+            Some(_) => Some(g.scores(work)?),
+            None => None,
+        };
+        rewards.cut(scores.as_deref(), self.cooperative, &mut self.rewards);
+        Ok(())
     }
 }
 
@@ -511,6 +536,37 @@ fn exact(g: &Game) -> bool {
                 .iter()
                 .any(|s| matches!(s, Step::Simul { .. }))
         })
+}
+
+/// A move of `seat` among `legal` after which the game is over and `seat` among its winners,
+/// tried one by one on `probe` (a scratch copy of `st`).
+fn decisive(
+    g: &Game,
+    st: &State,
+    seat: u8,
+    legal: &[Action],
+    probe: &mut Option<State>,
+) -> Option<Action> {
+    let probe = probe.get_or_insert_with(|| st.clone());
+    legal.iter().copied().find(|a| {
+        probe.clone_from(st);
+        g.apply_unchecked(probe, a).is_ok()
+            && probe.outcome().is_some_and(|o| {
+                o.kind != OutcomeKind::Lost
+                    && o.kind != OutcomeKind::Draw
+                    && o.winners.contains(&seat)
+            })
+    })
+}
+
+/// Whether the seats of `g` win or lose together: its rules can end the game with `end
+/// lose` (everybody loses). A playout stopped early is then judged for all seats at once.
+fn cooperative(g: &Game) -> bool {
+    g.program.procs.ids().any(|p| {
+        g.program.procs[p]
+            .iter()
+            .any(|s| matches!(s, Step::End(EndKind::Lose)))
+    })
 }
 
 /// Whether a `choose each` or a simultaneous block waits in `st`.

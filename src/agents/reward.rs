@@ -3,9 +3,11 @@
 //! A reward blends the result with the score: `(1 - w) * result + w * margin`, where `w` is
 //! [`super::MctsConfig::score_weight`].
 //!
-//! - **result**: a win 1, a loss 0, a draw 1/2. Several winners (a tie under `ties shared`)
-//!   each get 1. When every seat wins together (`win all`) or loses together (`end lose`),
-//!   as in a cooperative game, all get the same.
+//! - **result**: a win 1, a loss 0, a draw 1/2. A win shared by `k` seats (a tie for first
+//!   under `ties shared`) is worth `1/k` to each of them, so that a tie is worth less than
+//!   winning alone and a tie of everybody is a draw (two seats at 0-0 get 1/2 each). When
+//!   every seat wins together (`win all`) or loses together (`end lose`), as in a cooperative
+//!   game, all get the same, 1 or 0.
 //! - **margin**: the seat's score against the best of the others, `1/2 + (s - best other) /
 //!   (2 S)`, so that winning by more is worth more and losing by less costs less. `S` is the
 //!   largest such difference the search has seen so far (at least 1): scores are put on one
@@ -13,7 +15,11 @@
 //!   (a cooperative game, or one seat), the margin is the mean score on the same kind of
 //!   scale, `1/2 + mean / (2 S)`, one shared reward.
 //!
-//! A game that a playout had to stop before its end counts as a draw.
+//! A playout stopped before the game's end (see [`super::MctsConfig::max_rollout`]) is
+//! judged by the scores at that point ([`Rewards::cut`]): in a competitive game as if the
+//! game ended there by score (the leaders share the win); in a cooperative game its result
+//! is unknown, so its reward lies halfway between a loss and a win, moved by the score
+//! (`1/4 + margin / 2`). A game without `score` stopped early counts as a draw.
 
 use crate::engine::{Outcome, OutcomeKind};
 
@@ -54,32 +60,62 @@ impl Rewards {
             out.fill(self.blend(result, margin));
             return;
         }
+        let share = 1.0 / o.winners.len().max(1) as f64;
         for (p, r) in out.iter_mut().enumerate() {
             let result = if o.kind == OutcomeKind::Draw {
                 0.5
             } else if o.winners.contains(&(p as u8)) {
-                1.0
+                share
             } else {
                 0.0
             };
-            let mine = o.scores.get(p).copied().unwrap_or(0);
-            let best_other = o
-                .scores
-                .iter()
-                .enumerate()
-                .filter(|(q, _)| *q != p)
-                .map(|(_, s)| *s)
-                .max()
-                .unwrap_or(0);
-            let diff = (mine - best_other) as f64;
-            self.margin_scale = self.margin_scale.max(diff.abs());
-            *r = self.blend(result, 0.5 + diff / (2.0 * self.margin_scale));
+            let margin = self.margin(&o.scores, p);
+            *r = self.blend(result, margin);
         }
     }
 
-    /// The rewards of a game stopped before its end: a draw.
-    pub fn unfinished(&mut self, out: &mut [f64]) {
-        out.fill(0.5);
+    /// The margin of seat `p` against the best other seat, on the scale seen so far.
+    fn margin(&mut self, scores: &[i64], p: usize) -> f64 {
+        let mine = scores.get(p).copied().unwrap_or(0);
+        let best_other = scores
+            .iter()
+            .enumerate()
+            .filter(|(q, _)| *q != p)
+            .map(|(_, s)| *s)
+            .max()
+            .unwrap_or(0);
+        let diff = (mine - best_other) as f64;
+        self.margin_scale = self.margin_scale.max(diff.abs());
+        0.5 + diff / (2.0 * self.margin_scale)
+    }
+
+    /// The rewards of a game stopped before its end, from the seats' scores at that point
+    /// (`None` when the game declares no `score`: a draw); `cooperative` when the seats win
+    /// or lose together.
+    pub fn cut(&mut self, scores: Option<&[i64]>, cooperative: bool, out: &mut [f64]) {
+        let Some(scores) = scores.filter(|s| s.len() == out.len()) else {
+            out.fill(0.5);
+            return;
+        };
+        let n = out.len();
+        if cooperative || n == 1 {
+            let mean = scores.iter().sum::<i64>() as f64 / n.max(1) as f64;
+            self.shared_scale = self.shared_scale.max(mean.abs());
+            let margin = 0.5 + mean / (2.0 * self.shared_scale);
+            out.fill(0.25 + 0.5 * margin.clamp(0.0, 1.0));
+            return;
+        }
+        let top = scores.iter().copied().max().unwrap_or(0);
+        let leaders = scores.iter().filter(|&&s| s == top).count();
+        for (p, r) in out.iter_mut().enumerate() {
+            let result = if scores[p] == top {
+                1.0 / leaders as f64
+            } else {
+                0.0
+            };
+            let margin = self.margin(scores, p);
+            *r = self.blend(result, margin);
+        }
     }
 
     fn blend(&self, result: f64, margin: f64) -> f64 {
@@ -116,7 +152,10 @@ mod tests {
         let lost = outcome(&[0, 0, 0], &[], OutcomeKind::Lost);
         assert_eq!(rewards(0.0, &lost), [0.0, 0.0, 0.0]);
         let shared_win = outcome(&[3, 3, 1], &[0, 1], OutcomeKind::Scored);
-        assert_eq!(rewards(0.0, &shared_win), [1.0, 1.0, 0.0]);
+        assert_eq!(rewards(0.0, &shared_win), [0.5, 0.5, 0.0]);
+        // Everybody tied under `ties shared` (0-0): a draw, not a win.
+        let all_tied = outcome(&[0, 0], &[0, 1], OutcomeKind::Scored);
+        assert_eq!(rewards(0.0, &all_tied), [0.5, 0.5]);
     }
 
     #[test]
@@ -133,5 +172,24 @@ mod tests {
         let mut coop = [0.0; 2];
         r.finished(&outcome(&[2, 4], &[], OutcomeKind::Lost), &mut coop);
         assert_eq!(coop, [0.5, 0.5]);
+    }
+
+    #[test]
+    fn cut_playouts_by_score() {
+        let mut r = Rewards::new(0.0);
+        let mut out = [0.0; 3];
+        // Competitive: the leader wins, as if the game ended by score now.
+        r.cut(Some(&[4, 1, 2]), false, &mut out);
+        assert_eq!(out, [1.0, 0.0, 0.0]);
+        r.cut(Some(&[4, 4, 2]), false, &mut out);
+        assert_eq!(out, [0.5, 0.5, 0.0]);
+        // Cooperative: between a loss and a win, moved by the mean score.
+        r.cut(Some(&[2, 2, 2]), true, &mut out);
+        assert_eq!(out, [0.75; 3]);
+        r.cut(Some(&[0, 0, 0]), true, &mut out);
+        assert_eq!(out, [0.5; 3]);
+        // Without a score: a draw.
+        r.cut(None, false, &mut out);
+        assert_eq!(out, [0.5; 3]);
     }
 }

@@ -1,7 +1,8 @@
 //! Agents named as the command line names them: `random`, `mcts` (the default budget),
 //! `mcts:N` (N playouts per decision), `mcts:2s` or `mcts:250ms` (a time per decision),
-//! followed by settings if wanted: `mcts:2000:c=0.7:w=0` (`c` the exploration constant,
-//! `w` the weight of the score in the reward, `rollout` the most decisions of a playout).
+//! followed by settings if wanted: `mcts:2000:c=0.7:w=0:d=1` (`c` the exploration constant,
+//! `w` the weight of the score in the reward, `rollout` the most decisions of a playout, `d=1`
+//! decisive moves in playouts).
 
 use super::{Agent, Budget, Mcts, MctsConfig, RandomAgent};
 use std::fmt;
@@ -95,6 +96,13 @@ impl FromStr for AgentSpec {
                         "c" => config.exploration = number()?,
                         "w" if number()? <= 1.0 => config.score_weight = number()?,
                         "rollout" => config.max_rollout = value.parse().map_err(|_| bad())?,
+                        "d" => {
+                            config.decisive = match value {
+                                "0" => false,
+                                "1" => true,
+                                _ => return Err(bad()),
+                            }
+                        }
                         _ => return Err(bad()),
                     }
                 }
@@ -129,6 +137,9 @@ impl fmt::Display for AgentSpec {
         if c.max_rollout != default.max_rollout {
             write!(f, ":rollout={}", c.max_rollout)?;
         }
+        if c.decisive != default.decisive {
+            write!(f, ":d={}", u8::from(c.decisive))?;
+        }
         Ok(())
     }
 }
@@ -145,6 +156,7 @@ mod tests {
             "mcts:2s",
             "mcts:250ms",
             "mcts:50:c=0.7:w=0:rollout=30",
+            "mcts:50:c=1:rollout=30:d=1",
         ] {
             let spec: AgentSpec = text.parse().expect(text);
             assert_eq!(spec.to_string(), text);
@@ -169,7 +181,7 @@ mod tests {
             "mcts:5:c",
             "mcts:5:c=-1",
             "mcts:5:w=2",
-            "mcts:5:d=1",
+            "mcts:5:d=2",
         ] {
             assert!(bad.parse::<AgentSpec>().is_err(), "{bad}");
         }

@@ -210,6 +210,11 @@ impl Tree {
             return (best, false);
         }
         let a = untried[rng.gen_range(0..untried.len())];
+        // The last action without an edge gets one: the node is complete (what the solver
+        // needs to know when this edge's child is solved at once).
+        if untried.len() == 1 {
+            self.nodes[node as usize].complete = true;
+        }
         (self.add_edge(node, seat, a), true)
     }
 

@@ -19,12 +19,24 @@ pub(crate) struct ServeArgs {
     /// Threads a `suggest` searches on (root parallelism).
     #[arg(long, default_value_t = 1)]
     threads: usize,
+    /// The search a `suggest` runs: `mcts`, `mcts:N` or with settings (`mcts:2000:c=0.5`);
+    /// playouts named in the request take the place of its budget.
+    #[arg(long, default_value = "mcts")]
+    agent: crate::agents::AgentSpec,
 }
 
 /// Runs `serve` from the command line. Returns the exit code.
 pub(crate) fn run(args: &ServeArgs) -> miette::Result<i32> {
     let g = super::load_game(&args.file)?;
-    let mut session = Session::new(&g, args.seat).with_threads(args.threads);
+    let crate::agents::AgentSpec::Mcts(search) = args.agent.clone() else {
+        return Err(miette::miette!(
+            "serve: --agent must be an MCTS agent (mcts, mcts:N, mcts:N:c=..), not {}",
+            args.agent
+        ));
+    };
+    let mut session = Session::new(&g, args.seat)
+        .with_search(search)
+        .with_threads(args.threads);
     serve(
         &mut session,
         std::io::stdin().lock(),

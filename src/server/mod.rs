@@ -115,7 +115,8 @@ enum Stage {
 pub struct Session<'g> {
     game: &'g Game,
     seat: Option<u8>,
-    threads: usize,
+    /// How `suggest` searches (its budget when the request names none).
+    search: MctsConfig,
     current: Option<Match<'g>>,
     #[cfg(test)]
     panic_at: Option<Stage>,
@@ -129,7 +130,7 @@ impl<'g> Session<'g> {
         Session {
             game,
             seat,
-            threads: 1,
+            search: MctsConfig::default(),
             current: None,
             #[cfg(test)]
             panic_at: None,
@@ -138,7 +139,15 @@ impl<'g> Session<'g> {
 
     /// The same session searching `suggest` on `threads` threads (root parallelism).
     pub fn with_threads(mut self, threads: usize) -> Self {
-        self.threads = threads.max(1);
+        self.search.threads = threads.max(1);
+        self
+    }
+
+    /// The same session searching `suggest` with these settings (its threads kept); the
+    /// budget applies when a request names no playouts.
+    pub fn with_search(mut self, config: MctsConfig) -> Self {
+        let threads = self.search.threads;
+        self.search = MctsConfig { threads, ..config };
         self
     }
 
@@ -404,7 +413,7 @@ impl<'g> Session<'g> {
                 self.checkpoint(Stage::AfterChange);
                 reply
             }
-            Request::Suggest { playouts } => suggest(g, m, seat, to_act, *playouts, self.threads)?,
+            Request::Suggest { playouts } => suggest(g, m, seat, to_act, *playouts, &self.search)?,
             Request::Save {} if seat.is_some() => return Err(forbidden("`save`")),
             Request::Save {} => Reply::Save {
                 data: m.save_text(),
@@ -487,7 +496,7 @@ fn suggest(
     seat: Option<u8>,
     to_act: Option<u8>,
     playouts: Option<u64>,
-    threads: usize,
+    search: &MctsConfig,
 ) -> Result<Reply, Error> {
     let who = match (seat, to_act, m.actor()) {
         (_, _, Actor::Nobody) => return Err(Error::new(Code::Finished, "the game is over")),
@@ -505,7 +514,10 @@ fn suggest(
             ))
         }
     };
-    let playouts = playouts.unwrap_or(DEFAULT_PLAYOUTS);
+    let playouts = playouts.unwrap_or(match search.budget {
+        Budget::Playouts(n) => n.min(protocol::MAX_SUGGEST_PLAYOUTS),
+        Budget::Time(_) => DEFAULT_PLAYOUTS,
+    });
     if playouts == 0 || playouts > protocol::MAX_SUGGEST_PLAYOUTS {
         return Err(Error::new(
             Code::BadRequest,
@@ -519,8 +531,7 @@ fn suggest(
     let actions: Vec<Action> = legal.iter().map(|(a, _)| *a).collect();
     let config = MctsConfig {
         budget: Budget::Playouts(playouts),
-        threads,
-        ..MctsConfig::default()
+        ..search.clone()
     };
     let seed = crate::run::game_seed(m.config().seed, m.log().len() as u64);
     let chosen = Mcts::new(config, seed).choose_for(g, m.state(), who, &actions);

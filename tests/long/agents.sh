@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The long evidence runs of the MCTS agent (issue 16), too slow for `cargo test`:
 #
-#   tests/long/agents.sh [PART...]     # parts: ttt c4 openspiel omni rising omnia omega (default: all)
+#   tests/long/agents.sh [PART...]     # parts: ttt c4 openspiel omni rising rising-scored omnia omega
+#                                      # (default: all)
 #
 # Builds the release binary, then for each part runs `rulebook simulate --agents ...` (or the
 # OpenSpiel bridge) and prints one JSON summary per run, then checks what the issue asks and
@@ -19,7 +20,7 @@ rb="$root/target/release/rulebook"
 threads="${THREADS:-2}"
 scale="${GAMES_SCALE:-1}"
 parts=("$@")
-[ ${#parts[@]} -gt 0 ] || parts=(ttt c4 openspiel omni rising omnia omega)
+[ ${#parts[@]} -gt 0 ] || parts=(ttt c4 openspiel omni rising rising-scored omnia omega)
 failed=0
 
 # sim LABEL GAMES ARGS...: one simulate run; prints its label, time and JSON summary.
@@ -93,6 +94,21 @@ for part in "${parts[@]}"; do
             done
         done
         ;;
+    rising-scored)
+        # The same with a `score` added to a temporary copy of the rules (the components
+        # built; not in rules/): a co-op game that declares its progress gives the team's
+        # search a signal (README, Agents). Playouts stop after 40 decisions, judged by it.
+        scored="$(mktemp --suffix .rules)"
+        cp rules/atlantis_rising.rules "$scored"
+        printf '\nscore(p) = count(gateboard)\n' >> "$scored"
+        for players in ${RISING_PLAYERS:-2 3}; do
+            for level in ${RISING_LEVELS:-1 2 3 4 5}; do
+                sim "Atlantis Rising + score, level $level, $players players, mcts:50:rollout=40 team" 2 \
+                    "$scored" --players "$players" --variant "level$level" --agents mcts:50:rollout=40
+            done
+        done
+        rm -f "$scored"
+        ;;
     omnia)
         omnia=rules/omnia.rules
         sim "OMNIA, mcts:300 as p1 against random" 30 "$omnia" --agents mcts:300,random
@@ -108,7 +124,7 @@ for part in "${parts[@]}"; do
         check "MCTS wins at least 80% as p2" '.wins[1] >= 0.8 * .completed'
         ;;
     *)
-        echo "unknown part $part (ttt c4 openspiel omni rising omnia omega)" >&2
+        echo "unknown part $part (ttt c4 openspiel omni rising rising-scored omnia omega)" >&2
         exit 2
         ;;
     esac

@@ -2,7 +2,7 @@
 """rulebook's MCTS against OpenSpiel's MCTS bot, move by move through `rulebook serve`.
 
     openspiel_mcts.py GAME --games N --playouts P --rulebook PATH [--seed S] [--uct-c C]
-                      [--no-solve]
+                      [--no-solve] [--agent SPEC]
 
 For each of N games both sides start a new game; rulebook plays seat `k % 2` of game k (the
 seats alternate), asking its server `{"cmd":"suggest","playouts":P}` at each of its turns;
@@ -10,7 +10,8 @@ OpenSpiel's side is `pyspiel.MCTSBot` with a `RandomRolloutEvaluator` (one rando
 leaf), the same P simulations per move, exploration constant C (default 2, on returns in
 [-1, 1]) and, unless --no-solve, its MCTS-Solver (proven wins and losses are backed up). Each
 move is applied to both engines, mapped as in tests/differential (the mappings are checked
-there). Prints one line of JSON: rulebook's wins, draws and losses, by seat too, and the 95%
+there). `--agent` passes settings to rulebook's search (`serve --agent mcts:2000:c=0.5`; the
+default is rulebook's default agent). Prints one line of JSON: rulebook's wins, draws and losses, by seat too, and the 95%
 Wilson interval of its score (a win 1, a draw 1/2).
 """
 
@@ -25,6 +26,21 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "differential"))
 
 from differential import GAMES, Rulebook  # noqa: E402  (the mappings and the server client)
+
+
+class SearchingRulebook(Rulebook):
+    """`rulebook serve FILE --agent SPEC`: the server client, its `suggest` set up."""
+
+    def __init__(self, binary, rules, agent):
+        import subprocess
+
+        self.proc = subprocess.Popen(
+            [binary, "serve", rules] + (["--agent", agent] if agent else []),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            bufsize=1,
+        )
 
 
 def wilson(successes, n, z=1.959963984540054):
@@ -70,13 +86,14 @@ def main():
     parser.add_argument("--uct-c", type=float, default=2.0)
     parser.add_argument("--no-solve", action="store_true")
     parser.add_argument("--rulebook", required=True, help="the rulebook binary")
+    parser.add_argument("--agent", help="rulebook's search settings (serve --agent)")
     args = parser.parse_args()
 
     import pyspiel
 
     mapping = GAMES[args.game]()
     game = pyspiel.load_game(mapping.openspiel)
-    rb = Rulebook(args.rulebook, str(ROOT / mapping.rules))
+    rb = SearchingRulebook(args.rulebook, str(ROOT / mapping.rules), args.agent)
     start = time.perf_counter()
     results = {"win": 0, "draw": 0, "loss": 0}
     by_seat = {"p1": {"win": 0, "draw": 0, "loss": 0}, "p2": {"win": 0, "draw": 0, "loss": 0}}
@@ -99,6 +116,7 @@ def main():
         "games": n,
         "playouts": args.playouts,
         "openspiel": {"uct_c": args.uct_c, "solve": not args.no_solve, "rollouts": 1},
+        "rulebook_agent": args.agent or "default",
         "rulebook": results,
         "rulebook_by_seat": by_seat,
         "rulebook_win_rate": round(results["win"] / n, 3) if n else None,
