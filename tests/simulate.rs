@@ -114,7 +114,8 @@ fn shards_with_agents_and_a_turn_limit_merge_exactly() {
         "--agents",
         "mcts:20,random",
         "--max-turns",
-        "6",
+        // no game of tic-tac-toe ends before its 5th turn: every game is stopped by the limit
+        "4",
         "--json",
     ];
     let (code, whole, err) = rulebook(&base);
