@@ -105,6 +105,18 @@ pub struct ActionStats {
     pub proven: Option<f64>,
 }
 
+impl ActionStats {
+    /// An action no playout has taken yet.
+    fn unvisited(action: Action) -> Self {
+        ActionStats {
+            action,
+            visits: 0,
+            mean: 0.0,
+            proven: None,
+        }
+    }
+}
+
 /// What a search found.
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct Search {
@@ -158,12 +170,7 @@ impl Mcts {
                 best: legal.first().copied(),
                 actions: legal
                     .iter()
-                    .map(|&action| ActionStats {
-                        action,
-                        visits: 0,
-                        mean: 0.0,
-                        proven: None,
-                    })
+                    .map(|&action| ActionStats::unvisited(action))
                     .collect(),
                 ..Search::default()
             };
@@ -222,12 +229,7 @@ impl Mcts {
     fn gather(&self, seat: u8, legal: &[Action]) -> Search {
         let mut actions: Vec<ActionStats> = legal
             .iter()
-            .map(|&action| ActionStats {
-                action,
-                visits: 0,
-                mean: 0.0,
-                proven: None,
-            })
+            .map(|&action| ActionStats::unvisited(action))
             .collect();
         let mut out = Search::default();
         for w in &self.workers {
