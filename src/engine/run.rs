@@ -426,11 +426,7 @@ impl Game {
                         vals[i] = eval!(*a, Some(*span));
                     }
                     st.frames[fi].pc = next;
-                    push(self, &mut st.frames, locals, act.proc, me, &[], Some(*span))?;
-                    let nb = st.frames[st.frames.len() - 1].base as usize;
-                    for (i, b) in act.params.iter().enumerate() {
-                        locals[nb + b.slot as usize] = vals[i];
-                    }
+                    push_action(self, &mut st.frames, locals, act, me, &vals, *span)?;
                     continue;
                 }
                 Step::Do { action, args, span } => {
@@ -440,11 +436,7 @@ impl Game {
                         vals[i] = eval!(*a, Some(*span));
                     }
                     st.frames[fi].pc = next;
-                    push(self, &mut st.frames, locals, act.proc, me, &[], Some(*span))?;
-                    let nb = st.frames[st.frames.len() - 1].base as usize;
-                    for (i, b) in act.params.iter().enumerate() {
-                        locals[nb + b.slot as usize] = vals[i];
-                    }
+                    push_action(self, &mut st.frames, locals, act, me, &vals, *span)?;
                     continue;
                 }
                 Step::TurnStart { player, save, span } => {
@@ -765,6 +757,25 @@ pub(super) fn push(
         me,
         inside: false,
     });
+    Ok(())
+}
+
+/// Runs an action with `do` (named, or stored in a field): a frame for its effect, its
+/// parameters bound to `vals` in order.
+fn push_action(
+    g: &Game,
+    frames: &mut Vec<Frame>,
+    locals: &mut Vec<Value>,
+    act: &ActionDef,
+    me: u8,
+    vals: &[Value; MAX_ARGS],
+    span: Span,
+) -> Result<(), RunError> {
+    push(g, frames, locals, act.proc, me, &[], Some(span))?;
+    let nb = frames[frames.len() - 1].base as usize;
+    for (i, b) in act.params.iter().enumerate() {
+        locals[nb + b.slot as usize] = vals[i];
+    }
     Ok(())
 }
 
