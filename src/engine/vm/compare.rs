@@ -1,0 +1,127 @@
+//! Comparisons of two simple operands ([`crate::ir::vm::Cmp`]), read without the stack.
+
+use super::*;
+use crate::ir::vm::Operand;
+
+impl Machine {
+    /// A comparison of two simple operands.
+    #[inline]
+    pub(crate) fn cmp(
+        &mut self,
+        g: &Game,
+        s: &State,
+        i: u32,
+        pc: u32,
+        locals: &[Value],
+        me: u8,
+    ) -> Eval<bool> {
+        // The common case, kept small: operands that read without failing, compared as
+        // equal or unequal values or ordered numbers.
+        let c = &g.program.cmps[i as usize];
+        if let (Some(a), Some(b)) = (quick(g, s, c.a, locals, me), quick(g, s, c.b, locals, me)) {
+            match (c.op, a, b) {
+                (BinOp::Eq, a, b) => return Ok(a == b),
+                (BinOp::Ne, a, b) => return Ok(a != b),
+                (BinOp::Lt, Value::Int(x), Value::Int(y)) => return Ok(x < y),
+                (BinOp::Le, Value::Int(x), Value::Int(y)) => return Ok(x <= y),
+                (BinOp::Gt, Value::Int(x), Value::Int(y)) => return Ok(x > y),
+                (BinOp::Ge, Value::Int(x), Value::Int(y)) => return Ok(x >= y),
+                _ => {}
+            }
+        }
+        self.cmp_full(g, s, i, pc, locals, me)
+    }
+
+    /// [`Machine::cmp`] for any operands, errors included.
+    #[inline(never)]
+    fn cmp_full(
+        &mut self,
+        g: &Game,
+        s: &State,
+        i: u32,
+        pc: u32,
+        locals: &[Value],
+        me: u8,
+    ) -> Eval<bool> {
+        let p = &g.program;
+        let c = p.cmps[i as usize];
+        let a = operand(g, s, c.a, locals, me)?;
+        let b = operand(g, s, c.b, locals, me)?;
+        Ok(match (c.op, a, b) {
+            (BinOp::Eq, a, b) => a == b,
+            (BinOp::Ne, a, b) => a != b,
+            (BinOp::Lt, Value::Int(x), Value::Int(y)) => x < y,
+            (BinOp::Le, Value::Int(x), Value::Int(y)) => x <= y,
+            (BinOp::Gt, Value::Int(x), Value::Int(y)) => x > y,
+            (BinOp::Ge, Value::Int(x), Value::Int(y)) => x >= y,
+            (op, a, b) => {
+                binary(g, s, op, a, b).map_err(|e| with(e, p.span_at(pc)))? == Value::Bool(true)
+            }
+        })
+    }
+}
+
+/// The value of a comparison's operand when it reads without failing (`None`: read it with
+/// [`operand`], which tells why it fails).
+#[inline(always)]
+fn quick(g: &Game, s: &State, o: Operand, locals: &[Value], me: u8) -> Option<Value> {
+    match o {
+        Operand::Lit(i) => g.program.lits.get(i as usize).copied(),
+        Operand::Const(c) => Some(s.consts[c]),
+        Operand::LocalField(l, f) => match locals.get(l as usize)? {
+            Value::Comp(c) => {
+                let comp = &g.comps[*c];
+                if (f as usize) < comp.fields.len() {
+                    s.fields.get(comp.field_base as usize + f as usize).copied()
+                } else {
+                    None
+                }
+            }
+            _ => None,
+        },
+        Operand::Local(l) => locals.get(l as usize).copied(),
+        Operand::Me => Some(Value::Player(me)),
+        Operand::None => Some(Value::None),
+        Operand::Int(n) => Some(Value::Int(n as i64)),
+        Operand::Slot(n) => s.vars.get(n as usize).copied(),
+        Operand::VarAt { base, size, slot } => {
+            let i = match locals.get(slot as usize)? {
+                Value::Space(_, i) => *i,
+                Value::Player(p) => *p as u32,
+                Value::Enum(_, i) => *i as u32,
+                _ => return None,
+            };
+            if i >= size as u32 {
+                return None;
+            }
+            s.vars.get((base + i) as usize).copied()
+        }
+    }
+}
+
+/// The value of a comparison's operand.
+#[inline(always)]
+fn operand(g: &Game, s: &State, o: Operand, locals: &[Value], me: u8) -> Eval<Value> {
+    Ok(match o {
+        Operand::Local(l) => local(locals, l),
+        Operand::Me => Value::Player(me),
+        Operand::None => Value::None,
+        Operand::Int(n) => Value::Int(n as i64),
+        Operand::Lit(i) => g.program.lits[i as usize],
+        Operand::Const(c) => s.consts[c],
+        Operand::Slot(n) => s.vars[n as usize],
+        Operand::VarAt { base, size, slot } => {
+            let i = match local(locals, slot) {
+                Value::Space(_, i) => i,
+                Value::Player(p) => p as u32,
+                Value::Enum(_, i) => i as u32,
+                other => return Err(index_error(g, s, other)),
+            };
+            if i >= size as u32 {
+                return Err(err("an index is out of its range", None));
+            }
+            s.vars[(base + i) as usize]
+        }
+        Operand::LocalField(l, f) => field(g, s, local(locals, l), f)?,
+    })
+}

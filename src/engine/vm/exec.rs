@@ -1,0 +1,503 @@
+//! Running compiled code: the small loop of the common ops and every other op.
+
+use super::*;
+use crate::ir::vm::{Code, Op};
+
+impl Machine {
+    /// Runs ops `code.start..code.end` (the values they leave stay on the stack). The
+    /// common ops are handled here, in a small loop; the others in [`Machine::slow_op`].
+    pub(crate) fn run_code(
+        &mut self,
+        g: &Game,
+        s: &State,
+        code: Code,
+        locals: &mut [Value],
+        me: u8,
+    ) -> Eval<()> {
+        let ops = &g.program.ops[..];
+        let mut pc = code.start;
+        while pc < code.end {
+            let op = ops[pc as usize];
+            pc += 1;
+            match op {
+                Op::Int(n) => self.stack.push(Value::Int(n as i64)),
+                Op::Local(l) => self.stack.push(local(locals, l)),
+                Op::Me => self.stack.push(Value::Player(me)),
+                Op::Slot(n) => self.stack.push(s.vars[n as usize]),
+                Op::LocalField(l, f) => {
+                    let v = field(g, s, local(locals, l), f)?;
+                    self.stack.push(v);
+                }
+                Op::Cmp(i) => {
+                    let v = self.cmp(g, s, i, pc - 1, locals, me)?;
+                    // A comparison followed by a branch on it (an `if`, `and`, `or`) branches
+                    // at once: the flag never goes through the stack. Only the path falling
+                    // through from the comparison is fused; a jump to the branch runs it.
+                    match (pc < code.end).then(|| ops[pc as usize]) {
+                        Some(Op::JumpIfNot(t)) => pc = if v { pc + 1 } else { t },
+                        Some(Op::AndJump(t)) if !v => {
+                            self.stack.push(Value::Bool(false));
+                            pc = t;
+                        }
+                        Some(Op::OrJump(t)) if v => {
+                            self.stack.push(Value::Bool(true));
+                            pc = t;
+                        }
+                        Some(Op::AndJump(_) | Op::OrJump(_)) => pc += 1,
+                        _ => self.stack.push(Value::Bool(v)),
+                    }
+                }
+                Op::AndJump(t) | Op::OrJump(t) => {
+                    let jump_on = matches!(op, Op::OrJump(_));
+                    match self.stack.last().copied() {
+                        Some(Value::Bool(b)) if b == jump_on => pc = t,
+                        Some(Value::Bool(_)) => {
+                            self.stack.pop();
+                        }
+                        _ => self.slow_op(g, s, op, &mut pc, locals, me)?,
+                    }
+                }
+                Op::VarLocal(v, l) => {
+                    let var = &g.vars[v];
+                    let i = index_of(g, s, local(locals, l))?;
+                    if i >= var.sizes[0] {
+                        return Err(bad_index(&var.name));
+                    }
+                    self.stack.push(s.vars[(var.base + i) as usize]);
+                }
+                Op::Bin(op) => {
+                    let b = self.pop();
+                    let a = self.pop();
+                    let v = match (op, a, b) {
+                        (BinOp::Add, Value::Int(x), Value::Int(y))
+                            if x.checked_add(y).is_some() =>
+                        {
+                            Value::Int(x + y)
+                        }
+                        (BinOp::Sub, Value::Int(x), Value::Int(y))
+                            if x.checked_sub(y).is_some() =>
+                        {
+                            Value::Int(x - y)
+                        }
+                        (BinOp::Eq, a, b) => Value::Bool(a == b),
+                        (BinOp::Ne, a, b) => Value::Bool(a != b),
+                        (BinOp::Lt, Value::Int(x), Value::Int(y)) => Value::Bool(x < y),
+                        (BinOp::Gt, Value::Int(x), Value::Int(y)) => Value::Bool(x > y),
+                        (op, a, b) => binary(g, s, op, a, b)
+                            .map_err(|e| with(e, g.program.span_at(pc - 1)))?,
+                    };
+                    self.stack.push(v);
+                }
+                Op::IsMe => {
+                    let v = self.pop();
+                    self.stack.push(Value::Bool(v == Value::Player(me)));
+                }
+                Op::IsNone => {
+                    let v = self.pop();
+                    self.stack.push(Value::Bool(v == Value::None));
+                }
+                Op::Jump(t) => pc = t,
+                Op::JumpIfNot(t) => match self.stack.pop() {
+                    Some(Value::Bool(true)) => {}
+                    Some(Value::Bool(false)) => pc = t,
+                    other => {
+                        return Err(expected(
+                            g,
+                            s,
+                            "true or false",
+                            other.unwrap_or_default(),
+                            None,
+                        ))
+                    }
+                },
+                Op::Lit(i) => self.stack.push(g.program.lits[i as usize]),
+                Op::None => self.stack.push(Value::None),
+                Op::Const(c) => self.stack.push(s.consts[c]),
+                Op::Inst(i) => self.stack.push(Value::Zone(i)),
+                Op::ZoneLocal(z, l) => {
+                    let zone = &g.zones[z];
+                    let i = index_of(g, s, local(locals, l))?;
+                    if i >= zone.sizes[0] {
+                        return Err(bad_index(&zone.name));
+                    }
+                    self.stack.push(Value::Zone(InstId(zone.base.0 + i)));
+                }
+                Op::Field(f) => {
+                    let c = self.pop();
+                    self.stack.push(field(g, s, c, f)?);
+                }
+                Op::Not => match self.pop() {
+                    Value::Bool(b) => self.stack.push(Value::Bool(!b)),
+                    other => return Err(expected(g, s, "true or false", other, None)),
+                },
+                Op::NotNone => {
+                    let v = self.pop();
+                    self.stack.push(Value::Bool(v != Value::None));
+                }
+                Op::Pop => {
+                    self.stack.pop();
+                }
+                Op::Builtin(b) => {
+                    let v = self
+                        .builtin(g, s, b)
+                        .map_err(|e| with(e, g.program.span_at(pc - 1)))?;
+                    self.stack.push(v);
+                }
+                Op::Call(d) => self.call(g, s, d, me)?,
+                Op::IterNext { slot, exit } => match self
+                    .next(g, s, None)
+                    .map_err(|e| with(e, g.program.span_at(pc - 1)))?
+                {
+                    Some(v) => {
+                        if let Some(l) = locals.get_mut(slot as usize) {
+                            *l = v;
+                        }
+                    }
+                    None => pc = exit,
+                },
+                Op::AccCount => {
+                    if let Value::Int(n) = self.top() {
+                        *n += 1;
+                    }
+                }
+                _ => self.slow_op(g, s, op, &mut pc, locals, me)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// Every op, the rare ones included (kept out of the small loop of [`Machine::run_code`]).
+    #[inline(never)]
+    fn slow_op(
+        &mut self,
+        g: &Game,
+        s: &State,
+        op: Op,
+        pc: &mut u32,
+        locals: &mut [Value],
+        me: u8,
+    ) -> Eval<()> {
+        let p = &g.program;
+        match op {
+            Op::Int(n) => self.stack.push(Value::Int(n as i64)),
+            Op::Lit(i) => self.stack.push(p.lits[i as usize]),
+            Op::None => self.stack.push(Value::None),
+            Op::Local(l) => self.stack.push(local(locals, l)),
+            Op::Me => self.stack.push(Value::Player(me)),
+            Op::Current => self
+                .stack
+                .push(s.current.map_or(Value::None, Value::Player)),
+            Op::PlayerCount => self.stack.push(Value::Int(s.players as i64)),
+            Op::Const(c) => self.stack.push(s.consts[c]),
+            Op::Slot(n) => self.stack.push(s.vars[n as usize]),
+            Op::Var(v) => {
+                let slot = self.var_slot(g, s, v)?;
+                self.stack.push(s.vars[slot]);
+            }
+            Op::VarLocal(v, l) => {
+                let var = &g.vars[v];
+                let i = index_of(g, s, local(locals, l))?;
+                if i >= var.sizes[0] {
+                    return Err(bad_index(&var.name));
+                }
+                self.stack.push(s.vars[(var.base + i) as usize]);
+            }
+            Op::Inst(i) => self.stack.push(Value::Zone(i)),
+            Op::Zone(z) => {
+                let inst = self.zone_inst(g, s, z)?;
+                self.stack.push(Value::Zone(inst));
+            }
+            Op::ZoneLocal(z, l) => {
+                let zone = &g.zones[z];
+                let i = index_of(g, s, local(locals, l))?;
+                if i >= zone.sizes[0] {
+                    return Err(bad_index(&zone.name));
+                }
+                self.stack.push(Value::Zone(InstId(zone.base.0 + i)));
+            }
+            Op::Field(f) => {
+                let c = self.pop();
+                self.stack.push(field(g, s, c, f)?);
+            }
+            Op::LocalField(l, f) => {
+                let v = field(g, s, local(locals, l), f)?;
+                self.stack.push(v);
+            }
+            Op::Not => {
+                let v = self.pop();
+                match v {
+                    Value::Bool(b) => self.stack.push(Value::Bool(!b)),
+                    other => return Err(expected(g, s, "true or false", other, None)),
+                }
+            }
+            Op::Neg => match self.pop() {
+                Value::Int(n) => match n.checked_neg() {
+                    Some(m) => self.stack.push(Value::Int(m)),
+                    None => return Err(err("arithmetic overflow in `-`", None)),
+                },
+                other => return Err(expected(g, s, "a number", other, None)),
+            },
+            Op::Bin(op) => {
+                let b = self.pop();
+                let a = self.pop();
+                let v = binary(g, s, op, a, b).map_err(|e| with(e, p.span_at(*pc - 1)))?;
+                self.stack.push(v);
+            }
+            Op::IsNone => {
+                let v = self.pop();
+                self.stack.push(Value::Bool(v == Value::None));
+            }
+            Op::NotNone => {
+                let v = self.pop();
+                self.stack.push(Value::Bool(v != Value::None));
+            }
+            Op::IsMe => {
+                let v = self.pop();
+                self.stack.push(Value::Bool(v == Value::Player(me)));
+            }
+            Op::Cmp(i) => {
+                let v = self.cmp(g, s, i, *pc - 1, locals, me)?;
+                self.stack.push(Value::Bool(v));
+            }
+            Op::Jump(t) => *pc = t,
+            Op::JumpIfNot(t) => match self.pop() {
+                Value::Bool(true) => {}
+                Value::Bool(false) => *pc = t,
+                other => return Err(expected(g, s, "true or false", other, None)),
+            },
+            Op::AndJump(t) | Op::OrJump(t) => {
+                let jump_on = matches!(op, Op::OrJump(_));
+                match *self.top() {
+                    Value::Bool(b) if b == jump_on => *pc = t,
+                    Value::Bool(_) => {
+                        self.stack.pop();
+                    }
+                    other => {
+                        return Err(expected(g, s, "true or false", other, p.span_at(*pc - 1)))
+                    }
+                }
+            }
+            Op::ElseJump(t) => {
+                if *self.top() != Value::None {
+                    *pc = t;
+                } else {
+                    self.stack.pop();
+                }
+            }
+            Op::Pop => {
+                self.stack.pop();
+            }
+            Op::Builtin(b) => {
+                let v = self
+                    .builtin(g, s, b)
+                    .map_err(|e| with(e, p.span_at(*pc - 1)))?;
+                self.stack.push(v);
+            }
+            Op::Call(d) => self.call(g, s, d, me)?,
+            Op::IterZone => match self.pop() {
+                Value::Zone(z) => self.iters.push(Iter::Zone {
+                    next: s.zones.bottom(z),
+                }),
+                other => return Err(expected(g, s, "a zone", other, None)),
+            },
+            Op::IterRange => {
+                let (b, a) = (self.pop(), self.pop());
+                match (a, b) {
+                    (Value::Int(a), Value::Int(b)) => self.iters.push(Iter::Numbers {
+                        next: a,
+                        last: b,
+                        done: false,
+                    }),
+                    (Value::Int(_), other) | (other, _) => {
+                        return Err(expected(g, s, "a number", other, None))
+                    }
+                }
+            }
+            Op::IterBoard(b) => self.iters.push(Iter::Spaces {
+                board: b,
+                next: 0,
+                end: g.boards[b].len(),
+                closing: g.boards[b].closing(&s.consts),
+            }),
+            Op::IterEnum(e) => self.iters.push(Iter::Values {
+                e,
+                next: 0,
+                end: g.enums[e].values.len() as u16,
+            }),
+            Op::IterType(ty) => self.iters.push(Iter::Type { ty, pos: 0 }),
+            Op::IterPlayers => self.iters.push(Iter::Seats {
+                next: 0,
+                end: s.players,
+            }),
+            Op::IterList(n) => {
+                let from = self.stack.len().saturating_sub(n as usize);
+                let start = self.buf.len() as u32;
+                self.buf.extend(self.stack.drain(from..));
+                self.iters.push(Iter::Buf {
+                    start,
+                    pos: start,
+                    end: self.buf.len() as u32,
+                });
+            }
+            Op::IterAdjacent => match self.pop() {
+                Value::Space(b, sp) => {
+                    let board = &g.boards[b];
+                    let closing = board.closing(&s.consts);
+                    let (starts, _) = board.adjacency(closing);
+                    self.iters.push(Iter::Adjacent {
+                        board: b,
+                        pos: starts[sp as usize],
+                        end: starts[sp as usize + 1],
+                        closing,
+                    })
+                }
+                Value::None => self.iters.push(Iter::Seats { next: 0, end: 0 }),
+                other => return Err(expected(g, s, "a space", other, None)),
+            },
+            Op::IterRay => {
+                let d = self.pop();
+                match (self.pop(), d) {
+                    (Value::Space(b, sp), Value::Enum(_, dir)) => {
+                        let board = &g.boards[b];
+                        self.iters.push(Iter::Ray {
+                            board: b,
+                            at: sp,
+                            dir,
+                            closing: board.closing(&s.consts),
+                        })
+                    }
+                    (Value::None, _) | (_, Value::None) => {
+                        self.iters.push(Iter::Seats { next: 0, end: 0 })
+                    }
+                    (Value::Space(..), other) => {
+                        return Err(expected(g, s, "a direction", other, None))
+                    }
+                    (other, _) => return Err(expected(g, s, "a space", other, None)),
+                }
+            }
+            Op::IterPaths(id) => {
+                let steps = self.pop();
+                let from = self.pop();
+                self.paths(g, s, id, from, steps, locals, me)?;
+            }
+            Op::IterGroup(id) => {
+                let start = self.pop();
+                self.group(g, s, id, start, locals, me)?;
+            }
+            Op::IterGroups(id) => self.groups(g, s, id, locals, me)?,
+            Op::IterNext { slot, exit } => match self.next(g, s, p.span_at(*pc - 1))? {
+                Some(v) => {
+                    if let Some(l) = locals.get_mut(slot as usize) {
+                        *l = v;
+                    }
+                }
+                None => *pc = exit,
+            },
+            Op::IterEnd => self.stop(),
+            Op::AccCount => {
+                if let Value::Int(n) = self.top() {
+                    *n += 1;
+                }
+            }
+            Op::AccSum => {
+                let v = self.pop();
+                let at = p.span_at(*pc - 1);
+                let Value::Int(x) = v else {
+                    return Err(err("`sum` needs numbers", at));
+                };
+                if let Value::Int(n) = self.top() {
+                    *n = n
+                        .checked_add(x)
+                        .ok_or_else(|| err("arithmetic overflow in `sum`", at))?;
+                }
+            }
+            Op::AccMax(max) => {
+                let Value::Int(x) = self.pop() else {
+                    return Err(err("`max`/`min` need numbers", p.span_at(*pc - 1)));
+                };
+                let top = self.top();
+                *top = match *top {
+                    Value::Int(m) if (max && m >= x) || (!max && m <= x) => Value::Int(m),
+                    _ => Value::Int(x),
+                };
+            }
+            Op::Line(id) => {
+                let v = self.line(g, s, id, locals, me)?;
+                self.stack.push(Value::Bool(v));
+            }
+            Op::BestSets(id) => {
+                let v = self.best_sets(g, s, id, locals, me, p.span_at(*pc - 1))?;
+                self.stack.push(Value::Int(v));
+            }
+            Op::Connected(id) => {
+                let v = self
+                    .connected(g, s, id, locals, me)
+                    .map_err(|e| with(e, p.span_at(*pc - 1)))?;
+                self.stack.push(Value::Bool(v));
+            }
+            Op::Majority(id) => {
+                let v = self.majority(g, s, id, locals, me, p.span_at(*pc - 1))?;
+                self.stack.push(Value::Int(v));
+            }
+        }
+        Ok(())
+    }
+
+    #[inline(never)]
+    fn var_slot(&mut self, g: &Game, s: &State, v: VarId) -> Eval<usize> {
+        let var = &g.vars[v];
+        let k = self.pop_index(g, s, &var.sizes[..var.dims.len()], &var.name)?;
+        Ok((var.base + k) as usize)
+    }
+
+    #[inline(never)]
+    fn zone_inst(&mut self, g: &Game, s: &State, z: ZoneId) -> Eval<InstId> {
+        let zone = &g.zones[z];
+        let k = self.pop_index(g, s, &zone.sizes[..zone.dims.len()], &zone.name)?;
+        Ok(InstId(zone.base.0 + k))
+    }
+
+    /// Pops one index value per dimension (the last on top) and combines them into an offset
+    /// within a variable's slots or a zone's instances; an index out of range is an error
+    /// naming `name`.
+    fn pop_index(&mut self, g: &Game, s: &State, sizes: &[u32], name: &str) -> Eval<u32> {
+        let mut k = 0u32;
+        let from = self.stack.len().saturating_sub(sizes.len());
+        for (i, x) in self.stack.drain(from..).enumerate() {
+            let idx = index_of(g, s, x)?;
+            if idx >= sizes[i] {
+                return Err(bad_index(name));
+            }
+            k = k * sizes[i] + idx;
+        }
+        Ok(k)
+    }
+
+    /// Pops the slot of a variable's indexes (the code of a [`Target::Var`]'s index).
+    pub(crate) fn target_slot(&mut self, g: &Game, s: &State, v: VarId) -> Eval<usize> {
+        self.var_slot(g, s, v)
+    }
+
+    #[inline(never)]
+    fn call(&mut self, g: &Game, s: &State, d: DefId, me: u8) -> Eval<()> {
+        let def = &g.program.defs[d];
+        if self.depth >= MAX_CALL_DEPTH {
+            return Err(err(
+                format!(
+                    "function `{}` calls functions more than {MAX_CALL_DEPTH} deep",
+                    g.defs[d].name
+                ),
+                None,
+            ));
+        }
+        let mut dl = [Value::None; DEF_LOCALS];
+        let n = (def.params as usize).min(DEF_LOCALS);
+        for i in (0..n).rev() {
+            dl[i] = self.pop();
+        }
+        self.depth += 1;
+        let r = self.run_code(g, s, def.body, &mut dl[..], me);
+        self.depth -= 1;
+        r
+    }
+}
