@@ -176,6 +176,14 @@ impl Game {
                     )?;
                 }
                 Step::Jump(t) => next = *t,
+                Step::JumpIfNot(c, t, span) if self.program.is_flag_code(*c) => {
+                    if !m
+                        .flags(self, st, *c, &locals[base..], me)
+                        .blame(Some(*span))?
+                    {
+                        next = *t;
+                    }
+                }
                 Step::JumpIfNot(c, t, span) => match eval!(*c, Some(*span)) {
                     Value::Bool(true) => {}
                     Value::Bool(false) => next = *t,

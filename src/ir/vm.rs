@@ -639,9 +639,48 @@ pub struct Program {
     pub frozen: Vec<VarId>,
     /// Tells programs apart for caches kept outside a state (remembered answers).
     pub id: u64,
+    /// Per op position: the end of the run of flag ops ([`Program::is_flag_op`]) starting
+    /// there. Code that lies within one run computes a flag from comparisons alone and is
+    /// run without the value stack.
+    pub flag_runs: Vec<u32>,
 }
 
 impl Program {
+    /// Finishes a program after code was added: sorts the spans and finds the runs of flag
+    /// ops.
+    pub fn finish(&mut self) {
+        self.spans.sort_by_key(|(pc, _)| *pc);
+        let n = self.ops.len();
+        self.flag_runs.resize(n, 0);
+        let mut end = n as u32;
+        for pc in (0..n).rev() {
+            if !Self::is_flag_op(self.ops[pc]) {
+                end = pc as u32;
+            }
+            self.flag_runs[pc] = end;
+        }
+    }
+
+    /// Ops that read or write only one flag: a comparison, the jumps of `if`, `and` and `or`,
+    /// and `not`. Code made of them alone (a guard such as `if a == b then c == none else
+    /// d != me`) never has more than one flag alive.
+    pub fn is_flag_op(op: Op) -> bool {
+        matches!(
+            op,
+            Op::Cmp(_) | Op::JumpIfNot(_) | Op::Jump(_) | Op::AndJump(_) | Op::OrJump(_) | Op::Not
+        )
+    }
+
+    /// Whether `code` is a flag computation ([`Program::flag_runs`]).
+    #[inline]
+    pub fn is_flag_code(&self, code: Code) -> bool {
+        code.end > code.start
+            && self
+                .flag_runs
+                .get(code.start as usize)
+                .is_some_and(|&e| e >= code.end)
+    }
+
     /// The span recorded for the op at `pc` (ops that can fail record the span of what they
     /// compute), if any.
     pub fn span_at(&self, pc: u32) -> Option<Span> {

@@ -85,7 +85,7 @@ pub(crate) fn compile(g: &Game) -> Program {
     c.p.choices = choices.into();
     let procs: Vec<Vec<Step>> = g.procs.iter().map(|p| c.proc(&p.code)).collect();
     c.p.procs = procs.into();
-    c.p.spans.sort_by_key(|(pc, _)| *pc);
+    c.p.finish();
     c.p
 }
 
@@ -126,7 +126,7 @@ pub(crate) fn compile_procs(g: &mut Game) {
         let steps = c.proc(&proc.code);
         c.p.procs.push(steps);
     }
-    c.p.spans.sort_by_key(|(pc, _)| *pc);
+    c.p.finish();
     p = c.p;
     g.program = p;
 }
@@ -141,7 +141,7 @@ pub(crate) fn extend<T>(g: &mut Game, f: impl FnOnce(&mut Compiler) -> T) -> T {
         inlining: 0,
     };
     let out = f(&mut c);
-    c.p.spans.sort_by_key(|(pc, _)| *pc);
+    c.p.finish();
     let p = c.p;
     g.program = p;
     out

@@ -1,11 +1,47 @@
 //! Comparisons of two simple operands ([`crate::ir::vm::Cmp`]), read without the stack.
 
 use super::*;
-use crate::ir::vm::Operand;
+use crate::ir::vm::{Code, Op, Operand};
 
 impl Machine {
-    /// A comparison of two simple operands.
+    /// Runs flag code ([`Program::is_flag_code`]): one flag, kept in a register.
     #[inline]
+    pub(crate) fn flags(
+        &mut self,
+        g: &Game,
+        s: &State,
+        code: Code,
+        locals: &[Value],
+        me: u8,
+    ) -> Eval<bool> {
+        let ops = &g.program.ops[..];
+        let mut pc = code.start;
+        let mut flag = false;
+        while pc < code.end {
+            match ops[pc as usize] {
+                Op::Cmp(i) => flag = self.cmp(g, s, i, pc, locals, me)?,
+                Op::JumpIfNot(t) | Op::AndJump(t) if !flag => {
+                    pc = t;
+                    continue;
+                }
+                Op::OrJump(t) if flag => {
+                    pc = t;
+                    continue;
+                }
+                Op::Jump(t) => {
+                    pc = t;
+                    continue;
+                }
+                Op::Not => flag = !flag,
+                _ => {}
+            }
+            pc += 1;
+        }
+        Ok(flag)
+    }
+
+    /// A comparison of two simple operands.
+    #[inline(always)]
     pub(crate) fn cmp(
         &mut self,
         g: &Game,
@@ -15,21 +51,10 @@ impl Machine {
         locals: &[Value],
         me: u8,
     ) -> Eval<bool> {
-        // The common case, kept small: operands that read without failing, compared as
-        // equal or unequal values or ordered numbers.
-        let c = &g.program.cmps[i as usize];
-        if let (Some(a), Some(b)) = (quick(g, s, c.a, locals, me), quick(g, s, c.b, locals, me)) {
-            match (c.op, a, b) {
-                (BinOp::Eq, a, b) => return Ok(a == b),
-                (BinOp::Ne, a, b) => return Ok(a != b),
-                (BinOp::Lt, Value::Int(x), Value::Int(y)) => return Ok(x < y),
-                (BinOp::Le, Value::Int(x), Value::Int(y)) => return Ok(x <= y),
-                (BinOp::Gt, Value::Int(x), Value::Int(y)) => return Ok(x > y),
-                (BinOp::Ge, Value::Int(x), Value::Int(y)) => return Ok(x >= y),
-                _ => {}
-            }
+        match quick_cmp(g, s, i, locals, me) {
+            Some(v) => Ok(v),
+            None => self.cmp_full(g, s, i, pc, locals, me),
         }
-        self.cmp_full(g, s, i, pc, locals, me)
     }
 
     /// [`Machine::cmp`] for any operands, errors included.
@@ -58,6 +83,30 @@ impl Machine {
                 binary(g, s, op, a, b).map_err(|e| with(e, p.span_at(pc)))? == Value::Bool(true)
             }
         })
+    }
+}
+
+/// The common case of a comparison, kept small: operands that read without failing,
+/// compared as equal or unequal values or ordered numbers (`None`: anything else, left to
+/// [`Machine::cmp_full`]).
+#[inline(always)]
+fn quick_cmp(g: &Game, s: &State, i: u32, locals: &[Value], me: u8) -> Option<bool> {
+    let c = g.program.cmps.get(i as usize)?;
+    let a = quick(g, s, c.a, locals, me)?;
+    let b = quick(g, s, c.b, locals, me)?;
+    match c.op {
+        BinOp::Eq => Some(a == b),
+        BinOp::Ne => Some(a != b),
+        op => match (a, b) {
+            (Value::Int(x), Value::Int(y)) => match op {
+                BinOp::Lt => Some(x < y),
+                BinOp::Le => Some(x <= y),
+                BinOp::Gt => Some(x > y),
+                BinOp::Ge => Some(x >= y),
+                _ => None,
+            },
+            _ => None,
+        },
     }
 }
 

@@ -243,11 +243,16 @@ impl Machine {
         locals: &mut [Value],
         me: u8,
     ) -> Eval<bool> {
-        // A single comparison (most guard parts) is evaluated in place.
+        // A single comparison (most guard parts) is evaluated in place, and so are
+        // comparisons joined by `and`, `or`, `not` and `if`: the flag never goes through the
+        // stack.
         if code.end == code.start + 1 {
-            if let Op::Cmp(i) = g.program.ops[code.start as usize] {
-                return self.cmp(g, s, i, code.start, locals, me);
+            if let Some(Op::Cmp(i)) = g.program.ops.get(code.start as usize) {
+                return self.cmp(g, s, *i, code.start, locals, me);
             }
+        }
+        if g.program.is_flag_code(code) {
+            return self.flags(g, s, code, locals, me);
         }
         match self.eval(g, s, code, locals, me)? {
             Value::Bool(b) => Ok(b),
