@@ -319,7 +319,10 @@ fn first_move(g: &Game, rollout: u64) -> (String, f64, f64) {
     );
     let s = agent.search(g, &st, 0).expect("searches");
     let mean = |text: &str| {
-        let stats = s.actions.iter().find(|a| g.action_text(&st, &a.action) == text);
+        let stats = s
+            .actions
+            .iter()
+            .find(|a| g.action_text(&st, &a.action) == text);
         stats.expect("legal").mean
     };
     let best = g.action_text(&st, &s.best.expect("an action"));
@@ -340,14 +343,20 @@ fn mcts_uses_the_heuristic() {
         assert!(forward > stay, "rollout {rollout}: {stay} {forward}");
     }
     let (_, stay, forward) = first_move(&hint_game("end lose", ""), 4);
-    assert_eq!(stay, forward, "without a heuristic every playout is the same loss");
+    assert_eq!(
+        stay, forward,
+        "without a heuristic every playout is the same loss"
+    );
 
     let mine = "heuristic(p) = if p == seat(0) then steps else 0";
     let (best, stay, forward) = first_move(&hint_game("end", mine), 4);
     assert_eq!(best, "forward", "{stay} {forward}");
     assert!(forward > stay);
     let (_, stay, forward) = first_move(&hint_game("end", mine), 100_000);
-    assert_eq!(stay, forward, "a finished competitive game is judged by its result");
+    assert_eq!(
+        stay, forward,
+        "a finished competitive game is judged by its result"
+    );
 }
 
 /// The `heuristic` is not a rule: Atlantis Rising played by random agents gives the same
@@ -356,7 +365,10 @@ fn mcts_uses_the_heuristic() {
 fn a_heuristic_changes_no_outcome() {
     let path = "rules/atlantis_rising.rules";
     let text = std::fs::read_to_string(path).expect("readable");
-    let start = text.find("\nheuristic(p)").expect("the file declares a heuristic") + 1;
+    let start = text
+        .find("\nheuristic(p)")
+        .expect("the file declares a heuristic")
+        + 1;
     // The declaration runs on over the lines that start with a space.
     let mut end = start;
     for line in text[start..].split_inclusive('\n') {
@@ -374,7 +386,10 @@ fn a_heuristic_changes_no_outcome() {
     let b = run::simulate(&without, &cfg, 12);
     assert_eq!(a.completed, 12);
     assert_eq!(a, b);
-    assert_eq!(a.all_zero, 12, "no score is declared: the heuristic is not one");
+    assert_eq!(
+        a.all_zero, 12,
+        "no score is declared: the heuristic is not one"
+    );
 }
 
 /// Agents are named as on the command line, and `simulate` runs them.

@@ -177,7 +177,11 @@ mod tests {
     fn margins_on_the_scale_seen_so_far() {
         let mut r = Rewards::new(0.5);
         let mut out = [0.0; 2];
-        r.finished(&outcome(&[10, 6], &[0], OutcomeKind::Scored), None, &mut out);
+        r.finished(
+            &outcome(&[10, 6], &[0], OutcomeKind::Scored),
+            None,
+            &mut out,
+        );
         // Scale 4: the winner's margin is 1, the loser's 0.
         assert_eq!(out, [1.0, 0.0]);
         r.finished(&outcome(&[7, 5], &[0], OutcomeKind::Scored), None, &mut out);
@@ -198,7 +202,11 @@ mod tests {
         r.finished(&lost, Some(&[3, 3]), &mut coop);
         assert_eq!(coop, [0.5; 2]);
         // It takes no part in a competitive result: the scores decide.
-        r.finished(&outcome(&[7, 5], &[0], OutcomeKind::Scored), Some(&[0, 9]), &mut out);
+        r.finished(
+            &outcome(&[7, 5], &[0], OutcomeKind::Scored),
+            Some(&[0, 9]),
+            &mut out,
+        );
         assert_eq!(out, [0.5 + 0.5 * 0.75, 0.5 * 0.25]);
     }
 
