@@ -281,6 +281,117 @@ fn a_simultaneous_block_is_searched_from_each_seats_own_part() {
     }
 }
 
+/// A game where only the author's `heuristic` tells the first move apart: seat 0 takes
+/// `forward` or `stay`, the rest is 12 meaningless decisions, and the game ends the same way
+/// whatever happened (`end lose` in the cooperative form, a 0-0 `end` otherwise).
+fn hint_game(ending: &str, heuristic: &str) -> Game {
+    let text = format!(
+        r#"
+        game "Hint"
+        players 2
+        var steps: int
+        action stay() {{ }}
+        action forward() {{ steps += 1 }}
+        action wait() {{ }}
+        action idle() {{ }}
+        flow {{
+            turn seat(0) {{ choose {{ stay forward }} }}
+            repeat 12 {{ turn seat(1) {{ choose {{ wait idle }} }} }}
+            {ending}
+        }}
+        {heuristic}
+        "#
+    );
+    game("hint", &text)
+}
+
+/// The best action of seat 0 at the start of `g` and the mean rewards of `stay` and
+/// `forward`, with `rollout` the playouts' longest run.
+fn first_move(g: &Game, rollout: u64) -> (String, f64, f64) {
+    let st = g.start(&config(2, 0)).expect("starts");
+    let mut agent = Mcts::new(
+        MctsConfig {
+            budget: Budget::Playouts(200),
+            max_rollout: rollout,
+            ..MctsConfig::default()
+        },
+        5,
+    );
+    let s = agent.search(g, &st, 0).expect("searches");
+    let mean = |text: &str| {
+        let stats = s
+            .actions
+            .iter()
+            .find(|a| g.action_text(&st, &a.action) == text);
+        stats.expect("legal").mean
+    };
+    let best = g.action_text(&st, &s.best.expect("an action"));
+    (best, mean("stay"), mean("forward"))
+}
+
+/// MCTS uses the game's `heuristic`: in a cooperative game that is always lost, the loss
+/// after `forward` ends with more progress, and a playout cut short is judged by it; in a
+/// competitive game, a playout cut short is judged by it (the finished game, a 0-0 tie, is
+/// not). Without it, both moves look the same.
+#[test]
+fn mcts_uses_the_heuristic() {
+    let heuristic = "heuristic(p) = steps";
+    let coop = hint_game("end lose", heuristic);
+    for rollout in [100_000, 4] {
+        let (best, stay, forward) = first_move(&coop, rollout);
+        assert_eq!(best, "forward", "rollout {rollout}: {stay} {forward}");
+        assert!(forward > stay, "rollout {rollout}: {stay} {forward}");
+    }
+    let (_, stay, forward) = first_move(&hint_game("end lose", ""), 4);
+    assert_eq!(
+        stay, forward,
+        "without a heuristic every playout is the same loss"
+    );
+
+    let mine = "heuristic(p) = if p == seat(0) then steps else 0";
+    let (best, stay, forward) = first_move(&hint_game("end", mine), 4);
+    assert_eq!(best, "forward", "{stay} {forward}");
+    assert!(forward > stay);
+    let (_, stay, forward) = first_move(&hint_game("end", mine), 100_000);
+    assert_eq!(
+        stay, forward,
+        "a finished competitive game is judged by its result"
+    );
+}
+
+/// The `heuristic` is not a rule: Atlantis Rising played by random agents gives the same
+/// summary (outcomes, scores, lengths, actions) with and without its heuristic declaration.
+#[test]
+fn a_heuristic_changes_no_outcome() {
+    let path = "rules/atlantis_rising.rules";
+    let text = std::fs::read_to_string(path).expect("readable");
+    let start = text
+        .find("\nheuristic(p)")
+        .expect("the file declares a heuristic")
+        + 1;
+    // The declaration runs on over the lines that start with a space.
+    let mut end = start;
+    for line in text[start..].split_inclusive('\n') {
+        if end > start && !line.starts_with(' ') {
+            break;
+        }
+        end += line.len();
+    }
+    let stripped = format!("{}{}", &text[..start], &text[end..]);
+    let with = game(path, &text);
+    let without = game(path, &stripped);
+    assert!(with.heuristic.is_some() && without.heuristic.is_none());
+    let cfg = config(2, 11);
+    let a = run::simulate(&with, &cfg, 12);
+    let b = run::simulate(&without, &cfg, 12);
+    assert_eq!(a.completed, 12);
+    assert_eq!(a, b);
+    assert_eq!(
+        a.all_zero, 12,
+        "no score is declared: the heuristic is not one"
+    );
+}
+
 /// Agents are named as on the command line, and `simulate` runs them.
 #[test]
 fn simulate_runs_the_agents_named() {

@@ -18,7 +18,9 @@
 //!
 //! **Rewards** are in [0, 1] per seat, from the outcome and the scores ([`super::reward`]);
 //! every seat maximises its own, so a cooperative game (`win all`, `end lose`) is played for
-//! the one reward all seats share.
+//! the one reward all seats share. A game's `heuristic`, when it declares one, is the
+//! author's estimate of progress: it judges playouts stopped early and, where the seats
+//! share their result, tells closer losses from worse ones; it never changes an outcome.
 //!
 //! **Budget and threads.** A decision runs a number of playouts ([`Budget::Playouts`]) or for
 //! a time ([`Budget::Time`]). With several threads each runs its own tree from the same root
@@ -68,7 +70,8 @@ pub struct MctsConfig {
     pub score_weight: f64,
     /// Threads searching each decision (root parallelism); at least 1.
     pub threads: usize,
-    /// Decisions a playout may take before it is stopped and counted as a draw.
+    /// Decisions a playout may take before it is stopped and judged by the game's
+    /// `heuristic`, else its `score` (a draw without either); see [`super::reward`].
     pub max_rollout: u64,
     /// Playouts take a move that wins at once when the mover has one (decisive moves,
     /// Teytaud and Teytaud 2010), trying each legal move first: slower playouts that see
@@ -341,8 +344,8 @@ impl Worker {
         self.errors = 0;
         self.rewards.clear();
         self.rewards.resize(real.players as usize, 0.0);
-        // Without a `score`, every score is 0: the result alone is the reward.
-        let weight = if g.score.is_some() {
+        // Without a `score` or a `heuristic`, the result alone is the reward.
+        let weight = if g.score.is_some() || g.heuristic.is_some() {
             config.score_weight
         } else {
             0.0
@@ -460,7 +463,8 @@ impl Worker {
         }
         if let (true, Some(o), Some(&last)) = (exact, work.outcome(), self.path.last()) {
             // A finished game is known exactly: solve its node and what it decides above.
-            rewards.finished(o, &mut self.rewards);
+            let progress = final_progress(g, work, self.cooperative)?;
+            rewards.finished(o, progress.as_deref(), &mut self.rewards);
             let child = self.tree.child(last);
             self.tree.solve(child, &self.rewards);
             self.tree.propagate(&self.nodes, &self.path);
@@ -485,8 +489,9 @@ impl Worker {
         loop {
             let a = match g.actor(work) {
                 Actor::Nobody if work.outcome().is_some() => {
+                    let progress = final_progress(g, work, self.cooperative)?;
                     if let Some(o) = work.outcome() {
-                        rewards.finished(o, &mut self.rewards);
+                        rewards.finished(o, progress.as_deref(), &mut self.rewards);
                     }
                     return Ok(());
                 }
@@ -509,13 +514,24 @@ impl Worker {
             g.apply_unchecked(work, &a)?;
             steps += 1;
         }
-        // Stopped before the end: judged by the scores now.
-        let scores = match g.score {
-            Some(_) => Some(g.scores(work)?),
-            None => None,
+        // Stopped before the end: judged by the heuristic, else the scores, now.
+        let progress = match (g.heuristics(work)?, &g.score) {
+            (Some(h), _) => Some(h),
+            (None, Some(_)) => Some(g.scores(work)?),
+            (None, None) => None,
         };
-        rewards.cut(scores.as_deref(), self.cooperative, &mut self.rewards);
+        rewards.cut(progress.as_deref(), self.cooperative, &mut self.rewards);
         Ok(())
+    }
+}
+
+/// The `heuristic` of a finished game, when the game declares one and its seats share their
+/// result (`cooperative`, or one seat): what a shared reward is blended with; else `None`.
+fn final_progress(g: &Game, st: &State, cooperative: bool) -> Result<Option<Vec<i64>>, RunError> {
+    if cooperative || st.players == 1 {
+        g.heuristics(st)
+    } else {
+        Ok(None)
     }
 }
 

@@ -95,25 +95,33 @@ impl Checker {
                     self.game.end_when.push((x, e.span));
                 }
                 ast::DeclKind::Score { player, value }
-                | ast::DeclKind::Tiebreak { player, value } => {
+                | ast::DeclKind::Tiebreak { player, value }
+                | ast::DeclKind::Heuristic { player, value } => {
+                    let heuristic = matches!(d.kind, ast::DeclKind::Heuristic { .. });
                     self.begin_locals();
                     self.bind_local_at(player, Type::Player, "parameter");
                     let (x, t) = self.expr(value);
-                    self.expect_type(t, Type::Int, value.span, "a score");
+                    let what = if heuristic { "a heuristic" } else { "a score" };
+                    self.expect_type(t, Type::Int, value.span, what);
                     let n = self.end_locals();
                     self.game.score_locals = self.game.score_locals.max(n);
-                    if matches!(d.kind, ast::DeclKind::Score { .. }) {
-                        if self.game.score.is_some() {
-                            self.error(
-                                Code::Duplicate,
-                                d.span,
-                                "`score` is declared twice",
-                                "second score",
-                            );
+                    let slot = match d.kind {
+                        ast::DeclKind::Score { .. } => &mut self.game.score,
+                        ast::DeclKind::Heuristic { .. } => &mut self.game.heuristic,
+                        _ => {
+                            self.game.tiebreaks.push(x);
+                            continue;
                         }
-                        self.game.score = Some(x);
-                    } else {
-                        self.game.tiebreaks.push(x);
+                    };
+                    let twice = slot.replace(x).is_some();
+                    if twice {
+                        let word = if heuristic { "heuristic" } else { "score" };
+                        self.error(
+                            Code::Duplicate,
+                            d.span,
+                            format!("`{word}` is declared twice"),
+                            format!("second {word}"),
+                        );
                     }
                 }
                 ast::DeclKind::Ties(k) => match k.name.as_str() {

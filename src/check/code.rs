@@ -37,7 +37,8 @@ codes! {
     /// game "Crowd" players 12 flow { end }
     /// ```
     Players = "check::players";
-    /// A top-level name, enum value, field, `players`, `setup`, `flow` or `score` declared twice.
+    /// A top-level name, enum value, field, `players`, `setup`, `flow`, `score` or `heuristic`
+    /// declared twice.
     /// ```rules
     /// players 2
     /// var points: int

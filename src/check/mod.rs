@@ -233,6 +233,7 @@ impl Checker {
                 triggers: vec![],
                 windows: None,
                 score: None,
+                heuristic: None,
                 tiebreaks: vec![],
                 score_locals: 1,
                 ties_shared: true,

@@ -36,7 +36,22 @@ impl Game {
             .collect()
     }
 
-    /// `score(p)` or a `tiebreak(p)` of one player.
+    /// Every seat's `heuristic` evaluated on this state, in seat order, or `None` when the
+    /// game declares none. The author's estimate of progress, for agents: no rule reads it
+    /// and it takes no part in an outcome.
+    pub fn heuristics(&self, st: &State) -> Result<Option<Vec<i64>>, RunError> {
+        let Some(h) = self.program.heuristic else {
+            return Ok(None);
+        };
+        with_machine(st.fuel, |m| {
+            (0..st.players)
+                .map(|p| self.player_value(m, st, h, p))
+                .collect::<Result<Vec<_>, _>>()
+                .map(Some)
+        })
+    }
+
+    /// `score(p)`, a `tiebreak(p)` or `heuristic(p)` of one player.
     fn player_value(&self, m: &mut Machine, st: &State, e: Code, p: u8) -> Result<i64, RunError> {
         let mut locals = [Value::None; MAX_LOCALS];
         locals[0] = Value::Player(p);

@@ -143,10 +143,14 @@ pub struct Game {
     pub windows: Option<(ChoiceId, ChoiceId)>,
     /// `score(p) = ...`, the player being local 0; `None`: every score is 0.
     pub score: Option<Expr>,
+    /// `heuristic(p) = ...`, the player being local 0: the author's estimate of progress,
+    /// for agents only (never part of an outcome); `None`: agents fall back on `score`.
+    pub heuristic: Option<Expr>,
     /// `tiebreak(p) = ...` in declaration order, the player being local 0; compared in turn
     /// when scores tie.
     pub tiebreaks: Vec<Expr>,
-    /// Locals needed to evaluate score and tiebreak expressions (the player is local 0).
+    /// Locals needed to evaluate score, tiebreak and heuristic expressions (the player is
+    /// local 0).
     pub score_locals: u16,
     /// `ties shared` (the default): every player tied for first wins; false for `ties draw`:
     /// such a tie is a draw.

@@ -609,6 +609,8 @@ pub struct Program {
     pub score: Option<Code>,
     /// `tiebreak(p)`, the player in local 0.
     pub tiebreaks: Vec<Code>,
+    /// `heuristic(p)`, the player in local 0 (for agents only).
+    pub heuristic: Option<Code>,
     /// Initial values of variables.
     pub var_inits: Table<VarId, Option<Code>>,
     /// `paths` collections.

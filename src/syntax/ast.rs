@@ -168,6 +168,13 @@ pub enum DeclKind {
         /// The player's score.
         value: Expr,
     },
+    /// `heuristic(p) = expr`: an estimate of progress for agents, never a rule.
+    Heuristic {
+        /// The name bound to each player.
+        player: Ident,
+        /// The player's estimated progress.
+        value: Expr,
+    },
     /// `set name(a: T, b: T) where cond = points`.
     Set {
         /// The set kind's name.

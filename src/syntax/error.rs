@@ -241,6 +241,7 @@ fn rule_words(r: Rule) -> &'static str {
         | Rule::trigger_decl
         | Rule::score_decl
         | Rule::tiebreak_decl
+        | Rule::heuristic_decl
         | Rule::ties_decl
         | Rule::set_decl => "a declaration",
         Rule::stmt

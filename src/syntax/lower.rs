@@ -381,13 +381,13 @@ pub(super) fn decl(p: Pair<Rule>) -> Decl {
             it.next(); // kw_when
             DeclKind::EndWhen(expr(it.next().expect("end condition")))
         }
-        Rule::score_decl | Rule::tiebreak_decl => {
+        Rule::score_decl | Rule::tiebreak_decl | Rule::heuristic_decl => {
             let player = ident(it.next().expect("player name"));
             let value = expr(it.next().expect("value"));
-            if rule == Rule::score_decl {
-                DeclKind::Score { player, value }
-            } else {
-                DeclKind::Tiebreak { player, value }
+            match rule {
+                Rule::score_decl => DeclKind::Score { player, value },
+                Rule::heuristic_decl => DeclKind::Heuristic { player, value },
+                _ => DeclKind::Tiebreak { player, value },
             }
         }
         Rule::ties_decl => DeclKind::Ties(ident(it.next().expect("ties kind"))),

@@ -75,6 +75,7 @@ pub(crate) fn compile(g: &Game) -> Program {
         .collect();
     c.p.score = g.score.as_ref().map(|e| c.expr(e));
     c.p.tiebreaks = g.tiebreaks.iter().map(|e| c.expr(e)).collect();
+    c.p.heuristic = g.heuristic.as_ref().map(|e| c.expr(e));
     let actions: Vec<COptions> = g
         .actions
         .iter()
