@@ -7,14 +7,14 @@ use crate::ir::*;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub(crate) enum Phase {
     Setup,
     Flow,
     Over,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub(crate) enum Wait {
     Running,
     Decision { choice: ChoiceId, actor: u8 },
@@ -22,7 +22,7 @@ pub(crate) enum Wait {
     Over,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub(crate) struct Frame {
     pub proc: ProcId,
     pub pc: u32,
@@ -35,7 +35,7 @@ pub(crate) struct Frame {
 }
 
 /// The window that is open, if any (see `Step::Window`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub(crate) struct WindowState {
     /// A window is open at the flow's current window point.
     pub open: bool,
@@ -383,5 +383,79 @@ impl Game {
             Value::Zone(z) => self.instances.get(z).is_some(),
             Value::Action(a) => self.actions.get(a).is_some(),
         }
+    }
+}
+
+/// Positions: what decides the rest of a game, for walks that meet the same position by
+/// several paths (`count`'s transposition table).
+impl State {
+    /// Whether the game tree below this state is known to be the same as below `o`: every
+    /// part of the two states is equal but the work budget (the same in one match) and the
+    /// options listed at the pause (listed from the rest). A state inside a simultaneous
+    /// block is never the same as another.
+    pub fn same_position(&self, o: &State) -> bool {
+        self.block.is_none()
+            && o.block.is_none()
+            && self.players == o.players
+            && self.variant == o.variant
+            && self.frozen == o.frozen
+            && self.current == o.current
+            && self.wait == o.wait
+            && self.phase == o.phase
+            && self.chance == o.chance
+            && self.chance_step == o.chance_step
+            && self.decisions == o.decisions
+            && self.window == o.window
+            && self.vars == o.vars
+            && self.fields == o.fields
+            && self.revealed == o.revealed
+            && self.grants == o.grants
+            && self.index == o.index
+            && self.frames == o.frames
+            && self.locals == o.locals
+            && self.iters == o.iters
+            && self.commits == o.commits
+            && self.outcome == o.outcome
+            && self.zones == o.zones
+            && self.rng == o.rng
+            && self.consts.iter().eq(o.consts.iter())
+    }
+
+    /// A hash of what [`State::same_position`] compares (`None` inside a simultaneous block).
+    pub fn position_hash(&self) -> Option<u64> {
+        use std::hash::{Hash, Hasher};
+        if self.block.is_some() {
+            return None;
+        }
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        (self.players, self.variant.map(|v| v.0), self.frozen).hash(&mut h);
+        (self.current, self.wait, self.phase, self.chance_step).hash(&mut h);
+        (self.decisions, self.window).hash(&mut h);
+        self.vars.hash(&mut h);
+        self.fields.hash(&mut h);
+        self.revealed.hash(&mut h);
+        self.grants.hash(&mut h);
+        self.frames.hash(&mut h);
+        self.locals.hash(&mut h);
+        self.iters.hash(&mut h);
+        self.commits.hash(&mut h);
+        self.outcome.is_some().hash(&mut h);
+        self.zones.hash(&mut h);
+        (self.rng.get_word_pos(), self.rng.get_stream()).hash(&mut h);
+        Some(h.finish())
+    }
+
+    /// Roughly the bytes the state's vectors hold (for limits on tables of states).
+    pub fn approx_bytes(&self) -> usize {
+        use std::mem::size_of;
+        size_of::<State>()
+            + (self.vars.len() + self.fields.len() + self.locals.len() + self.iters.len())
+                * size_of::<Value>()
+            + self.revealed.len()
+            + self.grants.len()
+            + self.index.len() * 8
+            + self.frames.len() * size_of::<Frame>()
+            + self.zones.approx_bytes()
+            + (self.cache.len() + self.commits.len()) * size_of::<Option<Action>>()
     }
 }

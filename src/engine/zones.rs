@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 const NIL: u32 = u32::MAX;
 
 /// The zones of a state.
-#[derive(Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub(crate) struct Zones {
     /// Per instance: its bottom component.
     head: Vec<u32>,
@@ -48,6 +48,11 @@ impl Clone for Zones {
 }
 
 impl Zones {
+    /// Roughly the bytes the zones' vectors hold.
+    pub(crate) fn approx_bytes(&self) -> usize {
+        (self.head.len() + self.tail.len() + self.len.len()) * 4
+            + (self.next.len() + self.prev.len() + self.loc.len()) * 4
+    }
     /// Empty zones, and components nowhere (each must be put somewhere with
     /// [`Zones::push_top`] before anything reads it).
     pub(crate) fn new(instances: usize, comps: usize) -> Self {
