@@ -92,12 +92,10 @@ impl Machine {
 #[inline(always)]
 fn quick_cmp(g: &Game, s: &State, i: u32, locals: &[Value], me: u8) -> Option<bool> {
     let c = g.program.cmps.get(i as usize)?;
-    let a = quick(g, s, c.a, locals, me)?;
-    let b = quick(g, s, c.b, locals, me)?;
     match c.op {
-        BinOp::Eq => Some(a == b),
-        BinOp::Ne => Some(a != b),
-        op => match (a, b) {
+        BinOp::Eq => quick_eq(g, s, c.a, c.b, locals, me),
+        BinOp::Ne => quick_eq(g, s, c.a, c.b, locals, me).map(|x| !x),
+        op => match (quick(g, s, c.a, locals, me)?, quick(g, s, c.b, locals, me)?) {
             (Value::Int(x), Value::Int(y)) => match op {
                 BinOp::Lt => Some(x < y),
                 BinOp::Le => Some(x <= y),
@@ -108,6 +106,56 @@ fn quick_cmp(g: &Game, s: &State, i: u32, locals: &[Value], me: u8) -> Option<bo
             _ => None,
         },
     }
+}
+
+/// Whether two operands are equal, read in place: a stored left side (a variable, a local, a
+/// field) is compared without being copied, against `me`, `none` or a small number directly
+/// (the common guard shapes `pawn[from] == me`, `cell[c] == none`, `file[to] == file[from]`).
+#[inline(always)]
+fn quick_eq(g: &Game, s: &State, a: Operand, b: Operand, locals: &[Value], me: u8) -> Option<bool> {
+    let Some(x) = stored(g, s, a, locals) else {
+        return Some(quick(g, s, a, locals, me)? == quick(g, s, b, locals, me)?);
+    };
+    let x = x?;
+    Some(match b {
+        Operand::Me => matches!(*x, Value::Player(p) if p == me),
+        Operand::None => matches!(*x, Value::None),
+        Operand::Int(n) => matches!(*x, Value::Int(v) if v == n as i64),
+        _ => match stored(g, s, b, locals) {
+            Some(y) => *x == *y?,
+            None => *x == quick(g, s, b, locals, me)?,
+        },
+    })
+}
+
+/// Where a stored operand's value lies (`None`: the operand is not stored; `Some(None)`: it
+/// does not read without failing).
+#[inline(always)]
+fn stored<'a>(
+    g: &'a Game,
+    s: &'a State,
+    o: Operand,
+    locals: &'a [Value],
+) -> Option<Option<&'a Value>> {
+    Some(match o {
+        Operand::VarAt { base, size, slot } => {
+            let i = match locals.get(slot as usize) {
+                Some(Value::Space(_, i)) => *i,
+                Some(Value::Player(p)) => *p as u32,
+                Some(Value::Enum(_, i)) => *i as u32,
+                _ => return Some(None),
+            };
+            if i >= size as u32 {
+                return Some(None);
+            }
+            s.vars.get((base + i) as usize)
+        }
+        Operand::Local(l) => locals.get(l as usize),
+        Operand::Slot(n) => s.vars.get(n as usize),
+        Operand::Const(c) => Some(&s.consts[c]),
+        Operand::Lit(i) => g.program.lits.get(i as usize),
+        _ => return None,
+    })
 }
 
 /// The value of a comparison's operand when it reads without failing (`None`: read it with
