@@ -183,6 +183,54 @@ pub struct Cmp {
 
 const _: () = assert!(std::mem::size_of::<Op>() == 8);
 
+/// `var[local]` of a variable of one dimension ([`Operand::VarAt`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct At {
+    /// The variable's first slot.
+    pub base: u32,
+    /// The size of its dimension.
+    pub size: u16,
+    /// The local holding the index.
+    pub slot: u16,
+}
+
+/// A comparison of a common shape, found when the program is finished
+/// ([`Program::fast`]): read with one dispatch and no general value in between. `ne`: the
+/// comparison is `!=`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[allow(missing_docs)]
+pub enum FastCmp {
+    /// `var[local] == me`.
+    AtMe { at: At, ne: bool },
+    /// `var[local] == none`.
+    AtNone { at: At, ne: bool },
+    /// `var[local] == var[local]`.
+    AtAt { a: At, b: At, ne: bool },
+    /// Any other shape.
+    Other,
+}
+
+impl FastCmp {
+    /// The fast form of a comparison, if it has one.
+    pub fn of(c: &Cmp) -> FastCmp {
+        let ne = match c.op {
+            BinOp::Eq => false,
+            BinOp::Ne => true,
+            _ => return FastCmp::Other,
+        };
+        let at = |o: Operand| match o {
+            Operand::VarAt { base, size, slot } => Some(At { base, size, slot }),
+            _ => None,
+        };
+        match (at(c.a), at(c.b), c.b) {
+            (Some(at), _, Operand::Me) => FastCmp::AtMe { at, ne },
+            (Some(at), _, Operand::None) => FastCmp::AtNone { at, ne },
+            (Some(a), Some(b), _) => FastCmp::AtAt { a, b, ne },
+            _ => FastCmp::Other,
+        }
+    }
+}
+
 /// `paths(s in board, from, n where cond)`.
 #[derive(Clone, Debug)]
 pub struct PathsOp {
@@ -645,6 +693,8 @@ pub struct Program {
     /// there. Code that lies within one run computes a flag from comparisons alone and is
     /// run without the value stack.
     pub flag_runs: Vec<u32>,
+    /// Per comparison of [`Program::cmps`]: its fast form.
+    pub fast: Vec<FastCmp>,
 }
 
 impl Program {
@@ -661,6 +711,7 @@ impl Program {
             }
             self.flag_runs[pc] = end;
         }
+        self.fast = self.cmps.iter().map(FastCmp::of).collect();
     }
 
     /// Ops that read or write only one flag: a comparison, the jumps of `if`, `and` and `or`,

@@ -1,7 +1,7 @@
 //! Comparisons of two simple operands ([`crate::ir::vm::Cmp`]), read without the stack.
 
 use super::*;
-use crate::ir::vm::{Code, Op, Operand};
+use crate::ir::vm::{At, Code, FastCmp, Op, Operand};
 
 impl Machine {
     /// Runs flag code ([`Program::is_flag_code`]): one flag, kept in a register.
@@ -51,6 +51,9 @@ impl Machine {
         locals: &[Value],
         me: u8,
     ) -> Eval<bool> {
+        if let Some(v) = fast_cmp(g, s, i, locals, me) {
+            return Ok(v);
+        }
         match quick_cmp(g, s, i, locals, me) {
             Some(v) => Ok(v),
             None => self.cmp_full(g, s, i, pc, locals, me),
@@ -84,6 +87,35 @@ impl Machine {
             }
         })
     }
+}
+
+/// A comparison of a common shape ([`FastCmp`]) that reads without failing (`None`:
+/// another shape, or an operand that does not read: left to [`quick_cmp`]).
+#[inline(always)]
+fn fast_cmp(g: &Game, s: &State, i: u32, locals: &[Value], me: u8) -> Option<bool> {
+    Some(match *g.program.fast.get(i as usize)? {
+        FastCmp::AtMe { at, ne } => {
+            ne ^ matches!(*read_at(s, at, locals)?, Value::Player(p) if p == me)
+        }
+        FastCmp::AtNone { at, ne } => ne ^ matches!(*read_at(s, at, locals)?, Value::None),
+        FastCmp::AtAt { a, b, ne } => ne ^ (*read_at(s, a, locals)? == *read_at(s, b, locals)?),
+        FastCmp::Other => return None,
+    })
+}
+
+/// Where `var[local]` lies (`None`: the local is not an index in range).
+#[inline(always)]
+fn read_at<'a>(s: &'a State, at: At, locals: &[Value]) -> Option<&'a Value> {
+    let i = match locals.get(at.slot as usize)? {
+        Value::Space(_, i) => *i,
+        Value::Player(p) => *p as u32,
+        Value::Enum(_, i) => *i as u32,
+        _ => return None,
+    };
+    if i >= at.size as u32 {
+        return None;
+    }
+    s.vars.get((at.base + i) as usize)
 }
 
 /// The common case of a comparison, kept small: operands that read without failing,
