@@ -235,17 +235,14 @@ impl Game {
         me: u8,
         f: &mut dyn FnMut(&mut Machine, &[Value]) -> Eval<bool>,
     ) -> Eval<bool> {
-        for part in &opts.parts {
-            if part.need as usize == k
-                && !(filtered && part.absorbed)
-                && !m.part(self, st, part, locals, me)?
-            {
-                return Ok(true);
-            }
+        if !self.parts_hold(m, st, opts, k, filtered, locals, me)? {
+            return Ok(true);
         }
         let Some(b) = opts.binds.get(k) else {
             return f(m, locals);
         };
+        // The last binding calls `f` from its loop instead of through one more level.
+        let leaf = k + 1 == opts.binds.len();
         if let Some(n) = b.narrow {
             return self.bind_narrowed(m, st, opts, k, n, locals, me, f);
         }
@@ -254,7 +251,12 @@ impl Game {
                 for i in start..start + len {
                     m.spend(None)?;
                     locals[b.slot as usize] = m.filters[fid as usize].values[i];
-                    if !self.bind_k(m, st, opts, k + 1, true, locals, me, f)? {
+                    let go = if leaf {
+                        !self.parts_hold(m, st, opts, k + 1, true, locals, me)? || f(m, locals)?
+                    } else {
+                        self.bind_k(m, st, opts, k + 1, true, locals, me, f)?
+                    };
+                    if !go {
                         return Ok(false);
                     }
                 }
@@ -267,8 +269,38 @@ impl Game {
                 continue;
             }
             locals[b.slot as usize] = v;
-            if !self.bind(m, st, opts, k + 1, locals, me, f)? {
+            let go = if leaf {
+                !self.parts_hold(m, st, opts, k + 1, false, locals, me)? || f(m, locals)?
+            } else {
+                self.bind(m, st, opts, k + 1, locals, me, f)?
+            };
+            if !go {
                 m.stop();
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// Whether the guard parts tested once binding `k - 1` is bound hold (`filtered`: the
+    /// parts absorbed by its remembered list are known to hold and are skipped).
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn parts_hold(
+        &self,
+        m: &mut Machine,
+        st: &State,
+        opts: &COptions,
+        k: usize,
+        filtered: bool,
+        locals: &mut [Value],
+        me: u8,
+    ) -> Eval<bool> {
+        for part in &opts.parts {
+            if part.need as usize == k
+                && !(filtered && part.absorbed)
+                && !m.part(self, st, part, locals, me)?
+            {
                 return Ok(false);
             }
         }

@@ -206,6 +206,10 @@ pub enum FastCmp {
     AtNone { at: At, ne: bool },
     /// `var[local] == var[local]`.
     AtAt { a: At, b: At, ne: bool },
+    /// `var[local] op n`, `op` a comparison and `n` a small number: true only when the
+    /// variable holds a number (`==` and `!=` against anything else are left to the
+    /// general path).
+    AtInt { at: At, n: i32, op: BinOp },
     /// Any other shape.
     Other,
 }
@@ -213,6 +217,13 @@ pub enum FastCmp {
 impl FastCmp {
     /// The fast form of a comparison, if it has one.
     pub fn of(c: &Cmp) -> FastCmp {
+        if let (Operand::VarAt { base, size, slot }, Operand::Int(n)) = (c.a, c.b) {
+            return FastCmp::AtInt {
+                at: At { base, size, slot },
+                n,
+                op: c.op,
+            };
+        }
         let ne = match c.op {
             BinOp::Eq => false,
             BinOp::Ne => true,

@@ -40,7 +40,8 @@ impl Machine {
         Ok(flag)
     }
 
-    /// A comparison of two simple operands.
+    /// A comparison of two simple operands: the common shapes in place, the others in
+    /// [`Machine::cmp_slow`].
     #[inline(always)]
     pub(crate) fn cmp(
         &mut self,
@@ -51,13 +52,50 @@ impl Machine {
         locals: &[Value],
         me: u8,
     ) -> Eval<bool> {
-        if let Some(v) = fast_cmp(g, s, i, locals, me) {
-            return Ok(v);
+        match fast_cmp(g, s, i, locals, me) {
+            Some(v) => Ok(v),
+            None => self.cmp_slow(g, s, i, pc, locals, me),
         }
+    }
+
+    /// [`Machine::cmp`] for a comparison without a fast form (or whose operand does not
+    /// read).
+    #[inline(never)]
+    fn cmp_slow(
+        &mut self,
+        g: &Game,
+        s: &State,
+        i: u32,
+        pc: u32,
+        locals: &[Value],
+        me: u8,
+    ) -> Eval<bool> {
         match quick_cmp(g, s, i, locals, me) {
             Some(v) => Ok(v),
             None => self.cmp_full(g, s, i, pc, locals, me),
         }
+    }
+
+    /// A flag from code: a single comparison and flag code ([`Program::is_flag_code`]) are
+    /// run in place, anything else by [`Machine::eval_bool`].
+    #[inline(always)]
+    pub(crate) fn test(
+        &mut self,
+        g: &Game,
+        s: &State,
+        code: Code,
+        locals: &mut [Value],
+        me: u8,
+    ) -> Eval<bool> {
+        if code.end == code.start + 1 {
+            if let Some(Op::Cmp(i)) = g.program.ops.get(code.start as usize) {
+                return self.cmp(g, s, *i, code.start, locals, me);
+            }
+        }
+        if g.program.is_flag_code(code) {
+            return self.flags(g, s, code, locals, me);
+        }
+        self.eval_bool(g, s, code, locals, me)
     }
 
     /// [`Machine::cmp`] for any operands, errors included.
@@ -99,6 +137,21 @@ fn fast_cmp(g: &Game, s: &State, i: u32, locals: &[Value], me: u8) -> Option<boo
         }
         FastCmp::AtNone { at, ne } => ne ^ matches!(*read_at(s, at, locals)?, Value::None),
         FastCmp::AtAt { a, b, ne } => ne ^ (*read_at(s, a, locals)? == *read_at(s, b, locals)?),
+        FastCmp::AtInt { at, n, op } => match *read_at(s, at, locals)? {
+            Value::Int(x) => {
+                let n = n as i64;
+                match op {
+                    BinOp::Eq => x == n,
+                    BinOp::Ne => x != n,
+                    BinOp::Lt => x < n,
+                    BinOp::Le => x <= n,
+                    BinOp::Gt => x > n,
+                    BinOp::Ge => x >= n,
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        },
         FastCmp::Other => return None,
     })
 }

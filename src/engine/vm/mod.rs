@@ -145,7 +145,24 @@ impl Machine {
 
     /// A guard part's answer: remembered when the part allows it and the match is past its
     /// setup, else evaluated.
+    #[inline(always)]
     pub(crate) fn part(
+        &mut self,
+        g: &Game,
+        s: &State,
+        part: &crate::ir::vm::Part,
+        locals: &mut [Value],
+        me: u8,
+    ) -> Eval<bool> {
+        match part.memo {
+            Some(_) if s.frozen != 0 => self.memo_part(g, s, part, locals, me),
+            _ => self.test(g, s, part.code, locals, me),
+        }
+    }
+
+    /// [`Machine::part`] for a part whose answers are remembered.
+    #[inline(never)]
+    fn memo_part(
         &mut self,
         g: &Game,
         s: &State,
