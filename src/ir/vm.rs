@@ -168,6 +168,20 @@ pub enum Operand {
     },
     /// A field of the component in a local.
     LocalField(u16, u16),
+    /// How many components a zone instance holds (`count(z)`; `empty(z)` is `count(z) == 0`).
+    ZoneLen(ZoneAt),
+    /// A field of the top component of a zone instance, `none` when it is empty (the idiom
+    /// `if empty(z) then none else top(z).f`).
+    TopField(ZoneAt, u16),
+}
+
+/// A zone instance a comparison reads without the stack.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ZoneAt {
+    /// A fixed instance (a zone without index, or with constant indexes).
+    Inst(InstId),
+    /// `zone[local]` of a zone of one dimension.
+    Local(ZoneId, u16),
 }
 
 /// `a op b` on two simple operands.
