@@ -206,6 +206,10 @@ pub struct PathsOp {
     pub slot: u16,
     /// What every entered space must meet.
     pub cond: Option<Code>,
+    /// `cond` split at `and`, in order, when some parts do not read `s`: (part, fixed). A
+    /// fixed part is evaluated at most once per evaluation of the collection (it gives the
+    /// same answer at every space). Empty: `cond` is tested whole.
+    pub parts: Vec<(Code, bool)>,
 }
 
 /// `line(s in board, n [, at] where cond)`.

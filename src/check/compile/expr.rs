@@ -468,6 +468,41 @@ impl Compiler<'_> {
         Some(code)
     }
 
+    /// A board walk's condition split at `and` when some of its parts do not read the space
+    /// in `slot` ([`PathsOp::parts`]); empty when none (or only one part) would be fixed.
+    fn split_cond(&mut self, cond: Option<&Expr>, slot: u16) -> Vec<(Code, bool)> {
+        fn conjuncts<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+            match e {
+                Expr::Bin(BinOp::And, a, b, _) => {
+                    conjuncts(a, out);
+                    conjuncts(b, out);
+                }
+                _ => out.push(e),
+            }
+        }
+        let Some(c) = cond else {
+            return Vec::new();
+        };
+        let mut parts = Vec::new();
+        conjuncts(c, &mut parts);
+        let fixed: Vec<bool> = parts
+            .iter()
+            .map(|p| {
+                let mut reads = false;
+                p.reads(&mut |x| reads |= x == slot);
+                !reads
+            })
+            .collect();
+        if parts.len() > 64 || !fixed.contains(&true) {
+            return Vec::new();
+        }
+        parts
+            .into_iter()
+            .zip(fixed)
+            .map(|(p, f)| (self.out_of_line(Some(p)).unwrap_or_default(), f))
+            .collect()
+    }
+
     /// `count`, `sum`, `max`, `min`, `any`, `all`, `first`: nested loops over the bindings
     /// around the filter and the body, with the result accumulated on the stack.
     fn fold(&mut self, a: &Agg, span: Span) {
@@ -641,11 +676,13 @@ impl Compiler<'_> {
             } => {
                 self.emit_expr(from);
                 self.emit_expr(steps);
+                let parts = self.split_cond(cond.as_ref(), *slot);
                 let cond = self.out_of_line(cond.as_ref());
                 self.p.paths.push(PathsOp {
                     board: *board,
                     slot: *slot,
                     cond,
+                    parts,
                 });
                 self.emit(Op::IterPaths(self.p.paths.len() as u32 - 1));
             }
@@ -656,20 +693,24 @@ impl Compiler<'_> {
                 cond,
             } => {
                 self.emit_expr(start);
+                let parts = self.split_cond(cond.as_ref(), *slot);
                 let cond = self.out_of_line(cond.as_ref());
                 self.p.groups.push(PathsOp {
                     board: *board,
                     slot: *slot,
                     cond,
+                    parts,
                 });
                 self.emit(Op::IterGroup(self.p.groups.len() as u32 - 1));
             }
             Coll::Groups { board, slot, cond } => {
+                let parts = self.split_cond(cond.as_ref(), *slot);
                 let cond = self.out_of_line(cond.as_ref());
                 self.p.groups.push(PathsOp {
                     board: *board,
                     slot: *slot,
                     cond,
+                    parts,
                 });
                 self.emit(Op::IterGroups(self.p.groups.len() as u32 - 1));
             }
