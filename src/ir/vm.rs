@@ -168,6 +168,20 @@ pub enum Operand {
     },
     /// A field of the component in a local.
     LocalField(u16, u16),
+    /// How many components a zone instance holds (`count(z)`; `empty(z)` is `count(z) == 0`).
+    ZoneLen(ZoneAt),
+    /// A field of the top component of a zone instance, `none` when it is empty (the idiom
+    /// `if empty(z) then none else top(z).f`).
+    TopField(ZoneAt, u16),
+}
+
+/// A zone instance a comparison reads without the stack.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ZoneAt {
+    /// A fixed instance (a zone without index, or with constant indexes).
+    Inst(InstId),
+    /// `zone[local]` of a zone of one dimension.
+    Local(ZoneId, u16),
 }
 
 /// `a op b` on two simple operands.
@@ -251,6 +265,10 @@ pub struct PathsOp {
     pub slot: u16,
     /// What every entered space must meet.
     pub cond: Option<Code>,
+    /// `cond` split at `and`, in order, when some parts do not read `s`: (part, fixed). A
+    /// fixed part is evaluated at most once per evaluation of the collection (it gives the
+    /// same answer at every space). Empty: `cond` is tested whole.
+    pub parts: Vec<(Code, bool)>,
 }
 
 /// `line(s in board, n [, at] where cond)`.

@@ -96,8 +96,10 @@ impl Compiler<'_> {
                 }
             }
             Expr::Not(x) => {
-                self.emit_expr(x);
-                self.emit(Op::Not);
+                if !self.empty_cmp(x, true) {
+                    self.emit_expr(x);
+                    self.emit(Op::Not);
+                }
             }
             Expr::Neg(x) => match **x {
                 Expr::Lit(Value::Int(n)) if n.checked_neg().is_some() => self.lit(Value::Int(-n)),
@@ -128,6 +130,7 @@ impl Compiler<'_> {
                 };
                 self.lit(Value::Player(k as u8));
             }
+            Expr::Builtin(Builtin::Empty, ..) if self.empty_cmp(e, false) => {}
             Expr::Builtin(b, args, span) => {
                 for a in args {
                     self.emit_expr(a);
@@ -181,8 +184,79 @@ impl Compiler<'_> {
                 Expr::Local(l) => Operand::LocalField(l, *f),
                 _ => return None,
             },
+            Expr::Builtin(Builtin::Count, args, _) => match args.as_slice() {
+                [z] => Operand::ZoneLen(self.zone_at(z)?),
+                _ => return None,
+            },
+            // `if empty(z) then none else top(z).f`: the top's field, or none.
+            Expr::If(c, a, b) => match (&**c, &**a, &**b) {
+                (
+                    Expr::Builtin(Builtin::Empty, za, _),
+                    Expr::Lit(Value::None),
+                    Expr::Field(top, f),
+                ) => match (za.as_slice(), &**top) {
+                    ([za], Expr::Builtin(Builtin::Top, zb, _)) => match zb.as_slice() {
+                        [zb] => {
+                            let z = self.zone_at(za)?;
+                            if self.zone_at(zb)? != z {
+                                return None;
+                            }
+                            Operand::TopField(z, *f)
+                        }
+                        _ => return None,
+                    },
+                    _ => return None,
+                },
+                _ => return None,
+            },
+            // A small function whose body is such an operand once inlined.
+            Expr::CallDef(d, args) => {
+                let body = self.inlined(*d, args)?;
+                self.inlining += 1;
+                let o = self.operand(&body);
+                self.inlining -= 1;
+                return o;
+            }
             _ => return None,
         })
+    }
+
+    /// A zone instance a comparison can read in place.
+    fn zone_at(&self, e: &Expr) -> Option<ZoneAt> {
+        let Expr::Zone(z, ix) = e else {
+            return None;
+        };
+        let zone = &self.g.zones[*z];
+        if let Some(k) = self.const_index(ix, &zone.sizes) {
+            return Some(ZoneAt::Inst(InstId(zone.base.0 + k)));
+        }
+        match ix.as_slice() {
+            [Expr::Local(l)] if zone.sizes.len() == 1 => Some(ZoneAt::Local(*z, *l)),
+            _ => None,
+        }
+    }
+
+    /// `empty(z)` (or, when `negate`, `not empty(z)`) as a comparison read in place, when `z`
+    /// allows it.
+    fn empty_cmp(&mut self, e: &Expr, negate: bool) -> bool {
+        let Expr::Builtin(Builtin::Empty, args, span) = e else {
+            return false;
+        };
+        let Some(z) = (match args.as_slice() {
+            [z] => self.zone_at(z),
+            _ => None,
+        }) else {
+            return false;
+        };
+        let op = if negate { BinOp::Ne } else { BinOp::Eq };
+        self.p.cmps.push(Cmp {
+            op,
+            a: Operand::ZoneLen(z),
+            b: Operand::Int(0),
+        });
+        let id = self.p.cmps.len() as u32 - 1;
+        self.emit_at(Op::Cmp(id), *span);
+        true
     }
 
     fn pool(&mut self, v: Value) -> u32 {
@@ -394,6 +468,41 @@ impl Compiler<'_> {
         Some(code)
     }
 
+    /// A board walk's condition split at `and` when some of its parts do not read the space
+    /// in `slot` ([`PathsOp::parts`]); empty when none (or only one part) would be fixed.
+    fn split_cond(&mut self, cond: Option<&Expr>, slot: u16) -> Vec<(Code, bool)> {
+        fn conjuncts<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+            match e {
+                Expr::Bin(BinOp::And, a, b, _) => {
+                    conjuncts(a, out);
+                    conjuncts(b, out);
+                }
+                _ => out.push(e),
+            }
+        }
+        let Some(c) = cond else {
+            return Vec::new();
+        };
+        let mut parts = Vec::new();
+        conjuncts(c, &mut parts);
+        let fixed: Vec<bool> = parts
+            .iter()
+            .map(|p| {
+                let mut reads = false;
+                p.reads(&mut |x| reads |= x == slot);
+                !reads
+            })
+            .collect();
+        if parts.len() > 64 || !fixed.contains(&true) {
+            return Vec::new();
+        }
+        parts
+            .into_iter()
+            .zip(fixed)
+            .map(|(p, f)| (self.out_of_line(Some(p)).unwrap_or_default(), f))
+            .collect()
+    }
+
     /// `count`, `sum`, `max`, `min`, `any`, `all`, `first`: nested loops over the bindings
     /// around the filter and the body, with the result accumulated on the stack.
     fn fold(&mut self, a: &Agg, span: Span) {
@@ -567,11 +676,13 @@ impl Compiler<'_> {
             } => {
                 self.emit_expr(from);
                 self.emit_expr(steps);
+                let parts = self.split_cond(cond.as_ref(), *slot);
                 let cond = self.out_of_line(cond.as_ref());
                 self.p.paths.push(PathsOp {
                     board: *board,
                     slot: *slot,
                     cond,
+                    parts,
                 });
                 self.emit(Op::IterPaths(self.p.paths.len() as u32 - 1));
             }
@@ -582,20 +693,24 @@ impl Compiler<'_> {
                 cond,
             } => {
                 self.emit_expr(start);
+                let parts = self.split_cond(cond.as_ref(), *slot);
                 let cond = self.out_of_line(cond.as_ref());
                 self.p.groups.push(PathsOp {
                     board: *board,
                     slot: *slot,
                     cond,
+                    parts,
                 });
                 self.emit(Op::IterGroup(self.p.groups.len() as u32 - 1));
             }
             Coll::Groups { board, slot, cond } => {
+                let parts = self.split_cond(cond.as_ref(), *slot);
                 let cond = self.out_of_line(cond.as_ref());
                 self.p.groups.push(PathsOp {
                     board: *board,
                     slot: *slot,
                     cond,
+                    parts,
                 });
                 self.emit(Op::IterGroups(self.p.groups.len() as u32 - 1));
             }

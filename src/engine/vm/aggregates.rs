@@ -118,6 +118,53 @@ impl Machine {
         r
     }
 
+    /// A space's test against a board walk's condition; when it is split
+    /// ([`crate::ir::vm::PathsOp::parts`]) its parts are tested in order and a fixed part's
+    /// answer is kept in `memo` (bits known, bits true) for the rest of the walk.
+    #[allow(clippy::too_many_arguments)]
+    fn walk_ok(
+        &mut self,
+        g: &Game,
+        s: &State,
+        op: &crate::ir::vm::PathsOp,
+        memo: &mut (u64, u64),
+        v: Value,
+        locals: &mut [Value],
+        me: u8,
+    ) -> Eval<bool> {
+        if op.parts.is_empty() {
+            return self.space_ok(g, s, op.cond, op.slot, v, locals, me);
+        }
+        let saved = local(locals, op.slot);
+        if let Some(l) = locals.get_mut(op.slot as usize) {
+            *l = v;
+        }
+        let mut r = Ok(true);
+        for (i, &(code, fixed)) in op.parts.iter().enumerate() {
+            let bit = 1u64 << i;
+            let x = if fixed && memo.0 & bit != 0 {
+                Ok(memo.1 & bit != 0)
+            } else {
+                let x = self.eval_bool(g, s, code, locals, me);
+                if let (true, Ok(b)) = (fixed, &x) {
+                    memo.0 |= bit;
+                    if *b {
+                        memo.1 |= bit;
+                    }
+                }
+                x
+            };
+            if !matches!(x, Ok(true)) {
+                r = x;
+                break;
+            }
+        }
+        if let Some(l) = locals.get_mut(op.slot as usize) {
+            *l = saved;
+        }
+        r
+    }
+
     /// `paths(...)`: the ends of the simple paths of exactly `steps` steps from `from`, each
     /// entered space meeting the condition; pushed as a buffer iterator, in board order.
     #[allow(clippy::too_many_arguments)]
@@ -158,6 +205,7 @@ impl Machine {
         marks[start as usize] |= SEEN;
         walk.push((start, starts[start as usize], n));
         let mut result = Ok(());
+        let mut memo = (0, 0);
         if n == 0 {
             marks[start as usize] |= ITEM;
             walk.clear();
@@ -178,15 +226,7 @@ impl Machine {
                 continue;
             }
             if marks[nb as usize] & CHECKED == 0 {
-                match self.space_ok(
-                    g,
-                    s,
-                    op.cond,
-                    op.slot,
-                    Value::Space(op.board, nb),
-                    locals,
-                    me,
-                ) {
+                match self.walk_ok(g, s, op, &mut memo, Value::Space(op.board, nb), locals, me) {
                     Ok(ok) => marks[nb as usize] |= CHECKED | if ok { OK } else { 0 },
                     Err(e) => {
                         result = Err(e);
@@ -248,20 +288,13 @@ impl Machine {
         walk.push((first, 0, 0));
         marks[first as usize] |= SEEN;
         let mut result = Ok(());
+        let mut memo = (0, 0);
         while let Some((sp, _, _)) = walk.pop() {
             if let Err(e) = self.spend(None) {
                 result = Err(e);
                 break;
             }
-            match self.space_ok(
-                g,
-                s,
-                op.cond,
-                op.slot,
-                Value::Space(op.board, sp),
-                locals,
-                me,
-            ) {
+            match self.walk_ok(g, s, op, &mut memo, Value::Space(op.board, sp), locals, me) {
                 Ok(false) => continue,
                 Ok(true) => {}
                 Err(e) => {
@@ -303,17 +336,10 @@ impl Machine {
         marks.resize(board.len() as usize, 0);
         walk.clear();
         let mut result = Ok(());
-        let ok = |m: &mut Self, sp: u32, locals: &mut [Value]| -> Eval<bool> {
+        let mut memo = (0, 0);
+        let mut ok = |m: &mut Self, sp: u32, locals: &mut [Value]| -> Eval<bool> {
             m.spend(None)?;
-            m.space_ok(
-                g,
-                s,
-                op.cond,
-                op.slot,
-                Value::Space(op.board, sp),
-                locals,
-                me,
-            )
+            m.walk_ok(g, s, op, &mut memo, Value::Space(op.board, sp), locals, me)
         };
         'spaces: for first in 0..board.len() {
             if marks[first as usize] & SEEN != 0 || board.is_closed(first, closing) {

@@ -1,7 +1,7 @@
 //! Comparisons of two simple operands ([`crate::ir::vm::Cmp`]), read without the stack.
 
 use super::*;
-use crate::ir::vm::{At, Code, FastCmp, Op, Operand};
+use crate::ir::vm::{At, Code, FastCmp, Op, Operand, ZoneAt};
 
 impl Machine {
     /// Runs flag code ([`Program::is_flag_code`]): one flag, kept in a register.
@@ -278,6 +278,51 @@ fn quick(g: &Game, s: &State, o: Operand, locals: &[Value], me: u8) -> Option<Va
             }
             s.vars.get((base + i) as usize).copied()
         }
+        Operand::ZoneLen(z) => Some(Value::Int(s.zones.len(quick_zone(g, z, locals)?) as i64)),
+        Operand::TopField(z, f) => match s.zones.top(quick_zone(g, z, locals)?) {
+            None => Some(Value::None),
+            Some(c) => {
+                let comp = &g.comps[c];
+                if (f as usize) < comp.fields.len() {
+                    s.fields.get(comp.field_base as usize + f as usize).copied()
+                } else {
+                    None
+                }
+            }
+        },
+    }
+}
+
+/// The instance a [`ZoneAt`] names when its index reads without failing.
+#[inline(always)]
+fn quick_zone(g: &Game, z: ZoneAt, locals: &[Value]) -> Option<InstId> {
+    match z {
+        ZoneAt::Inst(i) => Some(i),
+        ZoneAt::Local(z, l) => {
+            let zone = &g.zones[z];
+            let i = match locals.get(l as usize)? {
+                Value::Space(_, i) => *i,
+                Value::Player(p) => *p as u32,
+                Value::Enum(_, i) => *i as u32,
+                _ => return None,
+            };
+            (i < *zone.sizes.first()?).then_some(InstId(zone.base.0 + i))
+        }
+    }
+}
+
+/// The instance a [`ZoneAt`] names.
+fn zone_at(g: &Game, s: &State, z: ZoneAt, locals: &[Value]) -> Eval<InstId> {
+    match z {
+        ZoneAt::Inst(i) => Ok(i),
+        ZoneAt::Local(z, l) => {
+            let zone = &g.zones[z];
+            let i = index_of(g, s, local(locals, l))?;
+            if i >= zone.sizes.first().copied().unwrap_or(0) {
+                return Err(bad_index(&zone.name));
+            }
+            Ok(InstId(zone.base.0 + i))
+        }
     }
 }
 
@@ -305,5 +350,10 @@ fn operand(g: &Game, s: &State, o: Operand, locals: &[Value], me: u8) -> Eval<Va
             s.vars[(base + i) as usize]
         }
         Operand::LocalField(l, f) => field(g, s, local(locals, l), f)?,
+        Operand::ZoneLen(z) => Value::Int(s.zones.len(zone_at(g, s, z, locals)?) as i64),
+        Operand::TopField(z, f) => match s.zones.top(zone_at(g, s, z, locals)?) {
+            None => Value::None,
+            Some(c) => field(g, s, Value::Comp(c), f)?,
+        },
     })
 }
