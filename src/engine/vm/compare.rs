@@ -95,6 +95,9 @@ impl Machine {
         if g.program.is_flag_code(code) {
             return self.flags(g, s, code, locals, me);
         }
+        if let Some(v) = empty_test(g, s, code, locals) {
+            return Ok(v);
+        }
         self.eval_bool(g, s, code, locals, me)
     }
 
@@ -154,6 +157,37 @@ fn fast_cmp(g: &Game, s: &State, i: u32, locals: &[Value], me: u8) -> Option<boo
         },
         FastCmp::Other => return None,
     })
+}
+
+/// `empty(zone)` or `not empty(zone)` of a zone without index or indexed by a local, read
+/// in place (`None`: code of another shape, or an index that does not read: left to
+/// [`Machine::eval_bool`], which tells why).
+#[inline(always)]
+fn empty_test(g: &Game, s: &State, code: Code, locals: &[Value]) -> Option<bool> {
+    let ops = g.program.ops.get(code.start as usize..code.end as usize)?;
+    let (zone, not) = match *ops {
+        [z, Op::Builtin(Builtin::Empty)] => (z, false),
+        [z, Op::Builtin(Builtin::Empty), Op::Not] => (z, true),
+        _ => return None,
+    };
+    let inst = match zone {
+        Op::Inst(i) => i,
+        Op::ZoneLocal(z, l) => {
+            let zone = &g.zones[z];
+            let i = match locals.get(l as usize)? {
+                Value::Player(p) => *p as u32,
+                Value::Enum(_, i) => *i as u32,
+                Value::Space(_, i) => *i,
+                _ => return None,
+            };
+            if i >= zone.sizes[0] {
+                return None;
+            }
+            InstId(zone.base.0 + i)
+        }
+        _ => return None,
+    };
+    Some(not ^ (s.zones.len(inst) == 0))
 }
 
 /// Where `var[local]` lies (`None`: the local is not an index in range).
