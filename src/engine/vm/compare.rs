@@ -1,7 +1,7 @@
 //! Comparisons of two simple operands ([`crate::ir::vm::Cmp`]), read without the stack.
 
 use super::*;
-use crate::ir::vm::{At, Code, FastCmp, Op, Operand};
+use crate::ir::vm::{At, Code, FastCmp, FlagNode, Op, Operand};
 
 impl Machine {
     /// Runs flag code ([`Program::is_flag_code`]): one flag, kept in a register.
@@ -38,6 +38,21 @@ impl Machine {
             pc += 1;
         }
         Ok(flag)
+    }
+
+    /// Runs a flag graph from node `at` ([`FlagNode`]): the same comparisons, in the same
+    /// order, as its flag code.
+    #[inline(never)]
+    fn graph(&mut self, g: &Game, s: &State, mut at: u32, locals: &[Value], me: u8) -> Eval<bool> {
+        let nodes = &g.program.flag_nodes[..];
+        while let Some(n) = nodes.get(at as usize) {
+            at = if self.cmp(g, s, n.cmp, n.pc, locals, me)? {
+                n.then
+            } else {
+                n.other
+            };
+        }
+        Ok(at == FlagNode::TRUE)
     }
 
     /// A comparison of two simple operands: the common shapes in place, the others in
@@ -93,7 +108,10 @@ impl Machine {
             }
         }
         if g.program.is_flag_code(code) {
-            return self.flags(g, s, code, locals, me);
+            return match g.program.flag_graphs.get(code.start as usize) {
+                Some(&(end, root)) if end == code.end => self.graph(g, s, root, locals, me),
+                _ => self.flags(g, s, code, locals, me),
+            };
         }
         if let Some(v) = empty_test(g, s, code, locals) {
             return Ok(v);
