@@ -138,7 +138,12 @@ impl Game {
         let Some(frame) = st.frames.last() else {
             return Ok(());
         };
-        let mut locals = frame_locals(self, st, frame);
+        // The frame's locals are copied only for inline options (an action binds its own).
+        let mut locals = if cch.each.is_some() || cch.arms.iter().any(|a| a.is_some()) {
+            frame_locals(self, st, frame)
+        } else {
+            [Value::None; MAX_LOCALS]
+        };
         let inline_me = match cch.each {
             Some((_, slot)) => {
                 locals[slot as usize] = Value::Player(actor);

@@ -724,6 +724,33 @@ pub struct Program {
     pub flag_runs: Vec<u32>,
     /// Per comparison of [`Program::cmps`]: its fast form.
     pub fast: Vec<FastCmp>,
+    /// The nodes of the flag graphs ([`FlagNode`]).
+    pub flag_nodes: Vec<FlagNode>,
+    /// Per op position: (end, root) of the flag graph of the guard part whose code starts
+    /// there (an end of 0: none).
+    pub flag_graphs: Vec<(u32, u32)>,
+}
+
+/// One comparison of a flag graph: flag code (a guard part made of comparisons joined by
+/// `and`, `or`, `not` and `if`) turned, when the program is finished, into the comparisons
+/// it tests and where each answer leads, so that it runs without decoding its jumps.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FlagNode {
+    /// The comparison ([`Program::cmps`]).
+    pub cmp: u32,
+    /// Its op position (for the span of an error).
+    pub pc: u32,
+    /// The next node when it holds, or [`FlagNode::TRUE`] / [`FlagNode::FALSE`].
+    pub then: u32,
+    /// The next node when it does not hold.
+    pub other: u32,
+}
+
+impl FlagNode {
+    /// The answer is true.
+    pub const TRUE: u32 = u32::MAX;
+    /// The answer is false.
+    pub const FALSE: u32 = u32::MAX - 1;
 }
 
 impl Program {
@@ -741,6 +768,100 @@ impl Program {
             self.flag_runs[pc] = end;
         }
         self.fast = self.cmps.iter().map(FastCmp::of).collect();
+        let mut codes: Vec<Code> = Vec::new();
+        let mut add = |o: &COptions| codes.extend(o.parts.iter().map(|p| p.code));
+        self.actions.iter().for_each(&mut add);
+        self.choices
+            .iter()
+            .flat_map(|c| c.arms.iter().flatten())
+            .for_each(&mut add);
+        self.flag_nodes.clear();
+        self.flag_graphs.clear();
+        self.flag_graphs.resize(n, (0, 0));
+        for code in codes {
+            if code.end > code.start + 1 && self.is_flag_code(code) {
+                if let Some(root) = self.flag_graph(code) {
+                    self.flag_graphs[code.start as usize] = (code.end, root);
+                }
+            }
+        }
+    }
+
+    /// Where flag code goes from op `pc` with the flag `flag` (as [`Program::is_flag_code`]
+    /// code runs): the position of the next comparison, or the answer. `None`: a shape not
+    /// foreseen.
+    fn flag_step(&self, code: Code, mut pc: u32, mut flag: bool) -> Option<Result<u32, bool>> {
+        for _ in 0..=(code.end - code.start) {
+            if pc >= code.end {
+                return Some(Err(flag));
+            }
+            if pc < code.start {
+                return None;
+            }
+            match self.ops[pc as usize] {
+                Op::Cmp(_) => return Some(Ok(pc)),
+                Op::JumpIfNot(t) | Op::AndJump(t) if !flag => pc = t,
+                Op::OrJump(t) if flag => pc = t,
+                Op::Jump(t) => pc = t,
+                Op::Not => {
+                    flag = !flag;
+                    pc += 1;
+                }
+                Op::JumpIfNot(_) | Op::AndJump(_) | Op::OrJump(_) => pc += 1,
+                _ => return None,
+            }
+        }
+        None
+    }
+
+    /// The flag graph of flag code ([`FlagNode`]): its root, or `None` when its shape is not
+    /// foreseen (it then runs as code).
+    fn flag_graph(&mut self, code: Code) -> Option<u32> {
+        let base = self.flag_nodes.len() as u32;
+        // The comparisons reached, in the order met, and each one's two next steps.
+        let mut seen: Vec<u32> = Vec::new();
+        let mut steps: Vec<(Result<u32, bool>, Result<u32, bool>)> = Vec::new();
+        let first = self.flag_step(code, code.start, false)?;
+        if let Ok(pc) = first {
+            seen.push(pc);
+        }
+        let mut i = 0;
+        while i < seen.len() {
+            let pc = seen[i];
+            let then = self.flag_step(code, pc + 1, true)?;
+            let other = self.flag_step(code, pc + 1, false)?;
+            for next in [then, other].into_iter().flatten() {
+                // Only forward: the graph has no cycle.
+                if next <= pc {
+                    return None;
+                }
+                if !seen.contains(&next) {
+                    seen.push(next);
+                }
+            }
+            steps.push((then, other));
+            i += 1;
+        }
+        let node = |r: Result<u32, bool>| -> u32 {
+            match r {
+                Ok(pc) => base + seen.iter().position(|&p| p == pc).unwrap_or(0) as u32,
+                Err(true) => FlagNode::TRUE,
+                Err(false) => FlagNode::FALSE,
+            }
+        };
+        for (k, &pc) in seen.iter().enumerate() {
+            let Op::Cmp(cmp) = self.ops[pc as usize] else {
+                return None;
+            };
+            let (then, other) = steps[k];
+            self.flag_nodes.push(FlagNode {
+                cmp,
+                pc,
+                then: node(then),
+                other: node(other),
+            });
+        }
+        Some(node(first))
     }
 
     /// Ops that read or write only one flag: a comparison, the jumps of `if`, `and` and `or`,

@@ -6,7 +6,7 @@
 
 use super::{agent_seed, game_seed, playout, Seats};
 use crate::agents::RandomAgent;
-use crate::engine::{Action, Config, RunError};
+use crate::engine::{Action, Config, RunError, State};
 use crate::ir::Game;
 use std::time::{Duration, Instant};
 
@@ -54,6 +54,9 @@ impl Bench {
 /// Plays games 0, 1, 2, ... of the seeded sequence until `time` has passed.
 pub fn playouts_for(g: &Game, cfg: &Config, time: Duration) -> Result<Bench, RunError> {
     let mut buf: Vec<Action> = Vec::with_capacity(64);
+    // One state for every playout, each started into the room of the one before.
+    let mut spare: Option<State> = None;
+    let mut c = cfg.clone();
     let (mut games, mut decisions) = (0u64, 0u64);
     let cpu_start = on_cpu();
     let start = Instant::now();
@@ -73,13 +76,16 @@ pub fn playouts_for(g: &Game, cfg: &Config, time: Duration) -> Result<Bench, Run
             });
         }
         let seed = game_seed(cfg.seed, games);
-        let c = Config {
-            seed,
-            ..cfg.clone()
-        };
+        c.seed = seed;
         let mut agent = RandomAgent::new(agent_seed(seed));
-        let mut st = g.start(&c)?;
-        let p = playout(g, &mut st, &mut Seats::One(&mut agent), &mut buf, |_, _| {})?;
+        let st = match &mut spare {
+            Some(st) => {
+                g.start_into(&c, st)?;
+                st
+            }
+            None => spare.insert(g.start(&c)?),
+        };
+        let p = playout(g, st, &mut Seats::One(&mut agent), &mut buf, |_, _| {})?;
         decisions += p.decisions;
         games += 1;
     }

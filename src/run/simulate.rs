@@ -243,6 +243,7 @@ fn run_one(
     agents: &[AgentSpec],
     max_turns: u64,
     buf: &mut Vec<Action>,
+    spare: &mut Option<State>,
     tally: &mut Tally,
     slots: &ActionSlots,
     s: &mut Summary,
@@ -253,13 +254,19 @@ fn run_one(
         ..cfg.clone()
     };
     tally.reset();
-    let play = |rec: &mut dyn Agent, buf: &mut Vec<Action>| {
-        g.start(&c).and_then(|mut st| {
-            let p = playout_within(g, &mut st, &mut Seats::One(rec), buf, max_turns, |_, _| {})?;
-            Ok((p.turns, st))
-        })
+    // The match is played in the thread's spare state, started into the room of the last.
+    let mut play = |rec: &mut dyn Agent, buf: &mut Vec<Action>| -> Result<u64, RunError> {
+        let st = match &mut *spare {
+            Some(st) => {
+                g.start_into(&c, st)?;
+                st
+            }
+            None => spare.insert(g.start(&c)?),
+        };
+        let p = playout_within(g, st, &mut Seats::One(rec), buf, max_turns, |_, _| {})?;
+        Ok(p.turns)
     };
-    let result: Result<(u64, State), RunError> = if agents.iter().all(AgentSpec::is_random) {
+    let result: Result<u64, RunError> = if agents.iter().all(AgentSpec::is_random) {
         let mut rec = Recording {
             agent: RandomAgent::new(agent_seed(seed)),
             tally: &mut *tally,
@@ -290,9 +297,10 @@ fn run_one(
         a.legal_games += u64::from(*legal);
         a.chosen += chosen;
     }
-    let (turns, st) = match result {
-        Ok(r) => r,
-        Err(e) => {
+    let (turns, st) = match (result, spare.as_ref()) {
+        (Ok(turns), Some(st)) => (turns, st),
+        (Ok(_), None) => return,
+        (Err(e), _) => {
             let message = e.to_string();
             return s.add_error(error_stats(g, e.code(), message, e.span(), i, seed));
         }
@@ -389,12 +397,13 @@ pub fn simulate_with(g: &Game, cfg: &Config, opts: &Options) -> Summary {
     let parts = in_threads(threads, |t| {
         let mut s = empty();
         let mut buf = Vec::new();
+        let mut spare = None;
         let mut tally = Tally::new(n, slots.names.len());
         let mut j = t as u64;
         while j < mine {
             let i = shard.index + j * shard.count;
             run_one(
-                g, cfg, i, &agents, max_turns, &mut buf, &mut tally, &slots, &mut s,
+                g, cfg, i, &agents, max_turns, &mut buf, &mut spare, &mut tally, &slots, &mut s,
             );
             if let Some(p) = opts.progress {
                 p(1);

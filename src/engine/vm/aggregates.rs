@@ -398,6 +398,27 @@ impl Machine {
         locals: &mut [Value],
         me: u8,
     ) -> Eval<bool> {
+        // The condition's variable is bound to each space tested and given back its value
+        // once, at the end.
+        let slot = g.program.lines[id as usize].slot;
+        let saved = local(locals, slot);
+        let r = self.line_walk(g, s, id, locals, me);
+        if let Some(l) = locals.get_mut(slot as usize) {
+            *l = saved;
+        }
+        r
+    }
+
+    /// [`Machine::line`], leaving the condition's variable bound to the last space tested.
+    #[inline(always)]
+    fn line_walk(
+        &mut self,
+        g: &Game,
+        s: &State,
+        id: u32,
+        locals: &mut [Value],
+        me: u8,
+    ) -> Eval<bool> {
         let op = &g.program.lines[id as usize];
         let through = if op.through {
             match self.pop() {
@@ -422,7 +443,11 @@ impl Machine {
             if board.is_closed(sp as u32, closing) {
                 return Ok(false);
             }
-            m.space_ok(g, s, cond, slot, Value::Space(bid, sp as u32), locals, me)
+            let Some(c) = cond else { return Ok(true) };
+            if let Some(l) = locals.get_mut(slot as usize) {
+                *l = Value::Space(bid, sp as u32);
+            }
+            m.test(g, s, c, locals, me)
         };
         match board.shape {
             BoardShape::Hex { .. } => {

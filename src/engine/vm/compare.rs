@@ -1,7 +1,7 @@
 //! Comparisons of two simple operands ([`crate::ir::vm::Cmp`]), read without the stack.
 
 use super::*;
-use crate::ir::vm::{At, Code, FastCmp, Op, Operand, ZoneAt};
+use crate::ir::vm::{At, Code, FastCmp, FlagNode, Op, Operand, ZoneAt};
 
 impl Machine {
     /// Runs flag code ([`Program::is_flag_code`]): one flag, kept in a register.
@@ -38,6 +38,21 @@ impl Machine {
             pc += 1;
         }
         Ok(flag)
+    }
+
+    /// Runs a flag graph from node `at` ([`FlagNode`]): the same comparisons, in the same
+    /// order, as its flag code.
+    #[inline(never)]
+    fn graph(&mut self, g: &Game, s: &State, mut at: u32, locals: &[Value], me: u8) -> Eval<bool> {
+        let nodes = &g.program.flag_nodes[..];
+        while let Some(n) = nodes.get(at as usize) {
+            at = if self.cmp(g, s, n.cmp, n.pc, locals, me)? {
+                n.then
+            } else {
+                n.other
+            };
+        }
+        Ok(at == FlagNode::TRUE)
     }
 
     /// A comparison of two simple operands: the common shapes in place, the others in
@@ -93,7 +108,13 @@ impl Machine {
             }
         }
         if g.program.is_flag_code(code) {
-            return self.flags(g, s, code, locals, me);
+            return match g.program.flag_graphs.get(code.start as usize) {
+                Some(&(end, root)) if end == code.end => self.graph(g, s, root, locals, me),
+                _ => self.flags(g, s, code, locals, me),
+            };
+        }
+        if let Some(v) = empty_test(g, s, code, locals) {
+            return Ok(v);
         }
         self.eval_bool(g, s, code, locals, me)
     }
@@ -154,6 +175,37 @@ fn fast_cmp(g: &Game, s: &State, i: u32, locals: &[Value], me: u8) -> Option<boo
         },
         FastCmp::Other => return None,
     })
+}
+
+/// `empty(zone)` or `not empty(zone)` of a zone without index or indexed by a local, read
+/// in place (`None`: code of another shape, or an index that does not read: left to
+/// [`Machine::eval_bool`], which tells why).
+#[inline(always)]
+fn empty_test(g: &Game, s: &State, code: Code, locals: &[Value]) -> Option<bool> {
+    let ops = g.program.ops.get(code.start as usize..code.end as usize)?;
+    let (zone, not) = match *ops {
+        [z, Op::Builtin(Builtin::Empty)] => (z, false),
+        [z, Op::Builtin(Builtin::Empty), Op::Not] => (z, true),
+        _ => return None,
+    };
+    let inst = match zone {
+        Op::Inst(i) => i,
+        Op::ZoneLocal(z, l) => {
+            let zone = &g.zones[z];
+            let i = match locals.get(l as usize)? {
+                Value::Player(p) => *p as u32,
+                Value::Enum(_, i) => *i as u32,
+                Value::Space(_, i) => *i,
+                _ => return None,
+            };
+            if i >= zone.sizes[0] {
+                return None;
+            }
+            InstId(zone.base.0 + i)
+        }
+        _ => return None,
+    };
+    Some(not ^ (s.zones.len(inst) == 0))
 }
 
 /// Where `var[local]` lies (`None`: the local is not an index in range).
