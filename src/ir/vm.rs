@@ -181,7 +181,14 @@ pub enum ZoneAt {
     /// A fixed instance (a zone without index, or with constant indexes).
     Inst(InstId),
     /// `zone[local]` of a zone of one dimension.
-    Local(ZoneId, u16),
+    Local {
+        /// The zone's first instance.
+        base: u32,
+        /// The size of the zone's dimension.
+        size: u32,
+        /// The local holding the index.
+        slot: u16,
+    },
 }
 
 /// `a op b` on two simple operands.

@@ -231,7 +231,11 @@ impl Compiler<'_> {
             return Some(ZoneAt::Inst(InstId(zone.base.0 + k)));
         }
         match ix.as_slice() {
-            [Expr::Local(l)] if zone.sizes.len() == 1 => Some(ZoneAt::Local(*z, *l)),
+            [Expr::Local(l)] if zone.sizes.len() == 1 => Some(ZoneAt::Local {
+                base: zone.base.0,
+                size: zone.sizes[0],
+                slot: *l,
+            }),
             _ => None,
         }
     }

@@ -4,7 +4,8 @@ use super::*;
 use crate::ir::vm::{At, Code, FastCmp, FlagNode, Op, Operand, ZoneAt};
 
 impl Machine {
-    /// Runs flag code ([`Program::is_flag_code`]): one flag, kept in a register.
+    /// Runs flag code ([`Program::is_flag_code`]): one flag, kept in a register. A single
+    /// comparison (the most common guard) is tested at once, without the loop's set-up.
     #[inline]
     pub(crate) fn flags(
         &mut self,
@@ -14,6 +15,11 @@ impl Machine {
         locals: &[Value],
         me: u8,
     ) -> Eval<bool> {
+        if code.end == code.start + 1 {
+            if let Some(Op::Cmp(i)) = g.program.ops.get(code.start as usize) {
+                return self.cmp(g, s, *i, code.start, locals, me);
+            }
+        }
         let ops = &g.program.ops[..];
         let mut pc = code.start;
         let mut flag = false;
@@ -330,8 +336,8 @@ fn quick(g: &Game, s: &State, o: Operand, locals: &[Value], me: u8) -> Option<Va
             }
             s.vars.get((base + i) as usize).copied()
         }
-        Operand::ZoneLen(z) => Some(Value::Int(s.zones.len(quick_zone(g, z, locals)?) as i64)),
-        Operand::TopField(z, f) => match s.zones.top(quick_zone(g, z, locals)?) {
+        Operand::ZoneLen(z) => Some(Value::Int(s.zones.len(quick_zone(z, locals)?) as i64)),
+        Operand::TopField(z, f) => match s.zones.top(quick_zone(z, locals)?) {
             None => Some(Value::None),
             Some(c) => {
                 let comp = &g.comps[c];
@@ -347,18 +353,17 @@ fn quick(g: &Game, s: &State, o: Operand, locals: &[Value], me: u8) -> Option<Va
 
 /// The instance a [`ZoneAt`] names when its index reads without failing.
 #[inline(always)]
-fn quick_zone(g: &Game, z: ZoneAt, locals: &[Value]) -> Option<InstId> {
+fn quick_zone(z: ZoneAt, locals: &[Value]) -> Option<InstId> {
     match z {
         ZoneAt::Inst(i) => Some(i),
-        ZoneAt::Local(z, l) => {
-            let zone = &g.zones[z];
-            let i = match locals.get(l as usize)? {
+        ZoneAt::Local { base, size, slot } => {
+            let i = match locals.get(slot as usize)? {
                 Value::Space(_, i) => *i,
                 Value::Player(p) => *p as u32,
                 Value::Enum(_, i) => *i as u32,
                 _ => return None,
             };
-            (i < *zone.sizes.first()?).then_some(InstId(zone.base.0 + i))
+            (i < size).then_some(InstId(base + i))
         }
     }
 }
@@ -367,13 +372,13 @@ fn quick_zone(g: &Game, z: ZoneAt, locals: &[Value]) -> Option<InstId> {
 fn zone_at(g: &Game, s: &State, z: ZoneAt, locals: &[Value]) -> Eval<InstId> {
     match z {
         ZoneAt::Inst(i) => Ok(i),
-        ZoneAt::Local(z, l) => {
-            let zone = &g.zones[z];
-            let i = index_of(g, s, local(locals, l))?;
-            if i >= zone.sizes.first().copied().unwrap_or(0) {
-                return Err(bad_index(&zone.name));
+        ZoneAt::Local { base, size, slot } => {
+            let i = index_of(g, s, local(locals, slot))?;
+            if i >= size {
+                let name = g.zones.iter().find(|z| z.base.0 == base).map(|z| &z.name);
+                return Err(bad_index(name.map_or("a zone", |n| n.as_str())));
             }
-            Ok(InstId(zone.base.0 + i))
+            Ok(InstId(base + i))
         }
     }
 }
