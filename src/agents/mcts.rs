@@ -77,6 +77,18 @@ pub struct MctsConfig {
     /// Teytaud and Teytaud 2010), trying each legal move first: slower playouts that see
     /// threats.
     pub decisive: bool,
+    /// The probability that a playout move is chosen greedily by the game's `heuristic`
+    /// (else its `score`): up to [`MctsConfig::sample`] of the mover's legal actions, drawn at
+    /// random, are each tried on a scratch state and the one leaving the mover best placed is
+    /// played (ties to the first drawn). 0, the default, plays uniformly at random.
+    pub greedy: f64,
+    /// Candidate actions a greedy playout move tries (at least 1).
+    pub sample: usize,
+    /// Progressive widening: a node gets a new action only while the actions tried there
+    /// number fewer than `widen * sqrt(visits + 1)`, rounded up (0, the default: every
+    /// legal action is tried once before any is tried again). For games with many actions
+    /// a decision and few playouts, where otherwise no action is compared with another.
+    pub widen: f64,
 }
 
 impl Default for MctsConfig {
@@ -88,6 +100,9 @@ impl Default for MctsConfig {
             threads: 1,
             max_rollout: 100_000,
             decisive: false,
+            greedy: 0.0,
+            sample: 4,
+            widen: 0.0,
         }
     }
 }
@@ -416,6 +431,7 @@ impl Worker {
                         p,
                         &self.legal,
                         config.exploration,
+                        config.widen,
                         &mut self.untried,
                         rng,
                     );
@@ -442,6 +458,7 @@ impl Worker {
                             s,
                             &self.legal,
                             config.exploration,
+                            config.widen,
                             &mut self.untried,
                             rng,
                         );
@@ -508,7 +525,28 @@ impl Worker {
                     } else {
                         None
                     };
-                    winning.unwrap_or_else(|| self.legal[rng.gen_range(0..self.legal.len())])
+                    let greedy = winning.is_none()
+                        && self.legal.len() > 1
+                        && config.greedy > 0.0
+                        && rng.gen_bool(config.greedy.min(1.0));
+                    match winning {
+                        Some(a) => a,
+                        None if greedy => {
+                            let probe = &mut self.probe;
+                            let sample = config.sample;
+                            greedy_move(
+                                g,
+                                work,
+                                p,
+                                &mut self.legal,
+                                sample,
+                                probe,
+                                self.cooperative,
+                                rng,
+                            )
+                        }
+                        None => self.legal[rng.gen_range(0..self.legal.len())],
+                    }
                 }
             };
             g.apply_unchecked(work, &a)?;
@@ -575,6 +613,75 @@ fn decisive(
                     && o.winners.contains(&seat)
             })
     })
+}
+
+/// A playout move of `seat` among `legal` (reordered: it is scratch space): up to `sample`
+/// of them drawn at random, each tried on `probe`, the one with the best value for `seat`
+/// after it ([`move_value`]), the first drawn among equals.
+#[allow(clippy::too_many_arguments)]
+fn greedy_move(
+    g: &Game,
+    st: &State,
+    seat: u8,
+    legal: &mut [Action],
+    sample: usize,
+    probe: &mut Option<State>,
+    cooperative: bool,
+    rng: &mut ChaCha8Rng,
+) -> Action {
+    let k = sample.clamp(1, legal.len());
+    for i in 0..k {
+        let j = rng.gen_range(i..legal.len());
+        legal.swap(i, j);
+    }
+    let probe = probe.get_or_insert_with(|| st.clone());
+    let mut best = (legal[0], i64::MIN);
+    for a in &legal[..k] {
+        probe.clone_from(st);
+        if g.apply_unchecked(probe, a).is_err() {
+            continue;
+        }
+        if let Some(v) = move_value(g, probe, seat, cooperative) {
+            if v > best.1 {
+                best = (*a, v);
+            }
+        }
+    }
+    best.0
+}
+
+/// What a state is worth to `seat` for a greedy playout move: a finished game by its
+/// result (a win above everything, a loss below), else the seat's `heuristic` (else its
+/// `score`) less the best other seat's, or the seats' total when they share their result;
+/// `None` on an error of the rules.
+fn move_value(g: &Game, st: &State, seat: u8, cooperative: bool) -> Option<i64> {
+    const WIN: i64 = i64::MAX / 2;
+    if let Some(o) = st.outcome() {
+        let won =
+            o.kind != OutcomeKind::Lost && o.kind != OutcomeKind::Draw && o.winners.contains(&seat);
+        return Some(match o.kind {
+            _ if won => WIN,
+            OutcomeKind::Draw => 0,
+            _ => -WIN,
+        });
+    }
+    let values = match g.heuristics(st).ok()? {
+        Some(h) => h,
+        None if g.score.is_some() => g.scores(st).ok()?,
+        None => return Some(0),
+    };
+    let mine = *values.get(seat as usize)?;
+    if cooperative || values.len() == 1 {
+        return Some(values.iter().fold(0i64, |a, &v| a.saturating_add(v)));
+    }
+    let other = values
+        .iter()
+        .enumerate()
+        .filter(|&(q, _)| q != seat as usize)
+        .map(|(_, &v)| v)
+        .max()
+        .unwrap_or(0);
+    Some(mine.saturating_sub(other).clamp(-WIN + 1, WIN - 1))
 }
 
 /// Whether the seats of `g` win or lose together: its rules can end the game with `end

@@ -95,6 +95,12 @@ impl FromStr for AgentSpec {
                     match key {
                         "c" => config.exploration = number()?,
                         "w" if number()? <= 1.0 => config.score_weight = number()?,
+                        "pw" => config.widen = number()?,
+                        "g" if number()? <= 1.0 => config.greedy = number()?,
+                        "k" => {
+                            config.sample =
+                                value.parse().ok().filter(|&k| k >= 1).ok_or_else(bad)?
+                        }
                         "rollout" => config.max_rollout = value.parse().map_err(|_| bad())?,
                         "d" => {
                             config.decisive = match value {
@@ -140,6 +146,15 @@ impl fmt::Display for AgentSpec {
         if c.decisive != default.decisive {
             write!(f, ":d={}", u8::from(c.decisive))?;
         }
+        if c.greedy != default.greedy {
+            write!(f, ":g={}", c.greedy)?;
+        }
+        if c.sample != default.sample {
+            write!(f, ":k={}", c.sample)?;
+        }
+        if c.widen != default.widen {
+            write!(f, ":pw={}", c.widen)?;
+        }
         Ok(())
     }
 }
@@ -157,6 +172,9 @@ mod tests {
             "mcts:250ms",
             "mcts:50:c=0.7:w=0:rollout=30",
             "mcts:50:c=1:rollout=30:d=1",
+            "mcts:50:rollout=40:g=0.8:k=6",
+            "mcts:50:g=1",
+            "mcts:50:rollout=40:pw=1.5",
         ] {
             let spec: AgentSpec = text.parse().expect(text);
             assert_eq!(spec.to_string(), text);
@@ -182,6 +200,10 @@ mod tests {
             "mcts:5:c=-1",
             "mcts:5:w=2",
             "mcts:5:d=2",
+            "mcts:5:g=1.5",
+            "mcts:5:k=0",
+            "mcts:5:k=x",
+            "mcts:5:pw=-1",
         ] {
             assert!(bad.parse::<AgentSpec>().is_err(), "{bad}");
         }

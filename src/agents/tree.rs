@@ -163,18 +163,24 @@ impl Tree {
     /// iteration's state, never empty): an action never tried here yet, at random among
     /// them; otherwise the one with the highest upper confidence bound, counting each
     /// edge's availability instead of its parent's visits. Every legal edge's availability is
-    /// counted. Returns the edge and whether it is new. `untried` is scratch space.
+    /// counted. With progressive widening (`widen` above 0) an untried action is added only
+    /// while the seat's edges legal here number fewer than `widen * sqrt(n + 1)` (rounded
+    /// up), `n` their visits: a node with many actions gets a few well-visited ones instead
+    /// of one visit each. Returns the edge and whether it is new. `untried` is scratch space.
+    #[allow(clippy::too_many_arguments)]
     pub fn select(
         &mut self,
         node: u32,
         seat: u8,
         legal: &[Action],
         exploration: f64,
+        widen: f64,
         untried: &mut Vec<Action>,
         rng: &mut impl Rng,
     ) -> (u32, bool) {
         untried.clear();
         let (mut best, mut best_ucb) = (NONE, f64::NEG_INFINITY);
+        let (mut found_edges, mut visits) = (0u32, 0u64);
         let first = self.nodes[node as usize].first_edge;
         // Legal actions usually come in the order their edges were added: look for each one
         // from where the last one was found.
@@ -189,10 +195,12 @@ impl Tree {
             };
             cursor = self.edges[e as usize].next;
             self.edges[e as usize].avail += 1;
-            if !untried.is_empty() {
+            if !untried.is_empty() && widen <= 0.0 {
                 continue;
             }
             let edge = &self.edges[e as usize];
+            found_edges += 1;
+            visits += u64::from(edge.visits);
             let ucb = match self.edge_solution(edge) {
                 // Known exactly: no need to explore it.
                 Some(r) => r[seat as usize],
@@ -207,6 +215,12 @@ impl Tree {
         }
         if untried.is_empty() {
             self.nodes[node as usize].complete = true;
+            return (best, false);
+        }
+        if widen > 0.0
+            && best != NONE
+            && f64::from(found_edges) >= (widen * ((visits + 1) as f64).sqrt()).ceil()
+        {
             return (best, false);
         }
         let a = untried[rng.gen_range(0..untried.len())];
