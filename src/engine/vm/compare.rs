@@ -79,6 +79,27 @@ impl Machine {
         }
     }
 
+    /// [`Machine::cmp`] with every common shape in place, for the op loop (which holds the
+    /// general code: its comparisons are often of other shapes).
+    #[inline(always)]
+    pub(crate) fn cmp_inline(
+        &mut self,
+        g: &Game,
+        s: &State,
+        i: u32,
+        pc: u32,
+        locals: &[Value],
+        me: u8,
+    ) -> Eval<bool> {
+        if let Some(v) = fast_cmp(g, s, i, locals, me) {
+            return Ok(v);
+        }
+        match quick_cmp(g, s, i, locals, me) {
+            Some(v) => Ok(v),
+            None => self.cmp_full(g, s, i, pc, locals, me),
+        }
+    }
+
     /// [`Machine::cmp`] for a comparison without a fast form (or whose operand does not
     /// read).
     #[inline(never)]

@@ -29,7 +29,7 @@ impl Machine {
                     self.stack.push(v);
                 }
                 Op::Cmp(i) => {
-                    let v = self.cmp(g, s, i, pc - 1, locals, me)?;
+                    let v = self.cmp_inline(g, s, i, pc - 1, locals, me)?;
                     // A comparison followed by a branch on it (an `if`, `and`, `or`) branches
                     // at once: the flag never goes through the stack. Only the path falling
                     // through from the comparison is fused; a jump to the branch runs it.
