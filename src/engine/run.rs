@@ -178,7 +178,7 @@ impl Game {
                 Step::Jump(t) => next = *t,
                 Step::JumpIfNot(c, t, span) if self.program.is_flag_code(*c) => {
                     if !m
-                        .flags(self, st, *c, &locals[base..], me)
+                        .flag_code(self, st, *c, &locals[base..], me)
                         .blame(Some(*span))?
                     {
                         next = *t;

@@ -42,6 +42,8 @@ pub enum Op {
     Slot(u32),
     /// Pop the indexes of a variable (one per dimension), push the value.
     Var(VarId),
+    /// Push `var[a, b]` read from two locals ([`Program::var2s`]).
+    Var2(u32),
     /// Push `var[local]` (a variable of one dimension indexed by a local).
     VarLocal(VarId, u16),
     /// Push the zone instance `n` (a zone without index, or with constant indexes).
@@ -173,6 +175,22 @@ pub enum Operand {
     /// A field of the top component of a zone instance, `none` when it is empty (the idiom
     /// `if empty(z) then none else top(z).f`).
     TopField(ZoneAt, u16),
+    /// `var[a, b]` of a variable of two dimensions indexed by two locals
+    /// ([`Program::var2s`]).
+    Var2(u32),
+}
+
+/// `var[a, b]`: a variable of two dimensions indexed by two locals.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Var2 {
+    /// The variable.
+    pub var: VarId,
+    /// Its first slot.
+    pub base: u32,
+    /// The sizes of its dimensions.
+    pub sizes: [u32; 2],
+    /// The locals holding the indexes.
+    pub slots: [u16; 2],
 }
 
 /// A zone instance a comparison reads without the stack.
@@ -185,10 +203,24 @@ pub enum ZoneAt {
         /// The zone's first instance.
         base: u32,
         /// The size of the zone's dimension.
-        size: u32,
+        size: u16,
         /// The local holding the index.
         slot: u16,
     },
+    /// `zone[a, b]` of a zone of two dimensions indexed by two locals
+    /// ([`Program::zone2s`]).
+    Local2(u32),
+}
+
+/// `zone[a, b]`: a zone of two dimensions indexed by two locals.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Zone2 {
+    /// The zone's first instance.
+    pub base: u32,
+    /// The sizes of its dimensions.
+    pub sizes: [u32; 2],
+    /// The locals holding the indexes.
+    pub slots: [u16; 2],
 }
 
 /// `a op b` on two simple operands.
@@ -673,6 +705,10 @@ pub struct Program {
     pub lits: Vec<Value>,
     /// Comparisons of simple operands ([`Op::Cmp`]).
     pub cmps: Vec<Cmp>,
+    /// Two-dimensional zone reads ([`ZoneAt::Local2`]).
+    pub zone2s: Vec<Zone2>,
+    /// Two-dimensional variable reads ([`Operand::Var2`], [`Op::Var2`]).
+    pub var2s: Vec<Var2>,
     /// Spans of ops that can fail, sorted by op position.
     pub spans: Vec<(u32, Span)>,
     /// The procedures, as steps.

@@ -67,6 +67,8 @@ impl Compiler<'_> {
                     self.emit(Op::Slot(var.base + k));
                 } else if let [Expr::Local(l)] = ix.as_slice() {
                     self.emit(Op::VarLocal(*v, *l));
+                } else if let Some(i) = self.var2(*v, ix) {
+                    self.emit(Op::Var2(i));
                 } else {
                     for x in ix {
                         self.emit_expr(x);
@@ -176,6 +178,8 @@ impl Compiler<'_> {
                         size,
                         slot: *l,
                     }
+                } else if let Some(i) = self.var2(*v, ix) {
+                    Operand::Var2(i)
                 } else {
                     return None;
                 }
@@ -221,8 +225,29 @@ impl Compiler<'_> {
         })
     }
 
+    /// `var[a, b]` with two locals as indexes, as an entry of [`Program::var2s`].
+    fn var2(&mut self, v: VarId, ix: &[Expr]) -> Option<u32> {
+        let var = &self.g.vars[v];
+        let ([Expr::Local(a), Expr::Local(b)], [s0, s1]) = (ix, var.sizes.as_slice()) else {
+            return None;
+        };
+        let r = Var2 {
+            var: v,
+            base: var.base,
+            sizes: [*s0, *s1],
+            slots: [*a, *b],
+        };
+        Some(match self.p.var2s.iter().position(|x| *x == r) {
+            Some(i) => i as u32,
+            None => {
+                self.p.var2s.push(r);
+                self.p.var2s.len() as u32 - 1
+            }
+        })
+    }
+
     /// A zone instance a comparison can read in place.
-    fn zone_at(&self, e: &Expr) -> Option<ZoneAt> {
+    fn zone_at(&mut self, e: &Expr) -> Option<ZoneAt> {
         let Expr::Zone(z, ix) = e else {
             return None;
         };
@@ -233,9 +258,25 @@ impl Compiler<'_> {
         match ix.as_slice() {
             [Expr::Local(l)] if zone.sizes.len() == 1 => Some(ZoneAt::Local {
                 base: zone.base.0,
-                size: zone.sizes[0],
+                size: u16::try_from(zone.sizes[0]).ok()?,
                 slot: *l,
             }),
+            [Expr::Local(a), Expr::Local(b)] if zone.sizes.len() == 2 => {
+                let r = Zone2 {
+                    base: zone.base.0,
+                    sizes: [zone.sizes[0], zone.sizes[1]],
+                    slots: [*a, *b],
+                };
+                Some(ZoneAt::Local2(
+                    match self.p.zone2s.iter().position(|x| *x == r) {
+                        Some(i) => i as u32,
+                        None => {
+                            self.p.zone2s.push(r);
+                            self.p.zone2s.len() as u32 - 1
+                        }
+                    },
+                ))
+            }
             _ => None,
         }
     }

@@ -1,13 +1,13 @@
 //! Comparisons of two simple operands ([`crate::ir::vm::Cmp`]), read without the stack.
 
 use super::*;
-use crate::ir::vm::{At, Code, FastCmp, FlagNode, Op, Operand, ZoneAt};
+use crate::ir::vm::{At, Code, FastCmp, FlagNode, Op, Operand, Var2, ZoneAt};
 
 impl Machine {
-    /// Runs flag code ([`Program::is_flag_code`]): one flag, kept in a register. A single
-    /// comparison (the most common guard) is tested at once, without the loop's set-up.
+    /// Runs flag code ([`Program::is_flag_code`]); a single comparison (the most common
+    /// condition) is tested at once, without the set-up of [`Machine::flags`].
     #[inline]
-    pub(crate) fn flags(
+    pub(crate) fn flag_code(
         &mut self,
         g: &Game,
         s: &State,
@@ -20,6 +20,19 @@ impl Machine {
                 return self.cmp(g, s, *i, code.start, locals, me);
             }
         }
+        self.flags(g, s, code, locals, me)
+    }
+
+    /// Runs flag code ([`Program::is_flag_code`]): one flag, kept in a register.
+    #[inline]
+    pub(crate) fn flags(
+        &mut self,
+        g: &Game,
+        s: &State,
+        code: Code,
+        locals: &[Value],
+        me: u8,
+    ) -> Eval<bool> {
         let ops = &g.program.ops[..];
         let mut pc = code.start;
         let mut flag = false;
@@ -357,8 +370,19 @@ fn quick(g: &Game, s: &State, o: Operand, locals: &[Value], me: u8) -> Option<Va
             }
             s.vars.get((base + i) as usize).copied()
         }
-        Operand::ZoneLen(z) => Some(Value::Int(s.zones.len(quick_zone(z, locals)?) as i64)),
-        Operand::TopField(z, f) => match s.zones.top(quick_zone(z, locals)?) {
+        Operand::ZoneLen(..) | Operand::TopField(..) | Operand::Var2(..) => {
+            quick_more(g, s, o, locals)
+        }
+    }
+}
+
+/// [`quick`] for the operands that read zones or two indexes, kept out of line so that the
+/// common operands, inlined into every loop that compares, stay small.
+#[inline(never)]
+fn quick_more(g: &Game, s: &State, o: Operand, locals: &[Value]) -> Option<Value> {
+    match o {
+        Operand::ZoneLen(z) => Some(Value::Int(s.zones.len(quick_zone(g, z, locals)?) as i64)),
+        Operand::TopField(z, f) => match s.zones.top(quick_zone(g, z, locals)?) {
             None => Some(Value::None),
             Some(c) => {
                 let comp = &g.comps[c];
@@ -369,22 +393,81 @@ fn quick(g: &Game, s: &State, o: Operand, locals: &[Value], me: u8) -> Option<Va
                 }
             }
         },
+        Operand::Var2(i) => {
+            let v = g.program.var2s.get(i as usize)?;
+            let k = quick_index2(v.base, v.sizes, v.slots, locals)?;
+            s.vars.get(k as usize).copied()
+        }
+        _ => None,
+    }
+}
+
+/// The position of a value among the values of its kind, as an index.
+#[inline(always)]
+fn quick_pos(v: Option<&Value>) -> Option<u32> {
+    match v? {
+        Value::Space(_, i) => Some(*i),
+        Value::Player(p) => Some(*p as u32),
+        Value::Enum(_, i) => Some(*i as u32),
+        _ => None,
+    }
+}
+
+/// `base + a * sizes[1] + b` for the indexes in two locals, when both are in range.
+#[inline(always)]
+fn quick_index2(base: u32, sizes: [u32; 2], slots: [u16; 2], locals: &[Value]) -> Option<u32> {
+    let a = quick_pos(locals.get(slots[0] as usize))?;
+    let b = quick_pos(locals.get(slots[1] as usize))?;
+    (a < sizes[0] && b < sizes[1]).then(|| base + a * sizes[1] + b)
+}
+
+/// [`quick_index2`], with the error that tells why it fails.
+fn index2(
+    g: &Game,
+    s: &State,
+    base: u32,
+    sizes: [u32; 2],
+    slots: [u16; 2],
+    locals: &[Value],
+    name: impl Fn() -> String,
+) -> Eval<u32> {
+    let a = index_of(g, s, local(locals, slots[0]))?;
+    let b = index_of(g, s, local(locals, slots[1]))?;
+    if a >= sizes[0] || b >= sizes[1] {
+        return Err(bad_index(&name()));
+    }
+    Ok(base + a * sizes[1] + b)
+}
+
+impl Machine {
+    /// `var[a, b]` ([`crate::ir::vm::Op::Var2`]).
+    #[inline(always)]
+    pub(super) fn var2(&self, g: &Game, s: &State, i: u32, locals: &[Value]) -> Eval<Value> {
+        let v: &Var2 = &g.program.var2s[i as usize];
+        if let Some(k) = quick_index2(v.base, v.sizes, v.slots, locals) {
+            if let Some(x) = s.vars.get(k as usize) {
+                return Ok(*x);
+            }
+        }
+        let k = index2(g, s, v.base, v.sizes, v.slots, locals, || {
+            g.vars[v.var].name.clone()
+        })?;
+        Ok(s.vars[k as usize])
     }
 }
 
 /// The instance a [`ZoneAt`] names when its index reads without failing.
 #[inline(always)]
-fn quick_zone(z: ZoneAt, locals: &[Value]) -> Option<InstId> {
+fn quick_zone(g: &Game, z: ZoneAt, locals: &[Value]) -> Option<InstId> {
     match z {
         ZoneAt::Inst(i) => Some(i),
         ZoneAt::Local { base, size, slot } => {
-            let i = match locals.get(slot as usize)? {
-                Value::Space(_, i) => *i,
-                Value::Player(p) => *p as u32,
-                Value::Enum(_, i) => *i as u32,
-                _ => return None,
-            };
-            (i < size).then_some(InstId(base + i))
+            let i = quick_pos(locals.get(slot as usize))?;
+            (i < size as u32).then_some(InstId(base + i))
+        }
+        ZoneAt::Local2(i) => {
+            let z = g.program.zone2s.get(i as usize)?;
+            quick_index2(z.base, z.sizes, z.slots, locals).map(InstId)
         }
     }
 }
@@ -395,12 +478,32 @@ fn zone_at(g: &Game, s: &State, z: ZoneAt, locals: &[Value]) -> Eval<InstId> {
         ZoneAt::Inst(i) => Ok(i),
         ZoneAt::Local { base, size, slot } => {
             let i = index_of(g, s, local(locals, slot))?;
-            if i >= size {
-                let name = g.zones.iter().find(|z| z.base.0 == base).map(|z| &z.name);
-                return Err(bad_index(name.map_or("a zone", |n| n.as_str())));
+            if i >= size as u32 {
+                return Err(bad_index(&zone_name(g, base)));
             }
             Ok(InstId(base + i))
         }
+        ZoneAt::Local2(i) => {
+            let z = g.program.zone2s[i as usize];
+            Ok(InstId(index2(
+                g,
+                s,
+                z.base,
+                z.sizes,
+                z.slots,
+                locals,
+                || zone_name(g, z.base),
+            )?))
+        }
+    }
+}
+
+/// The name of the zone whose first instance is `base`.
+#[cold]
+fn zone_name(g: &Game, base: u32) -> String {
+    match g.zones.iter().find(|z| z.base.0 == base) {
+        Some(z) => z.name.clone(),
+        None => "a zone".to_string(),
     }
 }
 
@@ -433,5 +536,12 @@ fn operand(g: &Game, s: &State, o: Operand, locals: &[Value], me: u8) -> Eval<Va
             None => Value::None,
             Some(c) => field(g, s, Value::Comp(c), f)?,
         },
+        Operand::Var2(i) => {
+            let v = g.program.var2s[i as usize];
+            let k = index2(g, s, v.base, v.sizes, v.slots, locals, || {
+                g.vars[v.var].name.clone()
+            })?;
+            s.vars[k as usize]
+        }
     })
 }

@@ -202,6 +202,10 @@ impl Machine {
                 }
                 self.stack.push(s.vars[(var.base + i) as usize]);
             }
+            Op::Var2(i) => {
+                let v = self.var2(g, s, i, locals)?;
+                self.stack.push(v);
+            }
             Op::Inst(i) => self.stack.push(Value::Zone(i)),
             Op::Zone(z) => {
                 let inst = self.zone_inst(g, s, z)?;
@@ -401,14 +405,13 @@ impl Machine {
             }
             Op::AccSum => {
                 let v = self.pop();
-                let at = p.span_at(*pc - 1);
                 let Value::Int(x) = v else {
-                    return Err(err("`sum` needs numbers", at));
+                    return Err(err("`sum` needs numbers", p.span_at(*pc - 1)));
                 };
                 if let Value::Int(n) = self.top() {
                     *n = n
                         .checked_add(x)
-                        .ok_or_else(|| err("arithmetic overflow in `sum`", at))?;
+                        .ok_or_else(|| err("arithmetic overflow in `sum`", p.span_at(*pc - 1)))?;
                 }
             }
             Op::AccMax(max) => {
@@ -463,13 +466,15 @@ impl Machine {
     fn pop_index(&mut self, g: &Game, s: &State, sizes: &[u32], name: &str) -> Eval<u32> {
         let mut k = 0u32;
         let from = self.stack.len().saturating_sub(sizes.len());
-        for (i, x) in self.stack.drain(from..).enumerate() {
+        for (i, &size) in sizes.iter().enumerate() {
+            let x = self.stack.get(from + i).copied().unwrap_or_default();
             let idx = index_of(g, s, x)?;
-            if idx >= sizes[i] {
+            if idx >= size {
                 return Err(bad_index(name));
             }
-            k = k * sizes[i] + idx;
+            k = k * size + idx;
         }
+        self.stack.truncate(from);
         Ok(k)
     }
 
