@@ -7,7 +7,9 @@
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use rulebook::agents::{Agent, AgentSpec, Budget, Mcts, MctsConfig, RandomAgent};
+use rulebook::agents::{
+    ActionStats, Agent, AgentSpec, Budget, Mcts, MctsConfig, RandomAgent, Search,
+};
 use rulebook::engine::{Action, Actor, ChanceMode, Config, State};
 use rulebook::run::{self, Seats};
 use rulebook::Game;
@@ -390,6 +392,91 @@ fn a_heuristic_changes_no_outcome() {
         a.all_zero, 12,
         "no score is declared: the heuristic is not one"
     );
+}
+
+/// A one-player game won only by taking `up`, the one move of four that adds to `steps`,
+/// at each of 12 turns: a uniformly random playout wins once in 4^12; one that follows the
+/// heuristic (`steps`) wins every time.
+fn staircase() -> Game {
+    game(
+        "staircase",
+        r#"
+        game "Staircase"
+        players 1
+        var steps: int
+        action up() { steps += 1 }
+        action left() { }
+        action right() { }
+        action down() { }
+        flow {
+            repeat 12 { turn seat(0) { choose { up left right down } } }
+            if steps == 12 { win all } else { end lose }
+        }
+        heuristic(p) = steps
+        "#,
+    )
+}
+
+/// Greedy playouts (`g=1`) follow the heuristic: from the start of the staircase, playouts
+/// after `up` win (the tree's own moves, tried in turn, lose the others), so `up` is played;
+/// uniform playouts never win. The same seed gives the same search.
+#[test]
+fn greedy_playouts_follow_the_heuristic() {
+    let g = staircase();
+    let st = g.start(&config(1, 0)).expect("starts");
+    let search = |spec: &str, seed| {
+        let AgentSpec::Mcts(c) = spec.parse().expect("parses") else {
+            panic!("{spec} is not MCTS");
+        };
+        Mcts::new(c, seed).search(&g, &st, 0).expect("searches")
+    };
+    let text = |a: &ActionStats| g.action_text(&st, &a.action);
+    let greedy = search("mcts:200:w=0:g=1:k=4", 3);
+    assert_eq!(g.action_text(&st, &greedy.best.expect("an action")), "up");
+    for a in &greedy.actions {
+        assert_eq!(a.mean > 0.0, text(a) == "up", "{}: {greedy:?}", text(a));
+    }
+    assert_eq!(greedy, search("mcts:200:w=0:g=1:k=4", 3));
+    // Uniform playouts, or one candidate tried (a uniform pick): no win anywhere.
+    for spec in ["mcts:200:w=0", "mcts:200:w=0:g=1:k=1"] {
+        let s = search(spec, 3);
+        assert!(s.actions.iter().all(|a| a.mean == 0.0), "{spec}: {s:?}");
+    }
+}
+
+/// Progressive widening (`pw=C`): at a root with 40 actions and 100 playouts, at most
+/// ceil(C * sqrt(101)) of them get a visit (without it every one does), and the searches
+/// repeat for a seed.
+#[test]
+fn progressive_widening_tries_few_actions_at_a_wide_node() {
+    let g = game(
+        "wide",
+        r#"
+        game "Wide"
+        players 2
+        var total: int
+        action pick(n in 1..40) { total += n }
+        flow {
+            repeat 4 { turn seat(0) { choose { pick } } turn seat(1) { choose { pick } } }
+            if total % 3 == 0 { win seat(0) } else { win seat(1) }
+        }
+        "#,
+    );
+    let st = g.start(&config(2, 0)).expect("starts");
+    let search = |spec: &str| {
+        let AgentSpec::Mcts(c) = spec.parse().expect("parses") else {
+            panic!("{spec} is not MCTS");
+        };
+        Mcts::new(c, 7).search(&g, &st, 0).expect("searches")
+    };
+    let tried = |s: &Search| s.actions.iter().filter(|a| a.visits > 0).count();
+    let all = search("mcts:100");
+    assert_eq!(all.actions.len(), 40);
+    assert_eq!(tried(&all), 40);
+    let wide = search("mcts:100:pw=1");
+    assert!((2..=11).contains(&tried(&wide)), "{}", tried(&wide));
+    assert_eq!(wide.actions.iter().map(|a| a.visits).sum::<u64>(), 100);
+    assert_eq!(wide, search("mcts:100:pw=1"));
 }
 
 /// Agents are named as on the command line, and `simulate` runs them.
