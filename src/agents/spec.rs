@@ -2,7 +2,8 @@
 //! `mcts:N` (N playouts per decision), `mcts:2s` or `mcts:250ms` (a time per decision),
 //! followed by settings if wanted: `mcts:2000:c=0.7:w=0:d=1` (`c` the exploration constant,
 //! `w` the weight of the score in the reward, `rollout` the most decisions of a playout, `d=1`
-//! decisive moves in playouts).
+//! decisive moves in playouts, `g=P:k=N` playout moves chosen by the heuristic among N with
+//! probability P, `pw=C` progressive widening).
 
 use super::{Agent, Budget, Mcts, MctsConfig, RandomAgent};
 use std::fmt;
@@ -54,7 +55,7 @@ impl FromStr for AgentSpec {
             format!(
                 "unknown agent `{}`: use random, mcts, mcts:N (N playouts per decision), \
                  mcts:2s or mcts:250ms (a time per decision), then settings if wanted \
-                 (mcts:2000:c=0.7:w=0:rollout=500)",
+                 (mcts:2000:c=0.7:w=0:rollout=500:d=1:g=0.5:k=4:pw=1)",
                 crate::source::quote(s, 40)
             )
         };
