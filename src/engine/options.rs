@@ -34,10 +34,7 @@ impl Game {
                 Ok(())
             }
             Wait::Decision { choice, actor } => with_machine(st.fuel, |m| {
-                self.options(m, st, choice, actor, &mut Vec::new(), &mut |a| {
-                    out.push(a);
-                    true
-                })
+                self.options_into(m, st, choice, actor, &mut Vec::new(), out)
             }),
             Wait::Chance => {
                 self.chance_outcomes(st, &mut |v, _w| {
@@ -109,10 +106,7 @@ impl Game {
         cache.clear();
         runs.clear();
         let listed = with_machine(st.fuel, |m| {
-            self.options(m, st, choice, actor, &mut runs, &mut |a| {
-                cache.push(a);
-                true
-            })
+            self.options_into(m, st, choice, actor, &mut runs, &mut cache)
         });
         if listed.is_err() {
             cache.clear();
@@ -132,6 +126,34 @@ impl Game {
         actor: u8,
         runs: &mut Vec<(ChoiceId, Action)>,
         f: &mut dyn FnMut(Action) -> bool,
+    ) -> Result<(), RunError> {
+        self.options_to(m, st, choice, actor, runs, Sink::Each(f))
+    }
+
+    /// Appends every legal option of a choice for `actor` to `out`, in the order of
+    /// [`Game::options`]: a plain action's options are written straight into the list, not
+    /// passed through a callback.
+    pub(crate) fn options_into(
+        &self,
+        m: &mut Machine,
+        st: &State,
+        choice: ChoiceId,
+        actor: u8,
+        runs: &mut Vec<(ChoiceId, Action)>,
+        out: &mut Vec<Action>,
+    ) -> Result<(), RunError> {
+        self.options_to(m, st, choice, actor, runs, Sink::List(out))
+    }
+
+    /// [`Game::options`] and [`Game::options_into`].
+    fn options_to(
+        &self,
+        m: &mut Machine,
+        st: &State,
+        choice: ChoiceId,
+        actor: u8,
+        runs: &mut Vec<(ChoiceId, Action)>,
+        mut sink: Sink,
     ) -> Result<(), RunError> {
         let ch = &self.choices[choice];
         let cch = &self.program.choices[choice];
@@ -169,6 +191,17 @@ impl Game {
                     let opts = &self.program.actions[*a];
                     let mut alocals = [Value::None; MAX_LOCALS];
                     let mut failed = None;
+                    let mut push;
+                    let f: &mut dyn FnMut(Action) -> bool = match &mut sink {
+                        Sink::Each(f) => &mut **f,
+                        Sink::List(out) => {
+                            push = |a| {
+                                out.push(a);
+                                true
+                            };
+                            &mut push
+                        }
+                    };
                     self.bind(m, st, opts, 0, &mut alocals, actor, &mut |m, l| {
                         let first = args_of(l, &opts.binds);
                         match self.explore(m, st, choice, actor, first, runs, f) {
@@ -188,18 +221,38 @@ impl Game {
                 Arm::Action(a) => {
                     let opts = &self.program.actions[*a];
                     let mut alocals = [Value::None; MAX_LOCALS];
-                    self.bind(m, st, opts, 0, &mut alocals, actor, &mut |_, l| {
-                        go_on = f(args_of(l, &opts.binds));
-                        Ok(go_on)
-                    })
+                    match &mut sink {
+                        Sink::List(out) => {
+                            self.bind(m, st, opts, 0, &mut alocals, actor, &mut |_, l| {
+                                push_option(out, ai as u16, l, &opts.binds);
+                                Ok(true)
+                            })
+                        }
+                        Sink::Each(f) => {
+                            self.bind(m, st, opts, 0, &mut alocals, actor, &mut |_, l| {
+                                go_on = f(args_of(l, &opts.binds));
+                                Ok(go_on)
+                            })
+                        }
+                    }
                     .blame(self.actions[*a].guard_span.or(Some(ch.span)))?;
                 }
                 Arm::Inline { .. } => {
                     let opts = cch.arms[ai].as_ref().expect("an inline option is compiled");
-                    self.bind(m, st, opts, 0, &mut locals, inline_me, &mut |_, l| {
-                        go_on = f(args_of(l, &opts.binds));
-                        Ok(go_on)
-                    })
+                    match &mut sink {
+                        Sink::List(out) => {
+                            self.bind(m, st, opts, 0, &mut locals, inline_me, &mut |_, l| {
+                                push_option(out, ai as u16, l, &opts.binds);
+                                Ok(true)
+                            })
+                        }
+                        Sink::Each(f) => {
+                            self.bind(m, st, opts, 0, &mut locals, inline_me, &mut |_, l| {
+                                go_on = f(args_of(l, &opts.binds));
+                                Ok(go_on)
+                            })
+                        }
+                    }
                     .blame(Some(ch.span))?;
                 }
             }
@@ -772,10 +825,7 @@ impl Game {
         match st.wait {
             Wait::Decision { choice, .. } if self.pending(st).contains(&seat) => {
                 with_machine(st.fuel, |m| {
-                    self.options(m, st, choice, seat, &mut Vec::new(), &mut |a| {
-                        out.push(a);
-                        true
-                    })
+                    self.options_into(m, st, choice, seat, &mut Vec::new(), out)
                 })
             }
             _ => Ok(()),
@@ -811,5 +861,27 @@ impl Game {
             };
         }
         self.apply_unchecked(st, a)
+    }
+}
+
+/// Where listed options go: straight into a list, or to a callback that may stop the listing.
+enum Sink<'a> {
+    List(&'a mut Vec<Action>),
+    Each(&'a mut dyn FnMut(Action) -> bool),
+}
+
+/// Appends the option of arm `arm` whose parameters are bound in `l` at the slots of `binds`,
+/// built in place in the list.
+#[inline(always)]
+fn push_option(out: &mut Vec<Action>, arm: u16, l: &[Value], binds: &[CBind]) {
+    out.push(Action {
+        arm,
+        args: [Value::None; MAX_ARGS],
+        steps: Steps::NONE,
+    });
+    if let Some(last) = out.last_mut() {
+        for (d, b) in last.args.iter_mut().zip(binds) {
+            *d = l.get(b.slot as usize).copied().unwrap_or(Value::None);
+        }
     }
 }

@@ -122,10 +122,7 @@ impl Game {
                 let mut runs = std::mem::take(&mut st.runs);
                 cache.clear();
                 runs.clear();
-                let r = self.options(m, st, cid, p, &mut runs, &mut |a| {
-                    cache.push(a);
-                    true
-                });
+                let r = self.options_into(m, st, cid, p, &mut runs, &mut cache);
                 st.cache = cache;
                 st.runs = runs;
                 asked = r.map(|_| Some(p));

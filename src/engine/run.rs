@@ -392,10 +392,7 @@ impl Game {
                     cache.clear();
                     runs.clear();
                     let has = self
-                        .options(m, st, *cid, actor, &mut runs, &mut |a| {
-                            cache.push(a);
-                            true
-                        })
+                        .options_into(m, st, *cid, actor, &mut runs, &mut cache)
                         .map(|_| !cache.is_empty())
                         .map_err(|e| e.or_span(Some(ch.span)));
                     st.cache = cache;

@@ -310,10 +310,7 @@ impl Game {
                 cache.clear();
                 runs.clear();
                 let listed = self
-                    .options(m, st, cid, seat, &mut runs, &mut |a| {
-                        cache.push(a);
-                        true
-                    })
+                    .options_into(m, st, cid, seat, &mut runs, &mut cache)
                     .map_err(|e| e.or_span(Some(ch.span)));
                 let has = !cache.is_empty();
                 st.cache = cache;
