@@ -132,7 +132,7 @@ impl Machine {
     }
 
     /// A flag from code: a single comparison and flag code ([`Program::is_flag_code`]) are
-    /// run in place, anything else by [`Machine::eval_bool`].
+    /// run in place, anything else through the value stack ([`Machine::eval_value_bool`]).
     #[inline(always)]
     pub(crate) fn test(
         &mut self,
@@ -156,7 +156,7 @@ impl Machine {
         if let Some(v) = empty_test(g, s, code, locals) {
             return Ok(v);
         }
-        self.eval_bool(g, s, code, locals, me)
+        self.eval_value_bool(g, s, code, locals, me)
     }
 
     /// [`Machine::cmp`] for any operands, errors included.

@@ -271,6 +271,18 @@ impl Machine {
         if g.program.is_flag_code(code) {
             return self.flags(g, s, code, locals, me);
         }
+        self.eval_value_bool(g, s, code, locals, me)
+    }
+
+    /// Evaluates code that must give a flag through the value stack (no short cut tried).
+    pub(crate) fn eval_value_bool(
+        &mut self,
+        g: &Game,
+        s: &State,
+        code: Code,
+        locals: &mut [Value],
+        me: u8,
+    ) -> Eval<bool> {
         match self.eval(g, s, code, locals, me)? {
             Value::Bool(b) => Ok(b),
             other => Err(expected(g, s, "true or false", other, None)),
