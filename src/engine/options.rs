@@ -175,17 +175,6 @@ impl Game {
         };
         for (ai, arm) in ch.arms.iter().enumerate() {
             let mut go_on = true;
-            let args_of = |l: &[Value], binds: &[CBind]| {
-                let mut args = [Value::None; MAX_ARGS];
-                for (i, b) in binds.iter().enumerate() {
-                    args[i] = l[b.slot as usize];
-                }
-                Action {
-                    arm: ai as u16,
-                    args,
-                    steps: Steps::NONE,
-                }
-            };
             match arm {
                 Arm::Action(a) if self.actions[*a].sequence => {
                     let opts = &self.program.actions[*a];
@@ -203,7 +192,7 @@ impl Game {
                         }
                     };
                     self.bind(m, st, opts, 0, &mut alocals, actor, &mut |m, l| {
-                        let first = args_of(l, &opts.binds);
+                        let first = action_of(ai, l, &opts.binds);
                         match self.explore(m, st, choice, actor, first, runs, f) {
                             Ok(go) => go_on = go,
                             Err(e) => {
@@ -221,38 +210,21 @@ impl Game {
                 Arm::Action(a) => {
                     let opts = &self.program.actions[*a];
                     let mut alocals = [Value::None; MAX_LOCALS];
-                    match &mut sink {
-                        Sink::List(out) => {
-                            self.bind(m, st, opts, 0, &mut alocals, actor, &mut |_, l| {
-                                push_option(out, ai as u16, l, &opts.binds);
-                                Ok(true)
-                            })
-                        }
-                        Sink::Each(f) => {
-                            self.bind(m, st, opts, 0, &mut alocals, actor, &mut |_, l| {
-                                go_on = f(args_of(l, &opts.binds));
-                                Ok(go_on)
-                            })
-                        }
-                    }
-                    .blame(self.actions[*a].guard_span.or(Some(ch.span)))?;
+                    self.bind_into(m, st, opts, &mut alocals, actor, ai, &mut sink, &mut go_on)
+                        .blame(self.actions[*a].guard_span.or(Some(ch.span)))?;
                 }
                 Arm::Inline { .. } => {
                     let opts = cch.arms[ai].as_ref().expect("an inline option is compiled");
-                    match &mut sink {
-                        Sink::List(out) => {
-                            self.bind(m, st, opts, 0, &mut locals, inline_me, &mut |_, l| {
-                                push_option(out, ai as u16, l, &opts.binds);
-                                Ok(true)
-                            })
-                        }
-                        Sink::Each(f) => {
-                            self.bind(m, st, opts, 0, &mut locals, inline_me, &mut |_, l| {
-                                go_on = f(args_of(l, &opts.binds));
-                                Ok(go_on)
-                            })
-                        }
-                    }
+                    self.bind_into(
+                        m,
+                        st,
+                        opts,
+                        &mut locals,
+                        inline_me,
+                        ai,
+                        &mut sink,
+                        &mut go_on,
+                    )
                     .blame(Some(ch.span))?;
                 }
             }
@@ -261,6 +233,33 @@ impl Game {
             }
         }
         Ok(())
+    }
+
+    /// Lists the options of arm `arm` (`opts`) into `sink`: pushed onto its list, or handed
+    /// to its function, which sets `go_on` (false: stop listing).
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn bind_into(
+        &self,
+        m: &mut Machine,
+        st: &State,
+        opts: &COptions,
+        locals: &mut [Value],
+        me: u8,
+        arm: usize,
+        sink: &mut Sink,
+        go_on: &mut bool,
+    ) -> Eval<bool> {
+        match sink {
+            Sink::List(out) => self.bind(m, st, opts, 0, locals, me, &mut |_, l| {
+                push_option(out, arm as u16, l, &opts.binds);
+                Ok(true)
+            }),
+            Sink::Each(f) => self.bind(m, st, opts, 0, locals, me, &mut |_, l| {
+                *go_on = f(action_of(arm, l, &opts.binds));
+                Ok(*go_on)
+            }),
+        }
     }
 
     /// Enumerates every binding of `opts` from binding `k` on that passes its guard, testing
@@ -868,6 +867,19 @@ impl Game {
 enum Sink<'a> {
     List(&'a mut Vec<Action>),
     Each(&'a mut dyn FnMut(Action) -> bool),
+}
+
+/// The option of arm `arm` whose parameters are bound in `l` at the slots of `binds`.
+fn action_of(arm: usize, l: &[Value], binds: &[CBind]) -> Action {
+    let mut args = [Value::None; MAX_ARGS];
+    for (i, b) in binds.iter().enumerate() {
+        args[i] = l[b.slot as usize];
+    }
+    Action {
+        arm: arm as u16,
+        args,
+        steps: Steps::NONE,
+    }
 }
 
 /// Appends the option of arm `arm` whose parameters are bound in `l` at the slots of `binds`,

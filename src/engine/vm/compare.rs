@@ -107,16 +107,28 @@ impl Machine {
         if let Some(v) = fast_cmp(g, s, i, locals, me) {
             return Ok(v);
         }
-        match quick_cmp(g, s, i, locals, me) {
-            Some(v) => Ok(v),
-            None => self.cmp_full(g, s, i, pc, locals, me),
-        }
+        self.cmp_quick(g, s, i, pc, locals, me)
     }
 
     /// [`Machine::cmp`] for a comparison without a fast form (or whose operand does not
     /// read).
     #[inline(never)]
     fn cmp_slow(
+        &mut self,
+        g: &Game,
+        s: &State,
+        i: u32,
+        pc: u32,
+        locals: &[Value],
+        me: u8,
+    ) -> Eval<bool> {
+        self.cmp_quick(g, s, i, pc, locals, me)
+    }
+
+    /// A comparison read through its general operands: the small path, else
+    /// [`Machine::cmp_full`] (errors included).
+    #[inline(always)]
+    fn cmp_quick(
         &mut self,
         g: &Game,
         s: &State,
