@@ -275,11 +275,12 @@ impl Game {
         me: u8,
         f: &mut dyn FnMut(&mut Machine, &[Value]) -> Eval<bool>,
     ) -> Eval<bool> {
-        self.bind_k(m, st, opts, k, false, locals, me, f)
+        self.bind_k(m, st, opts, k, None, locals, me, f)
     }
 
     /// [`Game::bind`]; `filtered`: binding `k - 1` came from a remembered list, so the parts
-    /// it absorbed are known to hold.
+    /// it absorbed are known to hold, and these are the list's answers to the conditions of
+    /// the parts it splits.
     #[allow(clippy::too_many_arguments)]
     fn bind_k(
         &self,
@@ -287,7 +288,7 @@ impl Game {
         st: &State,
         opts: &COptions,
         k: usize,
-        filtered: bool,
+        filtered: Option<u32>,
         locals: &mut [Value],
         me: u8,
         f: &mut dyn FnMut(&mut Machine, &[Value]) -> Eval<bool>,
@@ -307,11 +308,13 @@ impl Game {
             if let Some((start, len)) = self.filter_list(m, st, opts, k, fid, locals, me)? {
                 for i in start..start + len {
                     m.spend(None)?;
-                    locals[b.slot as usize] = m.filters[fid as usize].values[i];
+                    let table = &m.filters[fid as usize];
+                    locals[b.slot as usize] = table.values[i];
+                    let bits = Some(table.bits[i]);
                     let go = if leaf {
-                        !self.parts_hold(m, st, opts, k + 1, true, locals, me)? || f(m, locals)?
+                        !self.parts_hold(m, st, opts, k + 1, bits, locals, me)? || f(m, locals)?
                     } else {
-                        self.bind_k(m, st, opts, k + 1, true, locals, me, f)?
+                        self.bind_k(m, st, opts, k + 1, bits, locals, me, f)?
                     };
                     if !go {
                         return Ok(false);
@@ -327,7 +330,7 @@ impl Game {
             }
             locals[b.slot as usize] = v;
             let go = if leaf {
-                !self.parts_hold(m, st, opts, k + 1, false, locals, me)? || f(m, locals)?
+                !self.parts_hold(m, st, opts, k + 1, None, locals, me)? || f(m, locals)?
             } else {
                 self.bind(m, st, opts, k + 1, locals, me, f)?
             };
@@ -340,7 +343,8 @@ impl Game {
     }
 
     /// Whether the guard parts tested once binding `k - 1` is bound hold (`filtered`: the
-    /// parts absorbed by its remembered list are known to hold and are skipped).
+    /// parts absorbed by its remembered list are known to hold and are skipped, and of the
+    /// `if` parts it splits only the branch its answers choose is tested).
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn parts_hold(
@@ -349,15 +353,27 @@ impl Game {
         st: &State,
         opts: &COptions,
         k: usize,
-        filtered: bool,
+        filtered: Option<u32>,
         locals: &mut [Value],
         me: u8,
     ) -> Eval<bool> {
         for part in &opts.parts {
-            if part.need as usize == k
-                && !(filtered && part.absorbed)
-                && !m.part(self, st, part, locals, me)?
-            {
+            if part.need as usize != k {
+                continue;
+            }
+            let pass = match (filtered, part.split) {
+                (Some(_), _) if part.absorbed => continue,
+                (Some(bits), Some(sp)) => {
+                    let code = if bits >> sp.bit & 1 != 0 {
+                        sp.then
+                    } else {
+                        sp.other
+                    };
+                    m.test(self, st, code, locals, me)?
+                }
+                _ => m.part(self, st, part, locals, me)?,
+            };
+            if !pass {
                 return Ok(false);
             }
         }
@@ -427,7 +443,15 @@ impl Game {
                     }
                 }
                 if pass {
-                    m.filters[fi].values.push(v);
+                    let mut bits = 0u32;
+                    for (j, code) in def.splits.iter().enumerate() {
+                        if m.eval_bool(self, st, *code, locals, me)? {
+                            bits |= 1 << j;
+                        }
+                    }
+                    let table = &mut m.filters[fi];
+                    table.values.push(v);
+                    table.bits.push(bits);
                 }
             }
             Ok(())
@@ -437,6 +461,7 @@ impl Game {
         let table = &mut m.filters[fi];
         if walked.is_err() {
             table.values.truncate(start);
+            table.bits.truncate(start);
             while m.iters.len() > iters {
                 m.stop();
             }

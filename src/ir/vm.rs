@@ -390,6 +390,14 @@ pub struct FilterDef {
     pub key: MemoDef,
     /// The guard parts an element must pass to be listed.
     pub parts: Vec<Code>,
+    /// Conditions answered per listed element (bit `i` for condition `i`, at most
+    /// [`FilterDef::MAX_SPLITS`]): those of the `if` guard parts split by this list.
+    pub splits: Vec<Code>,
+}
+
+impl FilterDef {
+    /// The most conditions a remembered list answers per element.
+    pub const MAX_SPLITS: usize = 32;
 }
 
 /// A binding narrowed by a variable's value index.
@@ -426,6 +434,21 @@ pub struct Part {
     /// Tested when the binding it needs is listed from a remembered list
     /// ([`CBind::filter`]): the list holds only elements that pass it.
     pub absorbed: bool,
+    /// `if c then a else b` whose condition `c` the remembered list of the binding it needs
+    /// answers per element ([`FilterDef::splits`]): on an element of that list, only the
+    /// branch `c` chose is tested.
+    pub split: Option<Split>,
+}
+
+/// A guard part `if c then a else b` split by a remembered list's answer to `c`.
+#[derive(Clone, Copy, Debug)]
+pub struct Split {
+    /// The bit of the list's answers that holds `c`.
+    pub bit: u8,
+    /// `a`.
+    pub then: Code,
+    /// `b`.
+    pub other: Code,
 }
 
 /// The key of a remembered guard part: the bindings it reads (local slot, number of values)
@@ -812,7 +835,14 @@ impl Program {
         }
         self.fast = self.cmps.iter().map(FastCmp::of).collect();
         let mut codes: Vec<Code> = Vec::new();
-        let mut add = |o: &COptions| codes.extend(o.parts.iter().map(|p| p.code));
+        let mut add = |o: &COptions| {
+            for p in &o.parts {
+                codes.push(p.code);
+                if let Some(sp) = p.split {
+                    codes.extend([sp.then, sp.other]);
+                }
+            }
+        };
         self.actions.iter().for_each(&mut add);
         self.choices
             .iter()

@@ -44,6 +44,8 @@ impl Compiler<'_> {
                 filter: None,
             });
         }
+        // The source of each part kept, for the `if` parts a remembered list may split.
+        let mut exprs = Vec::with_capacity(parts.len());
         for (i, (need, part)) in parts.iter().enumerate() {
             if !narrowed[i] {
                 let code = self.expr(part);
@@ -53,12 +55,14 @@ impl Compiler<'_> {
                     code,
                     memo,
                     absorbed: false,
+                    split: None,
                 });
+                exprs.push(part);
             }
         }
         for k in 0..binds.len() {
             if out.binds[k].narrow.is_none() {
-                out.binds[k].filter = self.filter(binds, k, &mut out.parts);
+                out.binds[k].filter = self.filter(binds, k, &mut out.parts, &exprs);
             }
         }
         out
@@ -68,8 +72,17 @@ impl Compiler<'_> {
     /// first parts tested once it is bound are remembered ones (see [`Compiler::memo`]),
     /// those parts are absorbed into lists of the elements that pass them, one per key.
     /// Only a leading run of such parts is absorbed, so that the parts left are tested on
-    /// the same elements, in the same order, as without the lists.
-    fn filter(&mut self, binds: &[Bind], k: usize, parts: &mut [Part]) -> Option<u32> {
+    /// the same elements, in the same order, as without the lists. A later part `if c then
+    /// a else b` tested at the same binding, whose condition `c` is fixed for the match
+    /// like them, is split: the list keeps `c`'s answer for each element, and only `a` or
+    /// `b` is tested (`if file[to] == file[from] then pawn[to] == none else pawn[to] != me`).
+    fn filter(
+        &mut self,
+        binds: &[Bind],
+        k: usize,
+        parts: &mut [Part],
+        exprs: &[&Expr],
+    ) -> Option<u32> {
         let b = &binds[k];
         if matches!(b.coll, Coll::Zone(_)) {
             return None;
@@ -87,9 +100,6 @@ impl Compiler<'_> {
             .take_while(|(_, p)| p.memo.is_some())
             .map(|(i, _)| i)
             .collect();
-        if absorbed.is_empty() {
-            return None;
-        }
         for &i in &absorbed {
             let def = &self.p.memos[parts[i].memo.expect("a remembered part") as usize];
             me |= def.me;
@@ -98,6 +108,37 @@ impl Compiler<'_> {
                     reads.push(slot);
                 }
             }
+        }
+        // The `if` parts whose condition the list can answer: fixed for the match, reading
+        // only this binding and the ones the list is keyed by already.
+        let mut splits: Vec<(usize, &Expr)> = Vec::new();
+        for (i, p) in parts.iter().enumerate() {
+            if p.need != need || p.memo.is_some() || splits.len() >= FilterDef::MAX_SPLITS {
+                continue;
+            }
+            let Some(Expr::If(c, _, _)) = exprs.get(i) else {
+                continue;
+            };
+            let (mut r, mut cme) = (Vec::new(), false);
+            if self.frozen_expr(c, &mut r, &mut cme, 0)
+                && (me || !cme || absorbed.is_empty())
+                && r.iter().all(|l| {
+                    *l == b.slot
+                        || reads.contains(l)
+                        || (absorbed.is_empty() && binds[..k].iter().any(|e| e.slot == *l))
+                })
+            {
+                me |= cme;
+                for l in r {
+                    if l != b.slot && !reads.contains(&l) {
+                        reads.push(l);
+                    }
+                }
+                splits.push((i, c));
+            }
+        }
+        if absorbed.is_empty() && splits.is_empty() {
+            return None;
         }
         let mut keys = Vec::new();
         let mut entries: u64 = if me { self.g.max_players as u64 } else { 1 };
@@ -125,6 +166,18 @@ impl Compiler<'_> {
         for &i in &absorbed {
             parts[i].absorbed = true;
         }
+        let mut conds = Vec::with_capacity(splits.len());
+        for (bit, (i, c)) in splits.into_iter().enumerate() {
+            let Some(Expr::If(_, then, other)) = exprs.get(i) else {
+                continue;
+            };
+            conds.push(self.expr(c));
+            parts[i].split = Some(Split {
+                bit: bit as u8,
+                then: self.expr(then),
+                other: self.expr(other),
+            });
+        }
         self.p.filters.push(FilterDef {
             key: MemoDef {
                 keys,
@@ -132,6 +185,7 @@ impl Compiler<'_> {
                 entries: entries as u32,
             },
             parts: absorbed.iter().map(|&i| parts[i].code).collect(),
+            splits: conds,
         });
         Some(self.p.filters.len() as u32 - 1)
     }

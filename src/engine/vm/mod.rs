@@ -94,6 +94,9 @@ pub(crate) struct Machine {
 pub(crate) struct FilterTable {
     pub(crate) lists: Vec<(u32, u32)>,
     pub(crate) values: Vec<Value>,
+    /// For each of `values`, the answers to the list's split conditions
+    /// ([`crate::ir::vm::FilterDef::splits`]).
+    pub(crate) bits: Vec<u32>,
 }
 
 thread_local! {
@@ -211,6 +214,7 @@ impl Machine {
             for t in &mut self.filters {
                 t.lists.clear();
                 t.values.clear();
+                t.bits.clear();
             }
             self.memo_owner = owner;
         }
