@@ -265,7 +265,7 @@ impl Game {
     /// Enumerates every binding of `opts` from binding `k` on that passes its guard, testing
     /// each part of the guard as soon as the bindings it reads are bound.
     #[allow(clippy::too_many_arguments)]
-    fn bind(
+    fn bind<F: FnMut(&mut Machine, &[Value]) -> Eval<bool>>(
         &self,
         m: &mut Machine,
         st: &State,
@@ -273,7 +273,7 @@ impl Game {
         k: usize,
         locals: &mut [Value],
         me: u8,
-        f: &mut dyn FnMut(&mut Machine, &[Value]) -> Eval<bool>,
+        f: &mut F,
     ) -> Eval<bool> {
         self.bind_k(m, st, opts, k, None, locals, me, f)
     }
@@ -282,7 +282,7 @@ impl Game {
     /// it absorbed are known to hold, and these are the list's answers to the conditions of
     /// the parts it splits.
     #[allow(clippy::too_many_arguments)]
-    fn bind_k(
+    fn bind_k<F: FnMut(&mut Machine, &[Value]) -> Eval<bool>>(
         &self,
         m: &mut Machine,
         st: &State,
@@ -291,7 +291,7 @@ impl Game {
         filtered: Option<u32>,
         locals: &mut [Value],
         me: u8,
-        f: &mut dyn FnMut(&mut Machine, &[Value]) -> Eval<bool>,
+        f: &mut F,
     ) -> Eval<bool> {
         if !self.parts_hold(m, st, opts, k, filtered, locals, me)? {
             return Ok(true);
@@ -386,6 +386,7 @@ impl Game {
     /// `None`: no list applies (setup is running, a key is out of its domain, or listing
     /// failed: the plain walk then meets the same elements and errors in order).
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     fn filter_list(
         &self,
         m: &mut Machine,
@@ -411,6 +412,27 @@ impl Game {
                 _ => return Ok(None),
             }
         }
+        if let Some(list) = m.listed(self, st, fid, key) {
+            return Ok(Some(list));
+        }
+        self.fill_list(m, st, opts, k, fid, key, locals, me)
+    }
+
+    /// [`Game::filter_list`] for a list not yet listed: lists it.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn fill_list(
+        &self,
+        m: &mut Machine,
+        st: &State,
+        opts: &COptions,
+        k: usize,
+        fid: u32,
+        key: u32,
+        locals: &mut [Value],
+        me: u8,
+    ) -> Eval<Option<(usize, usize)>> {
+        let def = &self.program.filters[fid as usize];
         m.own(self, st);
         let fi = fid as usize;
         if m.filters.len() <= fi {
@@ -476,7 +498,7 @@ impl Game {
     /// A binding narrowed by a value index: only the positions where the variable holds the
     /// value, in their order.
     #[allow(clippy::too_many_arguments)]
-    fn bind_narrowed(
+    fn bind_narrowed<F: FnMut(&mut Machine, &[Value]) -> Eval<bool>>(
         &self,
         m: &mut Machine,
         st: &State,
@@ -485,7 +507,7 @@ impl Game {
         n: Narrow,
         locals: &mut [Value],
         me: u8,
-        f: &mut dyn FnMut(&mut Machine, &[Value]) -> Eval<bool>,
+        f: &mut F,
     ) -> Eval<bool> {
         let b = &opts.binds[k];
         let want = m.eval(self, st, n.value, locals, me)?;

@@ -205,6 +205,19 @@ impl Machine {
         }
     }
 
+    /// The remembered list `fid` of key `key` as (start, length), when it is listed for
+    /// this program and setup.
+    #[inline(always)]
+    pub(crate) fn listed(&self, g: &Game, s: &State, fid: u32, key: u32) -> Option<(usize, usize)> {
+        if self.memo_owner != (g.program.id, s.frozen) {
+            return None;
+        }
+        match self.filters.get(fid as usize)?.lists.get(key as usize) {
+            Some(&(start, len)) if len != u32::MAX => Some((start as usize, len as usize)),
+            _ => None,
+        }
+    }
+
     /// Forgets the remembered answers and lists when they were kept for another program or
     /// another setup.
     pub(crate) fn own(&mut self, g: &Game, s: &State) {
