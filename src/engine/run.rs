@@ -5,7 +5,7 @@ use super::react::WindowStep;
 use super::simul::Go;
 use super::vm::{with_machine, Iter, Machine};
 use super::*;
-use crate::ir::vm::{Step, Target};
+use crate::ir::vm::{Code, Op, Step, Target};
 use crate::ir::*;
 use rand::Rng;
 
@@ -622,11 +622,14 @@ impl Game {
         }
         let at = match *target {
             Target::Local(l) => Place::Local(l as usize),
-            Target::Var { var, index } => {
-                m.run_code(self, st, index, locals, me).blame(sp)?;
-                let slot = m.target_slot(self, st, var).blame(sp)?;
-                Place::Var(var, slot)
-            }
+            Target::Var { var, index } => match local_slot(self, st, var, index, locals) {
+                Some(slot) => Place::Var(var, slot),
+                None => {
+                    m.run_code(self, st, index, locals, me).blame(sp)?;
+                    let slot = m.target_slot(self, st, var).blame(sp)?;
+                    Place::Var(var, slot)
+                }
+            },
             Target::Field { comp: c, field } => {
                 let v = m.eval(self, st, c, locals, me).blame(sp)?;
                 let c = comp(self, st, v, span)?;
@@ -653,7 +656,7 @@ impl Game {
             ),
         };
         // A value some seat may not see is never quoted in a message.
-        let secret = match &at {
+        let secret = || match &at {
             Place::Local(_) => false,
             Place::Var(var, _) => self.vars[*var].visibility != Visibility::Public,
             Place::Field(c, f) => self.types[self.comps[*c].ty].fields[*f as usize]
@@ -679,7 +682,7 @@ impl Game {
         }
         if let (Some((lo, hi)), Value::Int(n)) = (range, new) {
             if n < lo || n > hi {
-                let becomes = if secret {
+                let becomes = if secret() {
                     "would leave".to_string()
                 } else {
                     format!("would become {n}, outside")
@@ -730,6 +733,37 @@ impl Game {
         st.window.changes += 1;
         Ok(())
     }
+}
+
+/// The slot of `var[x]` for an index code that is one local `x` or a field of one (`x.f`)
+/// holding an index in range (`None`: another shape, or an index the general path must
+/// judge and explain).
+#[inline(always)]
+fn local_slot(g: &Game, st: &State, var: VarId, index: Code, locals: &[Value]) -> Option<usize> {
+    if index.end != index.start + 1 {
+        return None;
+    }
+    let def = &g.vars[var];
+    if def.dims.len() != 1 {
+        return None;
+    }
+    let x = match *g.program.ops.get(index.start as usize)? {
+        Op::Local(l) => *locals.get(l as usize)?,
+        Op::LocalField(l, f) => match *locals.get(l as usize)? {
+            Value::Comp(c) if (f as usize) < g.comps[c].fields.len() => {
+                *st.fields.get(g.field_slot(c, f))?
+            }
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let i = match x {
+        Value::Player(p) => p as u32,
+        Value::Enum(_, i) => i as u32,
+        Value::Space(_, i) => i,
+        _ => return None,
+    };
+    (i < *def.sizes.first()?).then_some((def.base + i) as usize)
 }
 
 /// Pushes a procedure's frame, its locals after the caller's.
