@@ -111,7 +111,7 @@ impl Machine {
         if let Some(l) = locals.get_mut(slot as usize) {
             *l = v;
         }
-        let r = self.eval_bool(g, s, c, locals, me);
+        let r = self.test(g, s, c, locals, me);
         if let Some(l) = locals.get_mut(slot as usize) {
             *l = saved;
         }
@@ -144,8 +144,10 @@ impl Machine {
             let bit = 1u64 << i;
             let x = if fixed && memo.0 & bit != 0 {
                 Ok(memo.1 & bit != 0)
+            } else if let (false, Some(b)) = (fixed, count_test(g, s, code, op.slot, v)) {
+                Ok(b)
             } else {
-                let x = self.eval_bool(g, s, code, locals, me);
+                let x = self.test(g, s, code, locals, me);
                 if let (true, Ok(b)) = (fixed, &x) {
                     memo.0 |= bit;
                     if *b {
@@ -788,6 +790,47 @@ impl Machine {
 
 /// The best total from sets not touching `used`: the lowest free member either stays out, or
 /// joins one of the sets that contain it.
+/// A walk's condition part that compares the number of components in `zone[s]` with a number
+/// (`empty(cell[s])`, `count(cell[s]) < 2`), `s` the walked space `v`: answered from the zone's
+/// length without the comparison machinery (`None`: another shape, or `v` out of the zone).
+#[inline(always)]
+fn count_test(g: &Game, s: &State, code: Code, slot: u16, v: Value) -> Option<bool> {
+    use crate::ir::vm::{Operand, ZoneAt};
+    if code.end != code.start + 1 {
+        return None;
+    }
+    let Some(Op::Cmp(i)) = g.program.ops.get(code.start as usize) else {
+        return None;
+    };
+    let c = g.program.cmps.get(*i as usize)?;
+    let (
+        Operand::ZoneLen(ZoneAt::Local {
+            base,
+            size,
+            slot: at,
+        }),
+        Operand::Int(n),
+    ) = (c.a, c.b)
+    else {
+        return None;
+    };
+    let Value::Space(_, sp) = v else { return None };
+    if at != slot || sp >= size as u32 {
+        return None;
+    }
+    let len = s.zones.len(crate::ir::InstId(base + sp)) as i64;
+    let n = n as i64;
+    Some(match c.op {
+        BinOp::Eq => len == n,
+        BinOp::Ne => len != n,
+        BinOp::Lt => len < n,
+        BinOp::Le => len <= n,
+        BinOp::Gt => len > n,
+        BinOp::Ge => len >= n,
+        _ => return None,
+    })
+}
+
 fn best_from(
     used: u64,
     sets: &[(u64, i64)],
