@@ -263,6 +263,9 @@ pub enum FastCmp {
     /// variable holds a number (`==` and `!=` against anything else are left to the
     /// general path).
     AtInt { at: At, n: i32, op: BinOp },
+    /// `count(z) op n` (and `empty(z)`, which is `count(z) == 0`) for a zone without index
+    /// or indexed by one local.
+    LenInt { z: ZoneAt, n: i32, op: BinOp },
     /// Any other shape.
     Other,
 }
@@ -276,6 +279,11 @@ impl FastCmp {
                 n,
                 op: c.op,
             };
+        }
+        if let (Operand::ZoneLen(z @ (ZoneAt::Inst(_) | ZoneAt::Local { .. })), Operand::Int(n)) =
+            (c.a, c.b)
+        {
+            return FastCmp::LenInt { z, n, op: c.op };
         }
         let ne = match c.op {
             BinOp::Eq => false,

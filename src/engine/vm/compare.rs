@@ -225,7 +225,34 @@ fn fast_cmp(g: &Game, s: &State, i: u32, locals: &[Value], me: u8) -> Option<boo
             }
             _ => return None,
         },
+        FastCmp::LenInt { z, n, op } => len_cmp(s, z, n, op, locals)?,
         FastCmp::Other => return None,
+    })
+}
+
+/// [`FastCmp::LenInt`]: the zone's length in place (`None`: an index not in range).
+#[inline(always)]
+fn len_cmp(s: &State, z: ZoneAt, n: i32, op: BinOp, locals: &[Value]) -> Option<bool> {
+    let inst = match z {
+        ZoneAt::Inst(i) => i,
+        ZoneAt::Local { base, size, slot } => {
+            let i = quick_pos(locals.get(slot as usize))?;
+            if i >= size as u32 {
+                return None;
+            }
+            InstId(base + i)
+        }
+        ZoneAt::Local2(_) => return None,
+    };
+    let (x, n) = (s.zones.len(inst) as i64, n as i64);
+    Some(match op {
+        BinOp::Eq => x == n,
+        BinOp::Ne => x != n,
+        BinOp::Lt => x < n,
+        BinOp::Le => x <= n,
+        BinOp::Gt => x > n,
+        BinOp::Ge => x >= n,
+        _ => return None,
     })
 }
 
