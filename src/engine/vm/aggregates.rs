@@ -438,12 +438,24 @@ impl Machine {
         let board = &g.boards[op.board];
         let (bid, cond, slot) = (op.board, op.cond, op.slot);
         let closing = board.closing(&s.consts);
+        // A condition that is one comparison of `var[s]` is read at each space directly.
+        let direct = cond.and_then(
+            |c| match g.program.ops.get(c.start as usize..c.end as usize) {
+                Some(&[Op::Cmp(i)]) => Some(i),
+                _ => None,
+            },
+        );
         let mut test = |m: &mut Machine, sp: i64| -> Eval<bool> {
             m.spend(None)?;
             if board.is_closed(sp as u32, closing) {
                 return Ok(false);
             }
             let Some(c) = cond else { return Ok(true) };
+            if let Some(v) =
+                direct.and_then(|i| super::compare::fast_at(g, s, i, slot, sp as u32, me))
+            {
+                return Ok(v);
+            }
             if let Some(l) = locals.get_mut(slot as usize) {
                 *l = Value::Space(bid, sp as u32);
             }
