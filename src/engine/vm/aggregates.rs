@@ -111,11 +111,82 @@ impl Machine {
         if let Some(l) = locals.get_mut(slot as usize) {
             *l = v;
         }
-        let r = self.test(g, s, c, locals, me);
+        let r = self.walk_test(g, s, c, slot, v, locals, me);
         if let Some(l) = locals.get_mut(slot as usize) {
             *l = saved;
         }
         r
+    }
+
+    /// A walk's condition (or condition part) on the space `v`, already bound to `slot`: flag
+    /// code is run here with [`Machine::walk_cmp`], which reads `zone[s]` from the space
+    /// without going through the general operands; other code goes to [`Machine::test`].
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn walk_test(
+        &mut self,
+        g: &Game,
+        s: &State,
+        code: Code,
+        slot: u16,
+        v: Value,
+        locals: &mut [Value],
+        me: u8,
+    ) -> Eval<bool> {
+        let Value::Space(_, sp) = v else {
+            return self.test(g, s, code, locals, me);
+        };
+        if !g.program.is_flag_code(code) {
+            return self.test(g, s, code, locals, me);
+        }
+        // the loop of `Machine::flags`: the same comparisons in the same order
+        let ops = &g.program.ops[..];
+        let mut pc = code.start;
+        let mut flag = false;
+        while pc < code.end {
+            match ops[pc as usize] {
+                Op::Cmp(i) => flag = self.walk_cmp(g, s, i, pc, slot, sp, locals, me)?,
+                Op::JumpIfNot(t) | Op::AndJump(t) if !flag => {
+                    pc = t;
+                    continue;
+                }
+                Op::OrJump(t) if flag => {
+                    pc = t;
+                    continue;
+                }
+                Op::Jump(t) => {
+                    pc = t;
+                    continue;
+                }
+                Op::Not => flag = !flag,
+                _ => {}
+            }
+            pc += 1;
+        }
+        Ok(flag)
+    }
+
+    /// A comparison in a walk's condition: when its left side is the count or the top
+    /// component's field of `zone[s]` (`s` the walked space `sp`, in `slot`) and its right
+    /// side a simple value, read directly; anything else (and anything that does not read
+    /// without failing) through [`Machine::cmp`].
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn walk_cmp(
+        &mut self,
+        g: &Game,
+        s: &State,
+        i: u32,
+        pc: u32,
+        slot: u16,
+        sp: u32,
+        locals: &[Value],
+        me: u8,
+    ) -> Eval<bool> {
+        match walk_quick(g, s, i, slot, sp, locals, me) {
+            Some(b) => Ok(b),
+            None => self.cmp(g, s, i, pc, locals, me),
+        }
     }
 
     /// A space's test against a board walk's condition; when it is split
@@ -147,7 +218,11 @@ impl Machine {
             } else if let (false, Some(b)) = (fixed, count_test(g, s, code, op.slot, v)) {
                 Ok(b)
             } else {
-                let x = self.test(g, s, code, locals, me);
+                let x = if fixed {
+                    self.test(g, s, code, locals, me)
+                } else {
+                    self.walk_test(g, s, code, op.slot, v, locals, me)
+                };
                 if let (true, Ok(b)) = (fixed, &x) {
                     memo.0 |= bit;
                     if *b {
@@ -827,6 +902,68 @@ fn count_test(g: &Game, s: &State, code: Code, slot: u16, v: Value) -> Option<bo
         BinOp::Le => len <= n,
         BinOp::Gt => len > n,
         BinOp::Ge => len >= n,
+        _ => return None,
+    })
+}
+
+/// [`Machine::walk_cmp`]'s direct reading (`None`: another shape, or a value that does not
+/// read: left to the general comparison, which gives the same answer or the error).
+#[inline(always)]
+fn walk_quick(
+    g: &Game,
+    s: &State,
+    i: u32,
+    slot: u16,
+    sp: u32,
+    locals: &[Value],
+    me: u8,
+) -> Option<bool> {
+    use crate::ir::vm::{Operand, ZoneAt};
+    let c = g.program.cmps.get(i as usize)?;
+    let a = match c.a {
+        Operand::TopField(
+            ZoneAt::Local {
+                base,
+                size,
+                slot: at,
+            },
+            f,
+        ) if at == slot && sp < size as u32 => match s.zones.top(crate::ir::InstId(base + sp)) {
+            None => Value::None,
+            Some(comp) => {
+                let comp = &g.comps[comp];
+                if (f as usize) < comp.fields.len() {
+                    *s.fields.get(comp.field_base as usize + f as usize)?
+                } else {
+                    return None;
+                }
+            }
+        },
+        Operand::ZoneLen(ZoneAt::Local {
+            base,
+            size,
+            slot: at,
+        }) if at == slot && sp < size as u32 => {
+            Value::Int(s.zones.len(crate::ir::InstId(base + sp)) as i64)
+        }
+        _ => return None,
+    };
+    let b = match c.b {
+        Operand::Local(l) => *locals.get(l as usize)?,
+        Operand::Lit(l) => *g.program.lits.get(l as usize)?,
+        Operand::Const(k) => s.consts[k],
+        Operand::Int(n) => Value::Int(n as i64),
+        Operand::None => Value::None,
+        Operand::Me => Value::Player(me),
+        _ => return None,
+    };
+    Some(match (c.op, a, b) {
+        (BinOp::Eq, a, b) => a == b,
+        (BinOp::Ne, a, b) => a != b,
+        (BinOp::Lt, Value::Int(x), Value::Int(y)) => x < y,
+        (BinOp::Le, Value::Int(x), Value::Int(y)) => x <= y,
+        (BinOp::Gt, Value::Int(x), Value::Int(y)) => x > y,
+        (BinOp::Ge, Value::Int(x), Value::Int(y)) => x >= y,
         _ => return None,
     })
 }
