@@ -6,25 +6,27 @@ use super::*;
 
 impl Machine {
     /// Ends a board walk: gives back the scratch buffers, and unless the walk failed pushes
-    /// the spaces marked `ITEM`, in board order, as a buffer iterator.
-    fn push_marked(
+    /// the spaces it listed in the buffer from `start_buf` (each once), sorted into board
+    /// order, as a buffer iterator.
+    fn push_listed(
         &mut self,
-        board: BoardId,
         marks: Vec<u8>,
         walk: Vec<(u32, u32, u32)>,
         start_buf: u32,
         result: Eval<()>,
     ) -> Eval<()> {
-        if result.is_ok() {
-            for (sp, m) in marks.iter().enumerate() {
-                if m & ITEM != 0 {
-                    self.buf.push(Value::Space(board, sp as u32));
-                }
-            }
-        }
         self.marks = marks;
         self.walk = walk;
-        result?;
+        if let Err(e) = result {
+            self.buf.truncate(start_buf as usize);
+            return Err(e);
+        }
+        if let Some(listed) = self.buf.get_mut(start_buf as usize..) {
+            listed.sort_unstable_by_key(|v| match v {
+                Value::Space(_, sp) => *sp,
+                _ => u32::MAX,
+            });
+        }
         self.iters.push(Iter::Buf {
             start: start_buf,
             pos: start_buf,
@@ -285,6 +287,7 @@ impl Machine {
         let mut memo = (0, 0);
         if n == 0 {
             marks[start as usize] |= ITEM;
+            self.buf.push(Value::Space(op.board, start));
             walk.clear();
         }
         while let Some(&mut (at, ref mut pos, left)) = walk.last_mut() {
@@ -315,13 +318,16 @@ impl Machine {
                 continue;
             }
             if left == 1 {
-                marks[nb as usize] |= ITEM;
+                if marks[nb as usize] & ITEM == 0 {
+                    marks[nb as usize] |= ITEM;
+                    self.buf.push(Value::Space(op.board, nb));
+                }
             } else {
                 marks[nb as usize] |= SEEN;
                 walk.push((nb, starts[nb as usize], left - 1));
             }
         }
-        self.push_marked(op.board, marks, walk, start_buf, result)
+        self.push_listed(marks, walk, start_buf, result)
     }
 
     /// `group(...)`: the connected spaces meeting the condition around `start`, in board
@@ -380,6 +386,7 @@ impl Machine {
                 }
             }
             marks[sp as usize] |= ITEM;
+            self.buf.push(Value::Space(op.board, sp));
             for &nb in &adj[starts[sp as usize] as usize..starts[sp as usize + 1] as usize] {
                 if marks[nb as usize] & SEEN == 0 {
                     marks[nb as usize] |= SEEN;
@@ -387,7 +394,7 @@ impl Machine {
                 }
             }
         }
-        self.push_marked(op.board, marks, walk, start_buf, result)
+        self.push_listed(marks, walk, start_buf, result)
     }
 
     /// `groups(...)`: the first space of every maximal connected group of spaces meeting the
