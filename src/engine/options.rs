@@ -145,8 +145,23 @@ impl Game {
         self.options_to(m, st, choice, actor, runs, Sink::List(out))
     }
 
-    /// [`Game::options`] and [`Game::options_into`].
+    /// [`Game::options`] and [`Game::options_into`]: function results are remembered while
+    /// `st` is listed (it cannot change meanwhile).
     fn options_to(
+        &self,
+        m: &mut Machine,
+        st: &State,
+        choice: ChoiceId,
+        actor: u8,
+        runs: &mut Vec<(ChoiceId, Action)>,
+        sink: Sink,
+    ) -> Result<(), RunError> {
+        m.listing(st, |m| {
+            self.options_listed(m, st, choice, actor, runs, sink)
+        })
+    }
+
+    fn options_listed(
         &self,
         m: &mut Machine,
         st: &State,

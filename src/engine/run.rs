@@ -701,7 +701,7 @@ impl Game {
             Place::Var(var, slot) => st.set_var(&self.program, var, self.vars[var].base, slot, new),
             Place::Field(c, f) => {
                 let slot = self.field_slot(c, f);
-                st.fields[slot] = new;
+                st.set_field(&self.program, c, f, slot, new);
             }
         }
         Ok(())

@@ -244,6 +244,33 @@ impl State {
 }
 
 impl State {
+    /// Writes a field slot (field `f` of component `c`), keeping the field's value index (if
+    /// it has one) up to date.
+    #[inline]
+    pub(crate) fn set_field(&mut self, p: &Program, c: CompId, f: u16, slot: usize, v: Value) {
+        let old = std::mem::replace(&mut self.fields[slot], v);
+        if old == v || p.field_indexes.is_empty() {
+            return;
+        }
+        let Some(&(ty, pos)) = p.comp_pos.get(c.0 as usize) else {
+            return;
+        };
+        let word = (pos / 64) as usize;
+        let bit = 1u64 << (pos % 64);
+        for ix in p
+            .field_indexes
+            .iter()
+            .filter(|ix| ix.ty == ty && ix.field == f)
+        {
+            if let Some(code) = Program::value_code(old).filter(|c| *c < ix.codes) {
+                self.index[(ix.base + code * ix.words) as usize + word] &= !bit;
+            }
+            if let Some(code) = Program::value_code(v).filter(|c| *c < ix.codes) {
+                self.index[(ix.base + code * ix.words) as usize + word] |= bit;
+            }
+        }
+    }
+
     /// Fingerprints the variables only `setup` writes, the constants and the player count.
     pub(crate) fn freeze(&mut self, g: &Game) {
         use std::hash::{Hash, Hasher};
@@ -267,6 +294,14 @@ impl State {
             let var = &g.vars[ix.var];
             for pos in 0..var.count as usize {
                 let v = self.vars[var.base as usize + pos];
+                if let Some(c) = Program::value_code(v).filter(|c| *c < ix.codes) {
+                    bits[(ix.base + c * ix.words) as usize + pos / 64] |= 1 << (pos % 64);
+                }
+            }
+        }
+        for ix in &p.field_indexes {
+            for (pos, &c) in p.type_comps[ix.ty].iter().enumerate() {
+                let v = self.fields[g.field_slot(c, ix.field)];
                 if let Some(c) = Program::value_code(v).filter(|c| *c < ix.codes) {
                     bits[(ix.base + c * ix.words) as usize + pos / 64] |= 1 << (pos % 64);
                 }

@@ -417,7 +417,8 @@ impl Game {
             vals.sort_unstable();
             shuffle(&mut vals, rng);
             for (&c, v) in holders.iter().zip(vals) {
-                out.fields[self.field_slot(c, fi as u16)] = v;
+                let slot = self.field_slot(c, fi as u16);
+                out.set_field(&self.program, c, fi as u16, slot, v);
             }
         }
     }

@@ -139,6 +139,29 @@ pub enum Op {
     /// Pop the player and the points, walk the top iterator of players, push that player's
     /// share of a majority ([`Program::majorities`]).
     Majority(u32),
+    /// Pop a value and walk the components of field index `i` ([`Program::field_indexes`])
+    /// whose indexed field holds it, in the order of their type's list (every component of
+    /// the type when the value has no index code).
+    IterIndexed(u32),
+}
+
+impl Op {
+    /// Whether the op walks a collection or calls a function (code without such ops is
+    /// cheap, a fixed number of steps).
+    pub fn walks(&self) -> bool {
+        matches!(
+            self,
+            Op::Call(_)
+                | Op::IterNext { .. }
+                | Op::Line(_)
+                | Op::BestSets(_)
+                | Op::Connected(_)
+                | Op::Majority(_)
+                | Op::IterPaths(_)
+                | Op::IterGroup(_)
+                | Op::IterGroups(_)
+        )
+    }
 }
 
 /// Something a comparison reads without going through the stack.
@@ -263,6 +286,9 @@ pub enum FastCmp {
     /// variable holds a number (`==` and `!=` against anything else are left to the
     /// general path).
     AtInt { at: At, n: i32, op: BinOp },
+    /// `count(z) op n` (and `empty(z)`, which is `count(z) == 0`) for a zone without index
+    /// or indexed by one local.
+    LenInt { z: ZoneAt, n: i32, op: BinOp },
     /// Any other shape.
     Other,
 }
@@ -276,6 +302,11 @@ impl FastCmp {
                 n,
                 op: c.op,
             };
+        }
+        if let (Operand::ZoneLen(z @ (ZoneAt::Inst(_) | ZoneAt::Local { .. })), Operand::Int(n)) =
+            (c.a, c.b)
+        {
+            return FastCmp::LenInt { z, n, op: c.op };
         }
         let ne = match c.op {
             BinOp::Eq => false,
@@ -677,6 +708,9 @@ pub struct CDef {
     pub locals: u16,
     /// The body.
     pub body: Code,
+    /// Whether its results are worth remembering while one state's options are listed
+    /// ([`crate::engine`]'s call cache): its body walks a collection or calls a function.
+    pub remember: bool,
 }
 
 /// A compiled `when` trigger.
@@ -716,6 +750,23 @@ pub struct ValueIndex {
     /// Words per value code (the dimension's size / 64, rounded up).
     pub words: u32,
     /// Value codes: `none` is 0, then the values of the variable's type.
+    pub codes: u32,
+}
+
+/// A component field whose values are indexed: per value, the set of the type's components
+/// (by position in [`Program::type_comps`]) holding it, kept up to date on every write, so that
+/// `any(x in T where x.field == v and ...)` (and the other aggregates) visit only those.
+#[derive(Clone, Copy, Debug)]
+pub struct FieldIndex {
+    /// The component type.
+    pub ty: TypeId,
+    /// The field (index into the type's fields).
+    pub field: u16,
+    /// Its first word in the state's index bits.
+    pub base: u32,
+    /// Words per value code (the type's number of components / 64, rounded up).
+    pub words: u32,
+    /// Value codes: `none` is 0, then the values of the field's type.
     pub codes: u32,
 }
 
@@ -772,6 +823,11 @@ pub struct Program {
     pub type_comps: Table<TypeId, Vec<CompId>>,
     /// Indexed variables.
     pub indexes: Vec<ValueIndex>,
+    /// Indexed component fields (their bits follow the variables' in the state's index).
+    pub field_indexes: Vec<FieldIndex>,
+    /// Per component (when some field is indexed): its type and its position in the type's
+    /// list of [`Program::type_comps`].
+    pub comp_pos: Vec<(TypeId, u32)>,
     /// Per variable: its position in `indexes`, if indexed.
     pub var_index: Table<VarId, Option<u32>>,
     /// Words of index bits a state keeps.

@@ -560,8 +560,15 @@ impl Compiler<'_> {
         }
         // Loop heads and the IterNext of each binding, outermost first.
         let mut levels: Vec<(u32, u32)> = Vec::new();
+        let indexed = self.indexed_bind(a);
         for b in &a.binds {
-            self.emit_coll(&b.coll);
+            match indexed {
+                Some((i, v)) => {
+                    self.emit_expr(v);
+                    self.emit(Op::IterIndexed(i));
+                }
+                None => self.emit_coll(&b.coll),
+            }
             let head = self.here();
             let next = self.emit(Op::IterNext {
                 slot: b.slot,
@@ -674,6 +681,66 @@ impl Compiler<'_> {
         }
     }
 
+    /// A field index that narrows an aggregate's only binding: the binding walks the
+    /// components of a type and a conjunct of the filter is `x.f == v` (or `v == x.f`) where
+    /// `v` reads neither `x` nor anything that can fail. The index and `v`; the filter is still
+    /// tested on every component the index lists (the index only skips those that fail it).
+    fn indexed_bind<'a>(&mut self, a: &'a Agg) -> Option<(u32, &'a Expr)> {
+        let [b] = &a.binds[..] else {
+            return None;
+        };
+        let Coll::Type(t) = b.coll else {
+            return None;
+        };
+        let (f, v) = field_eq(a.filter.as_ref()?, b.slot)?;
+        let i = self.index_field(t, f)?;
+        Some((i, v))
+    }
+
+    /// Keeps a value index for field `f` of type `t`; `None` when its values cannot be indexed
+    /// cheaply.
+    fn index_field(&mut self, t: TypeId, f: u16) -> Option<u32> {
+        if let Some(i) = self
+            .p
+            .field_indexes
+            .iter()
+            .position(|ix| ix.ty == t && ix.field == f)
+        {
+            return Some(i as u32);
+        }
+        let codes = match self.g.types[t].fields.get(f as usize)?.ty {
+            Type::Player => self.g.max_players as u64 + 1,
+            Type::Enum(e) => self.g.enums[e].values.len() as u64 + 1,
+            Type::Bool => 3,
+            _ => return None,
+        };
+        let comps = &self.p.type_comps[t];
+        let fits = comps
+            .iter()
+            .all(|&c| (f as usize) < self.g.comps[c].fields.len());
+        let words = (comps.len() as u64).div_ceil(64);
+        if !fits || words == 0 || codes * words * 64 > MAX_FIELD_INDEX_BITS {
+            return None;
+        }
+        if self.p.comp_pos.is_empty() {
+            self.p.comp_pos = vec![(TypeId(0), 0); self.g.comps.len()];
+            for (ty, list) in self.p.type_comps.enumerate() {
+                for (pos, &c) in list.iter().enumerate() {
+                    self.p.comp_pos[c.0 as usize] = (ty, pos as u32);
+                }
+            }
+        }
+        self.p.field_indexes.push(FieldIndex {
+            ty: t,
+            field: f,
+            base: self.p.index_words,
+            words: words as u32,
+            codes: codes as u32,
+        });
+        self.p.index_words += (codes * words) as u32;
+        Some(self.p.field_indexes.len() as u32 - 1)
+    }
+
     pub(crate) fn emit_coll(&mut self, c: &Coll) {
         match c {
             Coll::Zone(e) => {
@@ -760,6 +827,32 @@ impl Compiler<'_> {
                 self.emit(Op::IterGroups(self.p.groups.len() as u32 - 1));
             }
         }
+    }
+}
+
+/// A field index may hold at most this many bits (values times components).
+const MAX_FIELD_INDEX_BITS: u64 = 1 << 16;
+
+/// A conjunct `x.f == v` or `v == x.f` of `cond` (joined by `and`), `x` in slot `slot`, where
+/// `v` reads neither `x` nor anything that can fail: the field and `v`.
+fn field_eq(cond: &Expr, slot: u16) -> Option<(u16, &Expr)> {
+    let plain = |v: &Expr| match v {
+        Expr::Lit(_) | Expr::Const(_) | Expr::Me | Expr::Current | Expr::PlayerCount => true,
+        Expr::Local(l) => *l != slot,
+        Expr::Var(_, ix) => ix.is_empty(),
+        _ => false,
+    };
+    match cond {
+        Expr::Bin(BinOp::And, l, r, _) => field_eq(l, slot).or_else(|| field_eq(r, slot)),
+        Expr::Bin(BinOp::Eq, l, r, _) => match (&**l, &**r) {
+            (Expr::Field(x, f), v) | (v, Expr::Field(x, f))
+                if matches!(**x, Expr::Local(s) if s == slot) && plain(v) =>
+            {
+                Some((*f, v))
+            }
+            _ => None,
+        },
+        _ => None,
     }
 }
 

@@ -34,11 +34,15 @@ pub(crate) fn compile(g: &Game) -> Program {
             params: d.params,
             locals: d.locals,
             body: Code::default(),
+            remember: false,
         })
         .collect();
     for (id, d) in g.defs.enumerate() {
         let body = c.expr(&d.body);
         c.p.defs[id].body = body;
+        c.p.defs[id].remember = c.p.ops[body.start as usize..body.end as usize]
+            .iter()
+            .any(|op| op.walks());
     }
     c.p.sets = g
         .sets

@@ -68,9 +68,11 @@ impl Compiler<'_> {
         out
     }
 
-    /// Remembered lists for binding `k`: when its collection is fixed for the match and the
-    /// first parts tested once it is bound are remembered ones (see [`Compiler::memo`]),
-    /// those parts are absorbed into lists of the elements that pass them, one per key.
+    /// Remembered lists for binding `k`: when its collection is fixed for the match, its
+    /// elements are listed once per key (the earlier bindings it reads, and `me`) and read
+    /// from the list; when the first parts tested once it is bound are remembered ones (see
+    /// [`Compiler::memo`]), those parts are absorbed into the lists: only the elements that
+    /// pass them are kept.
     /// Only a leading run of such parts is absorbed, so that the parts left are tested on
     /// the same elements, in the same order, as without the lists. A later part `if c then
     /// a else b` tested at the same binding, whose condition `c` is fixed for the match
@@ -136,9 +138,6 @@ impl Compiler<'_> {
                 }
                 splits.push((i, c));
             }
-        }
-        if absorbed.is_empty() && splits.is_empty() {
-            return None;
         }
         let mut keys = Vec::new();
         let mut entries: u64 = if me { self.g.max_players as u64 } else { 1 };

@@ -6,25 +6,27 @@ use super::*;
 
 impl Machine {
     /// Ends a board walk: gives back the scratch buffers, and unless the walk failed pushes
-    /// the spaces marked `ITEM`, in board order, as a buffer iterator.
-    fn push_marked(
+    /// the spaces it listed in the buffer from `start_buf` (each once), sorted into board
+    /// order, as a buffer iterator.
+    fn push_listed(
         &mut self,
-        board: BoardId,
         marks: Vec<u8>,
         walk: Vec<(u32, u32, u32)>,
         start_buf: u32,
         result: Eval<()>,
     ) -> Eval<()> {
-        if result.is_ok() {
-            for (sp, m) in marks.iter().enumerate() {
-                if m & ITEM != 0 {
-                    self.buf.push(Value::Space(board, sp as u32));
-                }
-            }
-        }
         self.marks = marks;
         self.walk = walk;
-        result?;
+        if let Err(e) = result {
+            self.buf.truncate(start_buf as usize);
+            return Err(e);
+        }
+        if let Some(listed) = self.buf.get_mut(start_buf as usize..) {
+            listed.sort_unstable_by_key(|v| match v {
+                Value::Space(_, sp) => *sp,
+                _ => u32::MAX,
+            });
+        }
         self.iters.push(Iter::Buf {
             start: start_buf,
             pos: start_buf,
@@ -111,11 +113,82 @@ impl Machine {
         if let Some(l) = locals.get_mut(slot as usize) {
             *l = v;
         }
-        let r = self.test(g, s, c, locals, me);
+        let r = self.walk_test(g, s, c, slot, v, locals, me);
         if let Some(l) = locals.get_mut(slot as usize) {
             *l = saved;
         }
         r
+    }
+
+    /// A walk's condition (or condition part) on the space `v`, already bound to `slot`: flag
+    /// code is run here with [`Machine::walk_cmp`], which reads `zone[s]` from the space
+    /// without going through the general operands; other code goes to [`Machine::test`].
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn walk_test(
+        &mut self,
+        g: &Game,
+        s: &State,
+        code: Code,
+        slot: u16,
+        v: Value,
+        locals: &mut [Value],
+        me: u8,
+    ) -> Eval<bool> {
+        let Value::Space(_, sp) = v else {
+            return self.test(g, s, code, locals, me);
+        };
+        if !g.program.is_flag_code(code) {
+            return self.test(g, s, code, locals, me);
+        }
+        // the loop of `Machine::flags`: the same comparisons in the same order
+        let ops = &g.program.ops[..];
+        let mut pc = code.start;
+        let mut flag = false;
+        while pc < code.end {
+            match ops[pc as usize] {
+                Op::Cmp(i) => flag = self.walk_cmp(g, s, i, pc, slot, sp, locals, me)?,
+                Op::JumpIfNot(t) | Op::AndJump(t) if !flag => {
+                    pc = t;
+                    continue;
+                }
+                Op::OrJump(t) if flag => {
+                    pc = t;
+                    continue;
+                }
+                Op::Jump(t) => {
+                    pc = t;
+                    continue;
+                }
+                Op::Not => flag = !flag,
+                _ => {}
+            }
+            pc += 1;
+        }
+        Ok(flag)
+    }
+
+    /// A comparison in a walk's condition: when its left side is the count or the top
+    /// component's field of `zone[s]` (`s` the walked space `sp`, in `slot`) and its right
+    /// side a simple value, read directly; anything else (and anything that does not read
+    /// without failing) through [`Machine::cmp`].
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn walk_cmp(
+        &mut self,
+        g: &Game,
+        s: &State,
+        i: u32,
+        pc: u32,
+        slot: u16,
+        sp: u32,
+        locals: &[Value],
+        me: u8,
+    ) -> Eval<bool> {
+        match walk_quick(g, s, i, slot, sp, locals, me) {
+            Some(b) => Ok(b),
+            None => self.cmp(g, s, i, pc, locals, me),
+        }
     }
 
     /// A space's test against a board walk's condition; when it is split
@@ -147,7 +220,11 @@ impl Machine {
             } else if let (false, Some(b)) = (fixed, count_test(g, s, code, op.slot, v)) {
                 Ok(b)
             } else {
-                let x = self.test(g, s, code, locals, me);
+                let x = if fixed {
+                    self.test(g, s, code, locals, me)
+                } else {
+                    self.walk_test(g, s, code, op.slot, v, locals, me)
+                };
                 if let (true, Ok(b)) = (fixed, &x) {
                     memo.0 |= bit;
                     if *b {
@@ -210,6 +287,7 @@ impl Machine {
         let mut memo = (0, 0);
         if n == 0 {
             marks[start as usize] |= ITEM;
+            self.buf.push(Value::Space(op.board, start));
             walk.clear();
         }
         while let Some(&mut (at, ref mut pos, left)) = walk.last_mut() {
@@ -240,13 +318,16 @@ impl Machine {
                 continue;
             }
             if left == 1 {
-                marks[nb as usize] |= ITEM;
+                if marks[nb as usize] & ITEM == 0 {
+                    marks[nb as usize] |= ITEM;
+                    self.buf.push(Value::Space(op.board, nb));
+                }
             } else {
                 marks[nb as usize] |= SEEN;
                 walk.push((nb, starts[nb as usize], left - 1));
             }
         }
-        self.push_marked(op.board, marks, walk, start_buf, result)
+        self.push_listed(marks, walk, start_buf, result)
     }
 
     /// `group(...)`: the connected spaces meeting the condition around `start`, in board
@@ -305,6 +386,7 @@ impl Machine {
                 }
             }
             marks[sp as usize] |= ITEM;
+            self.buf.push(Value::Space(op.board, sp));
             for &nb in &adj[starts[sp as usize] as usize..starts[sp as usize + 1] as usize] {
                 if marks[nb as usize] & SEEN == 0 {
                     marks[nb as usize] |= SEEN;
@@ -312,7 +394,7 @@ impl Machine {
                 }
             }
         }
-        self.push_marked(op.board, marks, walk, start_buf, result)
+        self.push_listed(marks, walk, start_buf, result)
     }
 
     /// `groups(...)`: the first space of every maximal connected group of spaces meeting the
@@ -440,12 +522,24 @@ impl Machine {
         let board = &g.boards[op.board];
         let (bid, cond, slot) = (op.board, op.cond, op.slot);
         let closing = board.closing(&s.consts);
+        // A condition that is one comparison of `var[s]` is read at each space directly.
+        let direct = cond.and_then(
+            |c| match g.program.ops.get(c.start as usize..c.end as usize) {
+                Some(&[Op::Cmp(i)]) => Some(i),
+                _ => None,
+            },
+        );
         let mut test = |m: &mut Machine, sp: i64| -> Eval<bool> {
             m.spend(None)?;
             if board.is_closed(sp as u32, closing) {
                 return Ok(false);
             }
             let Some(c) = cond else { return Ok(true) };
+            if let Some(v) =
+                direct.and_then(|i| super::compare::fast_at(g, s, i, slot, sp as u32, me))
+            {
+                return Ok(v);
+            }
             if let Some(l) = locals.get_mut(slot as usize) {
                 *l = Value::Space(bid, sp as u32);
             }
@@ -827,6 +921,68 @@ fn count_test(g: &Game, s: &State, code: Code, slot: u16, v: Value) -> Option<bo
         BinOp::Le => len <= n,
         BinOp::Gt => len > n,
         BinOp::Ge => len >= n,
+        _ => return None,
+    })
+}
+
+/// [`Machine::walk_cmp`]'s direct reading (`None`: another shape, or a value that does not
+/// read: left to the general comparison, which gives the same answer or the error).
+#[inline(always)]
+fn walk_quick(
+    g: &Game,
+    s: &State,
+    i: u32,
+    slot: u16,
+    sp: u32,
+    locals: &[Value],
+    me: u8,
+) -> Option<bool> {
+    use crate::ir::vm::{Operand, ZoneAt};
+    let c = g.program.cmps.get(i as usize)?;
+    let a = match c.a {
+        Operand::TopField(
+            ZoneAt::Local {
+                base,
+                size,
+                slot: at,
+            },
+            f,
+        ) if at == slot && sp < size as u32 => match s.zones.top(crate::ir::InstId(base + sp)) {
+            None => Value::None,
+            Some(comp) => {
+                let comp = &g.comps[comp];
+                if (f as usize) < comp.fields.len() {
+                    *s.fields.get(comp.field_base as usize + f as usize)?
+                } else {
+                    return None;
+                }
+            }
+        },
+        Operand::ZoneLen(ZoneAt::Local {
+            base,
+            size,
+            slot: at,
+        }) if at == slot && sp < size as u32 => {
+            Value::Int(s.zones.len(crate::ir::InstId(base + sp)) as i64)
+        }
+        _ => return None,
+    };
+    let b = match c.b {
+        Operand::Local(l) => *locals.get(l as usize)?,
+        Operand::Lit(l) => *g.program.lits.get(l as usize)?,
+        Operand::Const(k) => s.consts[k],
+        Operand::Int(n) => Value::Int(n as i64),
+        Operand::None => Value::None,
+        Operand::Me => Value::Player(me),
+        _ => return None,
+    };
+    Some(match (c.op, a, b) {
+        (BinOp::Eq, a, b) => a == b,
+        (BinOp::Ne, a, b) => a != b,
+        (BinOp::Lt, Value::Int(x), Value::Int(y)) => x < y,
+        (BinOp::Le, Value::Int(x), Value::Int(y)) => x <= y,
+        (BinOp::Gt, Value::Int(x), Value::Int(y)) => x > y,
+        (BinOp::Ge, Value::Int(x), Value::Int(y)) => x >= y,
         _ => return None,
     })
 }

@@ -225,7 +225,67 @@ fn fast_cmp(g: &Game, s: &State, i: u32, locals: &[Value], me: u8) -> Option<boo
             }
             _ => return None,
         },
+        FastCmp::LenInt { z, n, op } => len_cmp(s, z, n, op, locals)?,
         FastCmp::Other => return None,
+    })
+}
+
+/// [`FastCmp::LenInt`]: the zone's length in place (`None`: an index not in range).
+#[inline(always)]
+fn len_cmp(s: &State, z: ZoneAt, n: i32, op: BinOp, locals: &[Value]) -> Option<bool> {
+    let inst = match z {
+        ZoneAt::Inst(i) => i,
+        ZoneAt::Local { base, size, slot } => {
+            let i = quick_pos(locals.get(slot as usize))?;
+            if i >= size as u32 {
+                return None;
+            }
+            InstId(base + i)
+        }
+        ZoneAt::Local2(_) => return None,
+    };
+    let (x, n) = (s.zones.len(inst) as i64, n as i64);
+    Some(match op {
+        BinOp::Eq => x == n,
+        BinOp::Ne => x != n,
+        BinOp::Lt => x < n,
+        BinOp::Le => x <= n,
+        BinOp::Gt => x > n,
+        BinOp::Ge => x >= n,
+        _ => return None,
+    })
+}
+
+/// Comparison `i` when its local `slot` holds space (or index) `pos`, read without writing
+/// the local: its fast form when that reads `var[slot]` alone (`None`: another shape, or a
+/// value the general path must judge).
+#[inline(always)]
+pub(super) fn fast_at(g: &Game, s: &State, i: u32, slot: u16, pos: u32, me: u8) -> Option<bool> {
+    let read = |at: At| -> Option<&Value> {
+        if at.slot != slot || pos >= at.size as u32 {
+            return None;
+        }
+        s.vars.get((at.base + pos) as usize)
+    };
+    Some(match *g.program.fast.get(i as usize)? {
+        FastCmp::AtMe { at, ne } => ne ^ matches!(*read(at)?, Value::Player(p) if p == me),
+        FastCmp::AtNone { at, ne } => ne ^ matches!(*read(at)?, Value::None),
+        FastCmp::AtInt { at, n, op } => match *read(at)? {
+            Value::Int(x) => {
+                let n = n as i64;
+                match op {
+                    BinOp::Eq => x == n,
+                    BinOp::Ne => x != n,
+                    BinOp::Lt => x < n,
+                    BinOp::Le => x <= n,
+                    BinOp::Gt => x > n,
+                    BinOp::Ge => x >= n,
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        },
+        _ => return None,
     })
 }
 

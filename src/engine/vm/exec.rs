@@ -329,6 +329,19 @@ impl Machine {
                 end: g.enums[e].values.len() as u16,
             }),
             Op::IterType(ty) => self.iters.push(Iter::Type { ty, pos: 0 }),
+            Op::IterIndexed(i) => {
+                let v = self.pop();
+                let ix = p.field_indexes[i as usize];
+                match Program::value_code(v).filter(|c| *c < ix.codes) {
+                    Some(c) => self.iters.push(Iter::Indexed {
+                        ty: ix.ty,
+                        base: ix.base + c * ix.words,
+                        pos: 0,
+                        end: p.type_comps[ix.ty].len() as u32,
+                    }),
+                    None => self.iters.push(Iter::Type { ty: ix.ty, pos: 0 }),
+                }
+            }
             Op::IterPlayers => self.iters.push(Iter::Seats {
                 next: 0,
                 end: s.players,
@@ -485,6 +498,16 @@ impl Machine {
 
     #[inline(never)]
     fn call(&mut self, g: &Game, s: &State, d: DefId, me: u8) -> Eval<()> {
+        let def = &g.program.defs[d];
+        if def.remember && self.remembers(s) && (def.params as usize) <= calls::CALL_ARGS {
+            return self.call_remembered(g, s, d, def.params as usize, me);
+        }
+        self.call_body(g, s, d, me)
+    }
+
+    /// Runs function `d`'s body on the arguments on top of the stack (popped); its result
+    /// is left on the stack.
+    pub(super) fn call_body(&mut self, g: &Game, s: &State, d: DefId, me: u8) -> Eval<()> {
         let def = &g.program.defs[d];
         if self.depth >= MAX_CALL_DEPTH {
             return Err(err(

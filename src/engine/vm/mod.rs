@@ -36,6 +36,14 @@ pub(crate) enum Iter {
     Zone { next: Option<CompId> },
     /// The components of a type, from position `pos` of the program's list.
     Type { ty: TypeId, pos: u32 },
+    /// The components of a type whose bits are set in the state's index words from `base`,
+    /// from position `pos` up to `end` ([`crate::ir::vm::FieldIndex`]).
+    Indexed {
+        ty: TypeId,
+        base: u32,
+        pos: u32,
+        end: u32,
+    },
     /// Neighbours `pos..end` in a board's adjacency (the one without closed spaces when
     /// `closing`).
     Adjacent {
@@ -86,6 +94,8 @@ pub(crate) struct Machine {
     memo_owner: (u64, u64),
     /// Remembered lists of bindings ([`crate::ir::vm::FilterDef`]), valid with the memos.
     pub(crate) filters: Vec<FilterTable>,
+    /// Function results remembered while one state's options are listed.
+    calls: calls::CallCache,
 }
 
 /// The remembered lists of one binding: per key, where its list starts in `values` and
@@ -130,6 +140,7 @@ fn err(msg: impl Into<String>, span: Option<Span>) -> Box<RunError> {
 
 mod aggregates;
 mod builtins;
+mod calls;
 mod compare;
 mod exec;
 use builtins::binary;
@@ -144,6 +155,7 @@ impl Machine {
         self.budget = fuel;
         self.depth = 0;
         self.stop_depth = 0;
+        self.end_listing();
     }
 
     /// A guard part's answer: remembered when the part allows it and the match is past its
@@ -392,6 +404,28 @@ impl Machine {
                     *pos += 1;
                     Value::Comp(*c)
                 })
+            }
+            Iter::Indexed { ty, base, pos, end } => {
+                let mut found = None;
+                while *pos < *end {
+                    let word = s.index.get((*base + *pos / 64) as usize).copied();
+                    let w = word.unwrap_or(0) >> (*pos % 64);
+                    if w == 0 {
+                        *pos = (*pos / 64 + 1) * 64;
+                        continue;
+                    }
+                    let at = *pos + w.trailing_zeros();
+                    if at >= *end {
+                        *pos = *end;
+                        break;
+                    }
+                    *pos = at + 1;
+                    found = g.program.type_comps[*ty]
+                        .get(at as usize)
+                        .map(|&c| Value::Comp(c));
+                    break;
+                }
+                found
             }
             Iter::Adjacent {
                 board,

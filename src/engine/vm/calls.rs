@@ -1,0 +1,153 @@
+//! Remembered function results while one state's options are listed.
+//!
+//! A function (`def`) reads only its arguments, `me` and the state, so while one state is
+//! borrowed unchanged (the options of one decision being listed, [`Machine::listing`]) a call
+//! with the same function, arguments and `me` gives the same result: guards of several
+//! actions, several parameter values or several players that call the same function pay for
+//! it once. Only functions whose body walks a collection or calls another one
+//! ([`crate::ir::vm::CDef::remember`]) are remembered, in a fixed table of [`CALL_SLOTS`]
+//! entries (a newer result takes the place of an older one with the same hash). A remembered
+//! call costs no work units (fuel). The table is allocated once per thread and forgotten, in
+//! one step, when a listing ends.
+
+use super::*;
+use std::hash::{Hash, Hasher};
+
+/// Entries of the table (a power of two).
+const CALL_SLOTS: usize = 1024;
+/// The most arguments of a remembered call.
+pub(super) const CALL_ARGS: usize = 4;
+
+/// One remembered call.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct CallEntry {
+    /// The listing it belongs to (0: none).
+    listing: u32,
+    def: u32,
+    me: u8,
+    args: [Value; CALL_ARGS],
+    result: Value,
+}
+
+/// The remembered calls of the listing under way.
+#[derive(Debug, Default)]
+pub(crate) struct CallCache {
+    entries: Vec<CallEntry>,
+    /// The number of the listing under way (entries of older ones are stale).
+    listing: u32,
+    /// The address of the state being listed (0: no listing, nothing is remembered).
+    state: usize,
+}
+
+/// A small multiplicative hasher (the keys are a few small numbers).
+struct Fx(u64);
+
+impl Hasher for Fx {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(b as u64);
+        }
+    }
+    fn write_u8(&mut self, n: u8) {
+        self.write_u64(n as u64);
+    }
+    fn write_u16(&mut self, n: u16) {
+        self.write_u64(n as u64);
+    }
+    fn write_u32(&mut self, n: u32) {
+        self.write_u64(n as u64);
+    }
+    fn write_isize(&mut self, n: isize) {
+        self.write_u64(n as u64);
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+    fn write_i64(&mut self, n: i64) {
+        self.write_u64(n as u64);
+    }
+    #[inline(always)]
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl Machine {
+    /// Runs `f` (the listing of `s`'s options) with function results remembered for `s`; a
+    /// listing nested in another one shares the outer one's table (it lists the same state,
+    /// or another whose calls are not remembered).
+    pub(crate) fn listing<T>(&mut self, s: &State, f: impl FnOnce(&mut Machine) -> T) -> T {
+        if self.calls.state != 0 {
+            return f(self);
+        }
+        let c = &mut self.calls;
+        if c.entries.is_empty() {
+            c.entries.resize(CALL_SLOTS, CallEntry::default());
+        }
+        c.listing = c.listing.wrapping_add(1);
+        if c.listing == 0 {
+            c.entries.iter_mut().for_each(|e| e.listing = 0);
+            c.listing = 1;
+        }
+        c.state = s as *const State as usize;
+        let r = f(self);
+        self.calls.state = 0;
+        r
+    }
+
+    /// Forgets the listing under way (the machine is reset).
+    pub(crate) fn end_listing(&mut self) {
+        self.calls.state = 0;
+    }
+
+    /// Calls function `d` on the arguments on top of the stack (popped) and pushes its
+    /// result, remembered while `s` is being listed.
+    pub(super) fn call_remembered(
+        &mut self,
+        g: &Game,
+        s: &State,
+        d: DefId,
+        n: usize,
+        me: u8,
+    ) -> Eval<()> {
+        let from = self.stack.len().saturating_sub(n);
+        let mut args = [Value::None; CALL_ARGS];
+        for (a, v) in args.iter_mut().zip(&self.stack[from..]) {
+            *a = *v;
+        }
+        let mut h = Fx(d.0 as u64);
+        h.write_u8(me);
+        args[..n].hash(&mut h);
+        let slot = (h.finish() >> 32) as usize & (CALL_SLOTS - 1);
+        let listing = self.calls.listing;
+        if let Some(e) = self.calls.entries.get(slot) {
+            if e.listing == listing && e.def == d.0 as u32 && e.me == me && e.args == args {
+                let result = e.result;
+                self.stack.truncate(from);
+                self.stack.push(result);
+                return Ok(());
+            }
+        }
+        self.call_body(g, s, d, me)?;
+        let result = self.stack.last().copied().unwrap_or_default();
+        if let Some(e) = self.calls.entries.get_mut(slot) {
+            *e = CallEntry {
+                listing,
+                def: d.0 as u32,
+                me,
+                args,
+                result,
+            };
+        }
+        Ok(())
+    }
+
+    /// Whether calls made on `s` are remembered now.
+    #[inline(always)]
+    pub(super) fn remembers(&self, s: &State) -> bool {
+        self.calls.state == s as *const State as usize
+    }
+}
