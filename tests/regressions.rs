@@ -223,3 +223,69 @@ fn face_down_pieces_are_never_merged_for_a_seat_that_cannot_see_them() {
     g.legal(&st, &mut legal).expect("legal");
     assert_eq!(legal.len(), 3);
 }
+
+/// Components with equal fields are interchangeable: a choice over their zone offers them once
+/// (grammar 3.4, components: "interchangeable"). Components that start different and whose
+/// fields nothing writes are each offered; components whose fields an action writes can become
+/// equal later, and are then offered once.
+#[test]
+fn components_made_equal_by_an_action_are_offered_once() {
+    let g = game(
+        r#"
+        players 1
+        component Card { rank: 0..3 }
+        component Gem { colour: 0..3 }
+        zone row: Card public
+        zone gems: Gem public
+        zone taken: Card public
+        components Card in row { "card-{rank}" for n in [1, 2, 3, 3] { rank = n } }
+        components Gem in gems { "gem-{colour}" for n in [0, 1, 2, 2] { colour = n } }
+        action take(c in row, g in gems) { move c to taken }
+        action lower(c in row) where c.rank > 1 { c.rank -= 1 }
+        flow { repeat 10 { turn seat(0) { choose { take lower } } } }
+        "#,
+    );
+    let mut st: State = g
+        .start(&Config {
+            players: 1,
+            ..Default::default()
+        })
+        .expect("starts");
+    let mut legal = Vec::new();
+    let texts = |st: &State, legal: &Vec<_>| -> Vec<String> {
+        let mut t: Vec<String> = legal.iter().map(|a| g.action_text(st, a)).collect();
+        t.sort();
+        t
+    };
+    g.legal(&st, &mut legal).expect("legal");
+    let t = texts(&st, &legal);
+    // cards 1, 2, 3, 3 (three kinds) by gems 0, 1, 2, 2 (three kinds), and lower 2 or 3
+    assert_eq!(
+        t.iter().filter(|x| x.starts_with("take")).count(),
+        9,
+        "{t:?}"
+    );
+    assert_eq!(
+        t.iter().filter(|x| x.starts_with("lower")).count(),
+        2,
+        "{t:?}"
+    );
+    // lower card-2: the cards are now 1, 1, 3, 3, two kinds
+    let i = legal
+        .iter()
+        .position(|a| g.action_text(&st, a) == "lower c=card-2")
+        .expect("lower card-2 offered");
+    g.apply(&mut st, &legal[i].clone()).expect("applies");
+    g.legal(&st, &mut legal).expect("legal");
+    let t = texts(&st, &legal);
+    assert_eq!(
+        t.iter().filter(|x| x.starts_with("take")).count(),
+        6,
+        "{t:?}"
+    );
+    assert_eq!(
+        t.iter().filter(|x| x.starts_with("lower")).count(),
+        1,
+        "{t:?}"
+    );
+}

@@ -572,6 +572,15 @@ impl Game {
     /// components are offered once: the lowest).
     fn offered_before(&self, st: &State, v: Value, seat: u8) -> bool {
         let Value::Comp(c) = v else { return false };
+        if !self
+            .program
+            .twins
+            .get(c.0 as usize)
+            .copied()
+            .unwrap_or(true)
+        {
+            return false;
+        }
         let comp = &self.comps[c];
         let secret = self.types[comp.ty]
             .fields

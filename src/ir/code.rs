@@ -258,5 +258,7 @@ pub enum LValue {
         comp: Expr,
         /// The field (index in its type's fields).
         field: u16,
+        /// The component's type, where the field was found.
+        ty: TypeId,
     },
 }

@@ -26,6 +26,7 @@ pub(crate) fn compile(g: &Game) -> Program {
     }
     c.p.var_index = g.vars.iter().map(|_| None).collect();
     c.p.frozen = frozen_vars(g);
+    c.p.twins = twins(g);
     c.p.id = NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     c.p.defs = g
         .defs
@@ -117,6 +118,45 @@ fn frozen_vars(g: &Game) -> Vec<VarId> {
     g.vars.ids().filter(|v| !written[v.0 as usize]).collect()
 }
 
+/// Per component: whether it can ever look the same as another component of its type, so that
+/// the two are interchangeable and only one of them is offered. A component of a type with a
+/// secret field, or with a field some procedure writes (setup and scenarios included), may;
+/// otherwise its fields never change and it may only if another component of its type starts
+/// with the same values.
+fn twins(g: &Game) -> Vec<bool> {
+    let mut written = vec![false; g.types.len()];
+    for proc in g.procs.iter() {
+        for i in &proc.code {
+            if let Instr::Assign { target, .. } | Instr::Roll { target, .. } = i {
+                if let LValue::Field { ty, .. } = target {
+                    written[ty.0 as usize] = true;
+                }
+            }
+        }
+    }
+    let fixed = |c: &crate::ir::Comp| {
+        !written[c.ty.0 as usize] && g.types[c.ty].fields.iter().all(|f| f.seen_by.is_none())
+    };
+    // Sorted by type and starting values, equal components are neighbours.
+    let mut order: Vec<CompId> = g.comps.ids().collect();
+    order.sort_by(|&a, &b| {
+        let (a, b) = (&g.comps[a], &g.comps[b]);
+        (a.ty.0, &a.fields).cmp(&(b.ty.0, &b.fields))
+    });
+    let same = |a: CompId, b: CompId| {
+        let (a, b) = (&g.comps[a], &g.comps[b]);
+        a.ty == b.ty && a.fields == b.fields
+    };
+    let mut out = vec![true; g.comps.len()];
+    for (k, &id) in order.iter().enumerate() {
+        if fixed(&g.comps[id]) {
+            out[id.0 as usize] =
+                (k > 0 && same(order[k - 1], id)) || order.get(k + 1).is_some_and(|&n| same(n, id));
+        }
+    }
+    out
+}
+
 /// Compiles the procedures added to a game after it was first compiled (scenario setups).
 pub(crate) fn compile_procs(g: &mut Game) {
     let mut p = std::mem::take(&mut g.program);
@@ -131,6 +171,7 @@ pub(crate) fn compile_procs(g: &mut Game) {
         let steps = c.proc(&proc.code);
         c.p.procs.push(steps);
     }
+    c.p.twins = twins(game);
     c.p.finish();
     p = c.p;
     g.program = p;

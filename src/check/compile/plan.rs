@@ -397,7 +397,7 @@ impl Compiler<'_> {
                 var: *var,
                 index: self.exprs(index),
             },
-            LValue::Field { comp, field } => Target::Field {
+            LValue::Field { comp, field, .. } => Target::Field {
                 comp: self.expr(comp),
                 field: *field,
             },

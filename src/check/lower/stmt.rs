@@ -534,9 +534,18 @@ impl Checker {
                 }
             }
             K::Field(..) => {
+                self.field_owner = None;
                 let (x, t) = self.expr(e);
-                match x {
-                    Expr::Field(c, f) => (LValue::Field { comp: *c, field: f }, t),
+                let owner = self.field_owner;
+                match (x, owner) {
+                    (Expr::Field(c, f), Some(ty)) => (
+                        LValue::Field {
+                            comp: *c,
+                            field: f,
+                            ty,
+                        },
+                        t,
+                    ),
                     _ => {
                         self.error(Code::Assign, e.span, "cannot assign to this", "not a field");
                         (LValue::Local(0), Type::Any)
