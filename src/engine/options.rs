@@ -372,10 +372,10 @@ impl Game {
         locals: &mut [Value],
         me: u8,
     ) -> Eval<bool> {
-        for part in &opts.parts {
-            if part.need as usize != k {
-                continue;
-            }
+        let (Some(&start), Some(&end)) = (opts.starts.get(k), opts.starts.get(k + 1)) else {
+            return Ok(true);
+        };
+        for part in opts.parts.get(start as usize..end as usize).unwrap_or(&[]) {
             let pass = match (filtered, part.split) {
                 (Some(_), _) if part.absorbed => continue,
                 (Some(bits), Some(sp)) => {

@@ -446,8 +446,11 @@ pub struct Narrow {
 pub struct COptions {
     /// The bindings, in order.
     pub binds: Vec<CBind>,
-    /// The guard split at `and`, in the order they are tested.
+    /// The guard split at `and`, in the order they are tested (grouped by [`Part::need`],
+    /// in the guard's order within a group).
     pub parts: Vec<Part>,
+    /// `parts[starts[k]..starts[k + 1]]` are the parts tested once `k` bindings are bound.
+    pub starts: Vec<u32>,
     /// The whole guard (for "why not" answers).
     pub guard: Option<Code>,
 }

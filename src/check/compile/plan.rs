@@ -21,6 +21,7 @@ impl Compiler<'_> {
         let mut out = COptions {
             binds: Vec::with_capacity(binds.len()),
             parts: Vec::with_capacity(parts.len()),
+            starts: Vec::with_capacity(binds.len() + 2),
             guard: guard.map(|g| self.expr(g)),
         };
         let mut narrowed = vec![false; parts.len()];
@@ -46,7 +47,12 @@ impl Compiler<'_> {
         }
         // The source of each part kept, for the `if` parts a remembered list may split.
         let mut exprs = Vec::with_capacity(parts.len());
-        for (i, (need, part)) in parts.iter().enumerate() {
+        // Grouped by the bindings they need (a stable sort: the guard's order within a
+        // group, which is the order they are tested in).
+        let mut order: Vec<usize> = (0..parts.len()).collect();
+        order.sort_by_key(|&i| parts[i].0);
+        for i in order {
+            let (need, part) = &parts[i];
             if !narrowed[i] {
                 let code = self.expr(part);
                 let memo = self.memo(binds, part);
@@ -64,6 +70,14 @@ impl Compiler<'_> {
             if out.binds[k].narrow.is_none() {
                 out.binds[k].filter = self.filter(binds, k, &mut out.parts, &exprs);
             }
+        }
+        for k in 0..=binds.len() + 1 {
+            let start = out
+                .parts
+                .iter()
+                .take_while(|p| (p.need as usize) < k)
+                .count();
+            out.starts.push(start as u32);
         }
         out
     }
