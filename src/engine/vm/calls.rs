@@ -80,6 +80,13 @@ impl Machine {
     /// listing nested in another one shares the outer one's table (it lists the same state,
     /// or another whose calls are not remembered).
     pub(crate) fn listing<T>(&mut self, s: &State, f: impl FnOnce(&mut Machine) -> T) -> T {
+        self.listing_at(s as *const State as usize, f)
+    }
+
+    /// [`Machine::listing`] for the state at address `state`, for a caller that holds it
+    /// mutably: `f` must not change what functions read (variables, fields, zones,
+    /// constants, the current player), only the state's bookkeeping (its cached options).
+    pub(crate) fn listing_at<T>(&mut self, state: usize, f: impl FnOnce(&mut Machine) -> T) -> T {
         if self.calls.state != 0 {
             return f(self);
         }
@@ -92,7 +99,7 @@ impl Machine {
             c.entries.iter_mut().for_each(|e| e.listing = 0);
             c.listing = 1;
         }
-        c.state = s as *const State as usize;
+        c.state = state;
         let r = f(self);
         self.calls.state = 0;
         r
