@@ -98,7 +98,7 @@ impl Game {
         // The players' options are listed from one unchanged state: function results are
         // shared between them (the loop changes only the cached options and runs).
         let at = &*st as *const State as usize;
-        m.listing_at(at, |m| {
+        m.listing_at(self, at, |m| {
             for k in 0..st.players {
                 let p = (start + k) % st.players;
                 if st.window.passed & (1 << p) != 0 {

@@ -792,6 +792,8 @@ pub struct Program {
     pub type_comps: Table<TypeId, Vec<CompId>>,
     /// Indexed variables.
     pub indexes: Vec<ValueIndex>,
+    /// Whether some function's results are remembered ([`CDef::remember`]).
+    pub remember: bool,
     /// Indexed component fields (their bits follow the variables' in the state's index).
     pub field_indexes: Vec<FieldIndex>,
     /// Per component (when some field is indexed): its type and its position in the type's
