@@ -156,7 +156,7 @@ impl Game {
         runs: &mut Vec<(ChoiceId, Action)>,
         sink: Sink,
     ) -> Result<(), RunError> {
-        m.listing(st, |m| {
+        m.listing(self, st, |m| {
             self.options_listed(m, st, choice, actor, runs, sink)
         })
     }

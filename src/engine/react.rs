@@ -95,40 +95,45 @@ impl Game {
         let start = st.current.unwrap_or(0);
         st.locals = std::mem::take(locals);
         let mut asked = Ok(None);
-        for k in 0..st.players {
-            let p = (start + k) % st.players;
-            if st.window.passed & (1 << p) != 0 {
-                continue;
-            }
-            let mut any = false;
-            let only_before = st.window.only_before;
-            let arms = &self.choices[cid].arms;
-            let mut runs = std::mem::take(&mut st.runs);
-            runs.clear();
-            let r = self.options(m, st, cid, p, &mut runs, &mut |a| {
-                any = a.arm as usize != pass_arm
-                    && (!only_before
-                        || matches!(arms[a.arm as usize],
-                            Arm::Action(ai) if self.actions[ai].window == Some(true)));
-                !any
-            });
-            st.runs = runs;
-            if let Err(e) = r {
-                asked = Err(e);
-                break;
-            }
-            if any {
-                let mut cache = std::mem::take(&mut st.cache);
+        // The players' options are listed from one unchanged state: function results are
+        // shared between them (the loop changes only the cached options and runs).
+        let at = &*st as *const State as usize;
+        m.listing_at(self, at, |m| {
+            for k in 0..st.players {
+                let p = (start + k) % st.players;
+                if st.window.passed & (1 << p) != 0 {
+                    continue;
+                }
+                let mut any = false;
+                let only_before = st.window.only_before;
+                let arms = &self.choices[cid].arms;
                 let mut runs = std::mem::take(&mut st.runs);
-                cache.clear();
                 runs.clear();
-                let r = self.options_into(m, st, cid, p, &mut runs, &mut cache);
-                st.cache = cache;
+                let r = self.options(m, st, cid, p, &mut runs, &mut |a| {
+                    any = a.arm as usize != pass_arm
+                        && (!only_before
+                            || matches!(arms[a.arm as usize],
+                            Arm::Action(ai) if self.actions[ai].window == Some(true)));
+                    !any
+                });
                 st.runs = runs;
-                asked = r.map(|_| Some(p));
-                break;
+                if let Err(e) = r {
+                    asked = Err(e);
+                    break;
+                }
+                if any {
+                    let mut cache = std::mem::take(&mut st.cache);
+                    let mut runs = std::mem::take(&mut st.runs);
+                    cache.clear();
+                    runs.clear();
+                    let r = self.options_into(m, st, cid, p, &mut runs, &mut cache);
+                    st.cache = cache;
+                    st.runs = runs;
+                    asked = r.map(|_| Some(p));
+                    break;
+                }
             }
-        }
+        });
         *locals = std::mem::take(&mut st.locals);
         match asked? {
             Some(p) => {

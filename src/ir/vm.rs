@@ -829,6 +829,8 @@ pub struct Program {
     /// Per component: whether it may look the same as another of its type (otherwise it is
     /// never a copy of one offered before it; see `twins` in the compiler).
     pub twins: Vec<bool>,
+    /// Whether some function's results are remembered ([`CDef::remember`]).
+    pub remember: bool,
     /// Indexed component fields (their bits follow the variables' in the state's index).
     pub field_indexes: Vec<FieldIndex>,
     /// Per component (when some field is indexed): its type and its position in the type's

@@ -562,8 +562,9 @@ impl Compiler<'_> {
         let mut levels: Vec<(u32, u32)> = Vec::new();
         let indexed = self.indexed_bind(a);
         for b in &a.binds {
-            match indexed {
+            match &indexed {
                 Some((i, v)) => {
+                    let i = *i;
                     self.emit_expr(v);
                     self.emit(Op::IterIndexed(i));
                 }
@@ -685,16 +686,53 @@ impl Compiler<'_> {
     /// components of a type and a conjunct of the filter is `x.f == v` (or `v == x.f`) where
     /// `v` reads neither `x` nor anything that can fail. The index and `v`; the filter is still
     /// tested on every component the index lists (the index only skips those that fail it).
-    fn indexed_bind<'a>(&mut self, a: &'a Agg) -> Option<(u32, &'a Expr)> {
+    fn indexed_bind(&mut self, a: &Agg) -> Option<(u32, Expr)> {
         let [b] = &a.binds[..] else {
             return None;
         };
         let Coll::Type(t) = b.coll else {
             return None;
         };
-        let (f, v) = field_eq(a.filter.as_ref()?, b.slot)?;
+        let (f, v) = self.field_eq(a.filter.as_ref()?, t, b.slot, 0)?;
         let i = self.index_field(t, f)?;
         Some((i, v))
+    }
+
+    /// A conjunct of `cond` (joined by `and`, looking into functions small enough to be
+    /// inlined) that `x` (of type `t`, in slot `slot`) meets only when its field `f` holds
+    /// `v`: `x.f == v`, `v == x.f`, or `x.f` alone for a flag (`v` is `true`), where `v` reads
+    /// neither `x` nor anything that can fail. The field and `v`.
+    fn field_eq(&mut self, cond: &Expr, t: TypeId, slot: u16, depth: u32) -> Option<(u16, Expr)> {
+        let plain = |v: &Expr| match v {
+            Expr::Lit(_) | Expr::Const(_) | Expr::Me | Expr::Current | Expr::PlayerCount => true,
+            Expr::Local(l) => *l != slot,
+            Expr::Var(_, ix) => ix.is_empty(),
+            _ => false,
+        };
+        let is_x = |x: &Expr| matches!(x, Expr::Local(s) if *s == slot);
+        match cond {
+            Expr::Bin(BinOp::And, l, r, _) => self
+                .field_eq(l, t, slot, depth)
+                .or_else(|| self.field_eq(r, t, slot, depth)),
+            Expr::Bin(BinOp::Eq, l, r, _) => match (&**l, &**r) {
+                (Expr::Field(x, f), v) | (v, Expr::Field(x, f)) if is_x(x) && plain(v) => {
+                    Some((*f, v.clone()))
+                }
+                _ => None,
+            },
+            Expr::Field(x, f)
+                if is_x(x)
+                    && self.g.types[t].fields.get(*f as usize).map(|d| d.ty)
+                        == Some(Type::Bool) =>
+            {
+                Some((*f, Expr::Lit(Value::Bool(true))))
+            }
+            Expr::CallDef(d, args) if depth < MAX_INLINE_DEPTH => {
+                let body = self.inlined(*d, args)?;
+                self.field_eq(&body, t, slot, depth + 1)
+            }
+            _ => None,
+        }
     }
 
     /// Keeps a value index for field `f` of type `t`; `None` when its values cannot be indexed
@@ -832,29 +870,6 @@ impl Compiler<'_> {
 
 /// A field index may hold at most this many bits (values times components).
 const MAX_FIELD_INDEX_BITS: u64 = 1 << 16;
-
-/// A conjunct `x.f == v` or `v == x.f` of `cond` (joined by `and`), `x` in slot `slot`, where
-/// `v` reads neither `x` nor anything that can fail: the field and `v`.
-fn field_eq(cond: &Expr, slot: u16) -> Option<(u16, &Expr)> {
-    let plain = |v: &Expr| match v {
-        Expr::Lit(_) | Expr::Const(_) | Expr::Me | Expr::Current | Expr::PlayerCount => true,
-        Expr::Local(l) => *l != slot,
-        Expr::Var(_, ix) => ix.is_empty(),
-        _ => false,
-    };
-    match cond {
-        Expr::Bin(BinOp::And, l, r, _) => field_eq(l, slot).or_else(|| field_eq(r, slot)),
-        Expr::Bin(BinOp::Eq, l, r, _) => match (&**l, &**r) {
-            (Expr::Field(x, f), v) | (v, Expr::Field(x, f))
-                if matches!(**x, Expr::Local(s) if s == slot) && plain(v) =>
-            {
-                Some((*f, v))
-            }
-            _ => None,
-        },
-        _ => None,
-    }
-}
 
 /// Whether a function body can be inlined (no bindings of its own), counting its nodes.
 fn inline_safe(e: &Expr, nodes: &mut usize) -> bool {

@@ -44,6 +44,7 @@ pub(crate) fn compile(g: &Game) -> Program {
         c.p.defs[id].remember = c.p.ops[body.start as usize..body.end as usize]
             .iter()
             .any(|op| op.walks());
+        c.p.remember |= c.p.defs[id].remember;
     }
     c.p.sets = g
         .sets

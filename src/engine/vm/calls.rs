@@ -79,8 +79,25 @@ impl Machine {
     /// Runs `f` (the listing of `s`'s options) with function results remembered for `s`; a
     /// listing nested in another one shares the outer one's table (it lists the same state,
     /// or another whose calls are not remembered).
-    pub(crate) fn listing<T>(&mut self, s: &State, f: impl FnOnce(&mut Machine) -> T) -> T {
-        if self.calls.state != 0 {
+    pub(crate) fn listing<T>(
+        &mut self,
+        g: &Game,
+        s: &State,
+        f: impl FnOnce(&mut Machine) -> T,
+    ) -> T {
+        self.listing_at(g, s as *const State as usize, f)
+    }
+
+    /// [`Machine::listing`] for the state at address `state`, for a caller that holds it
+    /// mutably: `f` must not change what functions read (variables, fields, zones,
+    /// constants, the current player), only the state's bookkeeping (its cached options).
+    pub(crate) fn listing_at<T>(
+        &mut self,
+        g: &Game,
+        state: usize,
+        f: impl FnOnce(&mut Machine) -> T,
+    ) -> T {
+        if self.calls.state != 0 || !g.program.remember {
             return f(self);
         }
         let c = &mut self.calls;
@@ -92,7 +109,7 @@ impl Machine {
             c.entries.iter_mut().for_each(|e| e.listing = 0);
             c.listing = 1;
         }
-        c.state = s as *const State as usize;
+        c.state = state;
         let r = f(self);
         self.calls.state = 0;
         r
