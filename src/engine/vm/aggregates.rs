@@ -913,16 +913,7 @@ fn count_test(g: &Game, s: &State, code: Code, slot: u16, v: Value) -> Option<bo
         return None;
     }
     let len = s.zones.len(crate::ir::InstId(base + sp)) as i64;
-    let n = n as i64;
-    Some(match c.op {
-        BinOp::Eq => len == n,
-        BinOp::Ne => len != n,
-        BinOp::Lt => len < n,
-        BinOp::Le => len <= n,
-        BinOp::Gt => len > n,
-        BinOp::Ge => len >= n,
-        _ => return None,
-    })
+    super::compare::int_cmp(c.op, len, n as i64)
 }
 
 /// [`Machine::walk_cmp`]'s direct reading (`None`: another shape, or a value that does not

@@ -211,22 +211,25 @@ fn fast_cmp(g: &Game, s: &State, i: u32, locals: &[Value], me: u8) -> Option<boo
         FastCmp::AtNone { at, ne } => ne ^ matches!(*read_at(s, at, locals)?, Value::None),
         FastCmp::AtAt { a, b, ne } => ne ^ (*read_at(s, a, locals)? == *read_at(s, b, locals)?),
         FastCmp::AtInt { at, n, op } => match *read_at(s, at, locals)? {
-            Value::Int(x) => {
-                let n = n as i64;
-                match op {
-                    BinOp::Eq => x == n,
-                    BinOp::Ne => x != n,
-                    BinOp::Lt => x < n,
-                    BinOp::Le => x <= n,
-                    BinOp::Gt => x > n,
-                    BinOp::Ge => x >= n,
-                    _ => return None,
-                }
-            }
+            Value::Int(x) => int_cmp(op, x, n as i64)?,
             _ => return None,
         },
         FastCmp::LenInt { z, n, op } => len_cmp(s, z, n, op, locals)?,
         FastCmp::Other => return None,
+    })
+}
+
+/// `x op y` for a comparison operator (`None`: not a comparison).
+#[inline(always)]
+pub(super) fn int_cmp(op: BinOp, x: i64, y: i64) -> Option<bool> {
+    Some(match op {
+        BinOp::Eq => x == y,
+        BinOp::Ne => x != y,
+        BinOp::Lt => x < y,
+        BinOp::Le => x <= y,
+        BinOp::Gt => x > y,
+        BinOp::Ge => x >= y,
+        _ => return None,
     })
 }
 
@@ -244,16 +247,7 @@ fn len_cmp(s: &State, z: ZoneAt, n: i32, op: BinOp, locals: &[Value]) -> Option<
         }
         ZoneAt::Local2(_) => return None,
     };
-    let (x, n) = (s.zones.len(inst) as i64, n as i64);
-    Some(match op {
-        BinOp::Eq => x == n,
-        BinOp::Ne => x != n,
-        BinOp::Lt => x < n,
-        BinOp::Le => x <= n,
-        BinOp::Gt => x > n,
-        BinOp::Ge => x >= n,
-        _ => return None,
-    })
+    int_cmp(op, s.zones.len(inst) as i64, n as i64)
 }
 
 /// Comparison `i` when its local `slot` holds space (or index) `pos`, read without writing
@@ -271,18 +265,7 @@ pub(super) fn fast_at(g: &Game, s: &State, i: u32, slot: u16, pos: u32, me: u8) 
         FastCmp::AtMe { at, ne } => ne ^ matches!(*read(at)?, Value::Player(p) if p == me),
         FastCmp::AtNone { at, ne } => ne ^ matches!(*read(at)?, Value::None),
         FastCmp::AtInt { at, n, op } => match *read(at)? {
-            Value::Int(x) => {
-                let n = n as i64;
-                match op {
-                    BinOp::Eq => x == n,
-                    BinOp::Ne => x != n,
-                    BinOp::Lt => x < n,
-                    BinOp::Le => x <= n,
-                    BinOp::Gt => x > n,
-                    BinOp::Ge => x >= n,
-                    _ => return None,
-                }
-            }
+            Value::Int(x) => int_cmp(op, x, n as i64)?,
             _ => return None,
         },
         _ => return None,
@@ -345,13 +328,7 @@ fn quick_cmp(g: &Game, s: &State, i: u32, locals: &[Value], me: u8) -> Option<bo
         BinOp::Eq => quick_eq(g, s, c.a, c.b, locals, me),
         BinOp::Ne => quick_eq(g, s, c.a, c.b, locals, me).map(|x| !x),
         op => match (quick(g, s, c.a, locals, me)?, quick(g, s, c.b, locals, me)?) {
-            (Value::Int(x), Value::Int(y)) => match op {
-                BinOp::Lt => Some(x < y),
-                BinOp::Le => Some(x <= y),
-                BinOp::Gt => Some(x > y),
-                BinOp::Ge => Some(x >= y),
-                _ => None,
-            },
+            (Value::Int(x), Value::Int(y)) => int_cmp(op, x, y),
             _ => None,
         },
     }
