@@ -310,16 +310,14 @@ impl Checker {
                 });
             }
             S::Roll { target, domain } => {
-                self.field_owner = None;
                 let (lv, tt) = self.lvalue(target);
-                let owner = self.field_owner.take();
                 let coll = match domain {
                     Some(d) => {
                         let (c, t) = self.coll(d);
                         self.expect_type(t, tt, d.span, "the rolled value");
                         c
                     }
-                    None => match self.roll_domain(&lv, tt, owner) {
+                    None => match self.roll_domain(&lv, tt) {
                         Some(c) => c,
                         None => {
                             let p = self.error(
@@ -434,20 +432,15 @@ impl Checker {
     }
 
     /// The values a `roll` without `in` can give: the target's range, enum, players or board.
-    /// For a field, `owner` is the component type the field was found in.
-    pub(crate) fn roll_domain(
-        &self,
-        lv: &LValue,
-        t: Type,
-        owner: Option<ir::TypeId>,
-    ) -> Option<Coll> {
-        let range = match (lv, owner) {
-            (LValue::Var { var, .. }, _) => self.game.vars[*var].range,
-            (LValue::Field { field, .. }, Some(ty)) => self.game.types[ty]
+    /// For a field, the range is that of the component type the field was found in.
+    pub(crate) fn roll_domain(&self, lv: &LValue, t: Type) -> Option<Coll> {
+        let range = match lv {
+            LValue::Var { var, .. } => self.game.vars[*var].range,
+            LValue::Field { field, ty, .. } => self.game.types[*ty]
                 .fields
                 .get(*field as usize)
                 .and_then(|f| f.range),
-            _ => None,
+            LValue::Local(_) => None,
         };
         if let Some((lo, hi)) = range {
             return Some(Coll::Range(
