@@ -311,6 +311,21 @@ impl Game {
         if !self.parts_hold(m, st, opts, k, filtered, locals, me)? {
             return Ok(true);
         }
+        self.bind_at(m, st, opts, k, locals, me, f)
+    }
+
+    /// [`Game::bind_k`] once the parts tested before binding `k` hold: binding `k` and on.
+    #[allow(clippy::too_many_arguments)]
+    fn bind_at<F: FnMut(&mut Machine, &[Value]) -> Eval<bool>>(
+        &self,
+        m: &mut Machine,
+        st: &State,
+        opts: &COptions,
+        k: usize,
+        locals: &mut [Value],
+        me: u8,
+        f: &mut F,
+    ) -> Eval<bool> {
         let Some(b) = opts.binds.get(k) else {
             return f(m, locals);
         };
@@ -321,17 +336,15 @@ impl Game {
         }
         if let Some(fid) = b.filter {
             if let Some((start, len)) = self.filter_list(m, st, opts, k, fid, locals, me)? {
+                if leaf {
+                    return self.bind_leaf_listed(m, st, opts, k, fid, start, len, locals, me, f);
+                }
                 for i in start..start + len {
                     m.spend(None)?;
                     let table = &m.filters[fid as usize];
                     locals[b.slot as usize] = table.values[i];
                     let bits = Some(table.bits[i]);
-                    let go = if leaf {
-                        !self.parts_hold(m, st, opts, k + 1, bits, locals, me)? || f(m, locals)?
-                    } else {
-                        self.bind_k(m, st, opts, k + 1, bits, locals, me, f)?
-                    };
-                    if !go {
+                    if !self.bind_k(m, st, opts, k + 1, bits, locals, me, f)? {
                         return Ok(false);
                     }
                 }
@@ -347,10 +360,104 @@ impl Game {
             let go = if leaf {
                 !self.parts_hold(m, st, opts, k + 1, None, locals, me)? || f(m, locals)?
             } else {
-                self.bind(m, st, opts, k + 1, locals, me, f)?
+                self.bind_next(m, st, opts, k + 1, locals, me, f)?
             };
             if !go {
                 m.stop();
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// [`Game::bind`] from binding `k` on (no earlier binding came from a remembered list).
+    /// When `k` is the last binding and is read from a remembered list, its list is walked
+    /// here, without one more call level per element of the binding before it.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn bind_next<F: FnMut(&mut Machine, &[Value]) -> Eval<bool>>(
+        &self,
+        m: &mut Machine,
+        st: &State,
+        opts: &COptions,
+        k: usize,
+        locals: &mut [Value],
+        me: u8,
+        f: &mut F,
+    ) -> Eval<bool> {
+        match opts.binds.get(k) {
+            Some(CBind {
+                narrow: None,
+                filter: Some(fid),
+                ..
+            }) if k + 1 == opts.binds.len() => {
+                if !self.parts_hold(m, st, opts, k, None, locals, me)? {
+                    return Ok(true);
+                }
+                match self.filter_list(m, st, opts, k, *fid, locals, me)? {
+                    Some((start, len)) => {
+                        self.bind_leaf_listed(m, st, opts, k, *fid, start, len, locals, me, f)
+                    }
+                    None => self.bind_at(m, st, opts, k, locals, me, f),
+                }
+            }
+            // All bound: the last parts, then the option.
+            None => Ok(!self.parts_hold(m, st, opts, k, None, locals, me)? || f(m, locals)?),
+            _ => self.bind_k(m, st, opts, k, None, locals, me, f),
+        }
+    }
+
+    /// The last binding `k`, read from its remembered list (`start`, `len`) in table `fid`:
+    /// each element that passes the parts tested once it is bound goes to `f`. The parts the
+    /// list absorbed lead their group and are passed over once, not for every element; of
+    /// the parts it splits only the branch the element's answer chooses is tested.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn bind_leaf_listed<F: FnMut(&mut Machine, &[Value]) -> Eval<bool>>(
+        &self,
+        m: &mut Machine,
+        st: &State,
+        opts: &COptions,
+        k: usize,
+        fid: u32,
+        start: usize,
+        len: usize,
+        locals: &mut [Value],
+        me: u8,
+        f: &mut F,
+    ) -> Eval<bool> {
+        let slot = opts.binds[k].slot as usize;
+        let parts = match (opts.starts.get(k + 1), opts.starts.get(k + 2)) {
+            (Some(&a), Some(&b)) => opts.parts.get(a as usize..b as usize).unwrap_or(&[]),
+            _ => &[],
+        };
+        let lead = parts.iter().take_while(|p| p.absorbed).count();
+        let parts = &parts[lead..];
+        for i in start..start + len {
+            m.spend(None)?;
+            let table = &m.filters[fid as usize];
+            let (v, bits) = (table.values[i], table.bits[i]);
+            locals[slot] = v;
+            let mut pass = true;
+            for part in parts {
+                let holds = match part.split {
+                    _ if part.absorbed => continue,
+                    Some(sp) => {
+                        let code = if bits >> sp.bit & 1 != 0 {
+                            sp.then
+                        } else {
+                            sp.other
+                        };
+                        m.test(self, st, code, locals, me)?
+                    }
+                    None => m.part(self, st, part, locals, me)?,
+                };
+                if !holds {
+                    pass = false;
+                    break;
+                }
+            }
+            if pass && !f(m, locals)? {
                 return Ok(false);
             }
         }
@@ -560,7 +667,7 @@ impl Game {
                     Dim::Enum(e) => Value::Enum(e, pos as u16),
                     Dim::Player => Value::Player(pos as u8),
                 };
-                if !self.bind(m, st, opts, k + 1, locals, me, f)? {
+                if !self.bind_next(m, st, opts, k + 1, locals, me, f)? {
                     return Ok(false);
                 }
             }
@@ -964,7 +1071,11 @@ fn push_option(out: &mut Vec<Action>, arm: u16, l: &[Value], binds: &[CBind]) {
     });
     if let Some(last) = out.last_mut() {
         for (d, b) in last.args.iter_mut().zip(binds) {
-            *d = l.get(b.slot as usize).copied().unwrap_or(Value::None);
+            // Copied whole when the slot is there (an `Option<Value>` in between is copied
+            // field by field through the stack, which the processor cannot forward).
+            if let Some(v) = l.get(b.slot as usize) {
+                *d = *v;
+            }
         }
     }
 }
