@@ -4,9 +4,32 @@ use super::*;
 use crate::ir::vm::{Code, Op};
 
 impl Machine {
-    /// Runs ops `code.start..code.end` (the values they leave stay on the stack). The
-    /// common ops are handled here, in a small loop; the others in [`Machine::slow_op`].
+    /// Runs ops `code.start..code.end` (the values they leave stay on the stack). Code of
+    /// one op that only reads a value (most of the flow's expressions: `me`, a local, a
+    /// zone) is read here, without the set-up of the op loop ([`Machine::run_ops`]), which
+    /// costs more than such an op itself.
+    #[inline]
     pub(crate) fn run_code(
+        &mut self,
+        g: &Game,
+        s: &State,
+        code: Code,
+        locals: &mut [Value],
+        me: u8,
+    ) -> Eval<()> {
+        if code.end == code.start + 1 {
+            if let Some(v) = read_op(g, s, code, locals, me) {
+                self.stack.push(v?);
+                return Ok(());
+            }
+        }
+        self.run_ops(g, s, code, locals, me)
+    }
+
+    /// The op loop of [`Machine::run_code`]: the common ops are handled here, the others in
+    /// [`Machine::slow_op`].
+    #[inline(never)]
+    fn run_ops(
         &mut self,
         g: &Game,
         s: &State,
@@ -528,4 +551,42 @@ impl Machine {
         self.depth -= 1;
         r
     }
+}
+
+/// The value of code made of one op that only reads (a number, `none`, `me`, a local, a
+/// variable slot, a constant, a zone, `var[local]`, a local's field), as the op loop would
+/// push it (errors included); `None` for any other code.
+#[inline(always)]
+pub(super) fn read_op(
+    g: &Game,
+    s: &State,
+    code: Code,
+    locals: &[Value],
+    me: u8,
+) -> Option<Eval<Value>> {
+    let op = *g.program.ops.get(code.start as usize)?;
+    Some(Ok(match op {
+        Op::Int(n) => Value::Int(n as i64),
+        Op::Lit(i) => g.program.lits[i as usize],
+        Op::None => Value::None,
+        Op::Local(l) => local(locals, l),
+        Op::Me => Value::Player(me),
+        Op::Current => s.current.map_or(Value::None, Value::Player),
+        Op::Slot(n) => s.vars[n as usize],
+        Op::Const(c) => s.consts[c],
+        Op::Inst(i) => Value::Zone(i),
+        Op::LocalField(l, f) => return Some(field(g, s, local(locals, l), f)),
+        Op::VarLocal(v, l) => {
+            let var = &g.vars[v];
+            let i = match index_of(g, s, local(locals, l)) {
+                Ok(i) => i,
+                Err(e) => return Some(Err(e)),
+            };
+            if i >= var.sizes[0] {
+                return Some(Err(bad_index(&var.name)));
+            }
+            s.vars[(var.base + i) as usize]
+        }
+        _ => return None,
+    }))
 }

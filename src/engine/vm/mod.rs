@@ -276,6 +276,11 @@ impl Machine {
         locals: &mut [Value],
         me: u8,
     ) -> Eval<Value> {
+        if code.end == code.start + 1 {
+            if let Some(v) = exec::read_op(g, s, code, locals, me) {
+                return v;
+            }
+        }
         self.run_code(g, s, code, locals, me)?;
         Ok(self.stack.pop().unwrap_or_default())
     }
