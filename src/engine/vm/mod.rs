@@ -268,6 +268,7 @@ impl Machine {
     }
 
     /// Evaluates compiled code to one value.
+    #[inline(never)]
     pub(crate) fn eval(
         &mut self,
         g: &Game,
@@ -281,7 +282,7 @@ impl Machine {
                 return v;
             }
         }
-        self.run_code(g, s, code, locals, me)?;
+        self.run_ops(g, s, code, locals, me)?;
         Ok(self.stack.pop().unwrap_or_default())
     }
 
