@@ -175,8 +175,18 @@ impl Game {
         let Some(frame) = st.frames.last() else {
             return Ok(());
         };
+        let skip = match m.skip_arms {
+            Some((c, bits)) if c == choice => bits,
+            _ => 0,
+        };
+        let skipped = |ai: usize| ai < 64 && skip >> ai & 1 != 0;
         // The frame's locals are copied only for inline options (an action binds its own).
-        let mut locals = if cch.each.is_some() || cch.arms.iter().any(|a| a.is_some()) {
+        let inline = cch
+            .arms
+            .iter()
+            .enumerate()
+            .any(|(i, a)| a.is_some() && !skipped(i));
+        let mut locals = if cch.each.is_some() || inline {
             frame_locals(self, st, frame)
         } else {
             [Value::None; MAX_LOCALS]
@@ -189,6 +199,9 @@ impl Game {
             None => frame.me,
         };
         for (ai, arm) in ch.arms.iter().enumerate() {
+            if skipped(ai) {
+                continue;
+            }
             let mut go_on = true;
             match arm {
                 Arm::Action(a) if self.actions[*a].sequence => {
