@@ -2,7 +2,7 @@
 //! simultaneous choices.
 use super::vm::{with_machine, Eval, Machine};
 use super::*;
-use crate::ir::vm::{CBind, COptions, Narrow, Program, Step};
+use crate::ir::vm::{CBind, COptions, Narrow, Part, Program, Step};
 use crate::ir::*;
 
 impl Game {
@@ -175,8 +175,18 @@ impl Game {
         let Some(frame) = st.frames.last() else {
             return Ok(());
         };
+        let skip = match m.skip_arms {
+            Some((c, bits)) if c == choice => bits,
+            _ => 0,
+        };
+        let skipped = |ai: usize| ai < 64 && skip >> ai & 1 != 0;
         // The frame's locals are copied only for inline options (an action binds its own).
-        let mut locals = if cch.each.is_some() || cch.arms.iter().any(|a| a.is_some()) {
+        let inline = cch
+            .arms
+            .iter()
+            .enumerate()
+            .any(|(i, a)| a.is_some() && !skipped(i));
+        let mut locals = if cch.each.is_some() || inline {
             frame_locals(self, st, frame)
         } else {
             [Value::None; MAX_LOCALS]
@@ -189,6 +199,9 @@ impl Game {
             None => frame.me,
         };
         for (ai, arm) in ch.arms.iter().enumerate() {
+            if skipped(ai) {
+                continue;
+            }
             let mut go_on = true;
             match arm {
                 Arm::Action(a) if self.actions[*a].sequence => {
@@ -337,7 +350,8 @@ impl Game {
         if let Some(fid) = b.filter {
             if let Some((start, len)) = self.filter_list(m, st, opts, k, fid, locals, me)? {
                 if leaf {
-                    return self.bind_leaf_listed(m, st, opts, k, fid, start, len, locals, me, f);
+                    let leaf = (b.slot as usize, self.leaf_parts(opts, k));
+                    return self.bind_leaf_listed(m, st, leaf, fid, start, len, locals, me, f);
                 }
                 for i in start..start + len {
                     m.spend(None)?;
@@ -396,7 +410,8 @@ impl Game {
                 }
                 match self.filter_list(m, st, opts, k, *fid, locals, me)? {
                     Some((start, len)) => {
-                        self.bind_leaf_listed(m, st, opts, k, *fid, start, len, locals, me, f)
+                        let leaf = (opts.binds[k].slot as usize, self.leaf_parts(opts, k));
+                        self.bind_leaf_listed(m, st, leaf, *fid, start, len, locals, me, f)
                     }
                     None => self.bind_at(m, st, opts, k, locals, me, f),
                 }
@@ -407,18 +422,27 @@ impl Game {
         }
     }
 
-    /// The last binding `k`, read from its remembered list (`start`, `len`) in table `fid`:
-    /// each element that passes the parts tested once it is bound goes to `f`. The parts the
-    /// list absorbed lead their group and are passed over once, not for every element; of
-    /// the parts it splits only the branch the element's answer chooses is tested.
+    /// The parts tested once the last binding `k` is bound, when it is read from a remembered
+    /// list: the parts the list absorbed lead their group and are passed over.
+    fn leaf_parts<'o>(&self, opts: &'o COptions, k: usize) -> &'o [Part] {
+        let parts = match (opts.starts.get(k + 1), opts.starts.get(k + 2)) {
+            (Some(&a), Some(&b)) => opts.parts.get(a as usize..b as usize).unwrap_or(&[]),
+            _ => &[],
+        };
+        let lead = parts.iter().take_while(|p| p.absorbed).count();
+        &parts[lead..]
+    }
+
+    /// The last binding, at `slot`, read from its remembered list (`start`, `len`) in table
+    /// `fid`: each element that passes `parts` (its [`Game::leaf_parts`]) goes to `f`. Of the
+    /// parts the list splits only the branch the element's answer chooses is tested.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn bind_leaf_listed<F: FnMut(&mut Machine, &[Value]) -> Eval<bool>>(
         &self,
         m: &mut Machine,
         st: &State,
-        opts: &COptions,
-        k: usize,
+        (slot, parts): (usize, &[Part]),
         fid: u32,
         start: usize,
         len: usize,
@@ -426,13 +450,6 @@ impl Game {
         me: u8,
         f: &mut F,
     ) -> Eval<bool> {
-        let slot = opts.binds[k].slot as usize;
-        let parts = match (opts.starts.get(k + 1), opts.starts.get(k + 2)) {
-            (Some(&a), Some(&b)) => opts.parts.get(a as usize..b as usize).unwrap_or(&[]),
-            _ => &[],
-        };
-        let lead = parts.iter().take_while(|p| p.absorbed).count();
-        let parts = &parts[lead..];
         for i in start..start + len {
             m.spend(None)?;
             let table = &m.filters[fid as usize];
@@ -648,6 +665,7 @@ impl Game {
             Dim::Board(bd) => self.boards[bd].closing(&st.consts),
             _ => false,
         };
+        let next = self.next_listed(st, opts, k, locals, me);
         for w in 0..ix.words as usize {
             let mut bits = st.index[first + w];
             while bits != 0 {
@@ -667,12 +685,107 @@ impl Game {
                     Dim::Enum(e) => Value::Enum(e, pos as u16),
                     Dim::Player => Value::Player(pos as u8),
                 };
+                if let Some(nx) = &next {
+                    if !self.bind_next_listed(m, st, opts, k + 1, nx, pos, locals, me, f)? {
+                        return Ok(false);
+                    }
+                    continue;
+                }
                 if !self.bind_next(m, st, opts, k + 1, locals, me, f)? {
                     return Ok(false);
                 }
             }
         }
         Ok(true)
+    }
+
+    /// When binding `k + 1` is the last and is read from a remembered list, what binding `k`
+    /// (narrowed) can find once for all its positions: the list's table, its key as
+    /// `base + pos * step` for position `pos` of binding `k` (below `bound`), the parts
+    /// tested once binding `k` is bound and the last binding's slot and parts.
+    fn next_listed<'o>(
+        &self,
+        st: &State,
+        opts: &'o COptions,
+        k: usize,
+        locals: &[Value],
+        me: u8,
+    ) -> Option<NextListed<'o>> {
+        let next = opts.binds.get(k + 1)?;
+        let fid = next.filter?;
+        if next.narrow.is_some() || k + 2 != opts.binds.len() || st.frozen == 0 {
+            return None;
+        }
+        let def = &self.program.filters[fid as usize];
+        let this = opts.binds[k].slot;
+        let (mut base, mut step, mut bound) = (if def.key.me { me as u32 } else { 0 }, 0, u32::MAX);
+        for &(slot, size) in &def.key.keys {
+            if slot == this {
+                base *= size;
+                step = step * size + 1;
+                bound = bound.min(size);
+            } else {
+                let p = locals
+                    .get(slot as usize)
+                    .copied()
+                    .and_then(Program::position)?;
+                if p >= size {
+                    return None;
+                }
+                base = base * size + p;
+                step *= size;
+            }
+        }
+        let pre = match (opts.starts.get(k + 1), opts.starts.get(k + 2)) {
+            (Some(&a), Some(&b)) => opts.parts.get(a as usize..b as usize).unwrap_or(&[]),
+            _ => &[],
+        };
+        Some(NextListed {
+            fid,
+            base,
+            step,
+            bound,
+            pre,
+            leaf: (next.slot as usize, self.leaf_parts(opts, k + 1)),
+        })
+    }
+
+    /// [`Game::bind_next`] for the last binding `k`, with what [`Game::next_listed`] found
+    /// and the position `pos` of the binding before it.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn bind_next_listed<F: FnMut(&mut Machine, &[Value]) -> Eval<bool>>(
+        &self,
+        m: &mut Machine,
+        st: &State,
+        opts: &COptions,
+        k: usize,
+        nx: &NextListed,
+        pos: u32,
+        locals: &mut [Value],
+        me: u8,
+        f: &mut F,
+    ) -> Eval<bool> {
+        for part in nx.pre {
+            if !m.part(self, st, part, locals, me)? {
+                return Ok(true);
+            }
+        }
+        let list = if pos < nx.bound {
+            let key = nx.base + pos * nx.step;
+            match m.listed(self, st, nx.fid, key) {
+                Some(l) => Some(l),
+                None => self.fill_list(m, st, opts, k, nx.fid, key, locals, me)?,
+            }
+        } else {
+            None
+        };
+        match list {
+            Some((start, len)) => {
+                self.bind_leaf_listed(m, st, nx.leaf, nx.fid, start, len, locals, me, f)
+            }
+            None => self.bind_at(m, st, opts, k, locals, me, f),
+        }
     }
 
     /// Whether a component of a zone looks the same to `seat` as one below it (interchangeable
@@ -1039,6 +1152,17 @@ impl Game {
         }
         self.apply_unchecked(st, a)
     }
+}
+
+/// What a narrowed binding finds once about the last binding after it, read from a
+/// remembered list ([`Game::next_listed`]).
+struct NextListed<'o> {
+    fid: u32,
+    base: u32,
+    step: u32,
+    bound: u32,
+    pre: &'o [Part],
+    leaf: (usize, &'o [Part]),
 }
 
 /// Where listed options go: straight into a list, or to a callback that may stop the listing.

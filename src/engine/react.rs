@@ -109,6 +109,8 @@ impl Game {
                 let arms = &self.choices[cid].arms;
                 let mut runs = std::mem::take(&mut st.runs);
                 runs.clear();
+                // `pass` is never what makes a seat worth asking: it is not listed here.
+                m.skip_arms = (pass_arm < 64).then_some((cid, 1u64 << pass_arm));
                 let r = self.options(m, st, cid, p, &mut runs, &mut |a| {
                     any = a.arm as usize != pass_arm
                         && (!only_before
@@ -116,6 +118,7 @@ impl Game {
                             Arm::Action(ai) if self.actions[ai].window == Some(true)));
                     !any
                 });
+                m.skip_arms = None;
                 st.runs = runs;
                 if let Err(e) = r {
                     asked = Err(e);

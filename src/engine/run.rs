@@ -47,7 +47,7 @@ impl Game {
         iters: &mut Vec<Value>,
     ) -> Result<(), RunError> {
         let mut last_loop: Option<Span> = None;
-        loop {
+        'frame: loop {
             m.spend(last_loop)?;
             let Some(&frame) = st.frames.last() else {
                 match st.phase {
@@ -76,457 +76,489 @@ impl Game {
                 continue;
             }
             let base = frame.base as usize;
-            let me = frame.me;
-            let mut next = frame.pc + 1;
-            macro_rules! eval {
-                ($code:expr, $span:expr) => {
-                    m.eval(self, st, $code, &mut locals[base..], me)
-                        .blame($span)?
-                };
-            }
-            match &code[frame.pc as usize] {
-                Step::Let(slot, e, span) => {
-                    let v = eval!(*e, Some(*span));
-                    locals[base + *slot as usize] = v;
-                }
-                Step::Assign {
-                    target,
-                    op,
-                    value,
-                    span,
-                } => {
-                    let v = eval!(*value, Some(*span));
-                    self.assign(m, st, &mut locals[base..], me, target, *op, v, *span)?;
-                }
-                Step::Move {
-                    what,
-                    to,
-                    bottom,
-                    span,
-                } => {
-                    let c = comp(self, st, eval!(*what, Some(*span)), *span)?;
-                    let z = zone(self, st, eval!(*to, Some(*span)), *span)?;
-                    self.move_comp(st, c, z, *bottom, *span)?;
-                }
-                Step::Deal {
-                    count,
-                    from,
-                    to,
-                    bottom,
-                    span,
-                } => {
-                    let f = zone(self, st, eval!(*from, Some(*span)), *span)?;
-                    let t = zone(self, st, eval!(*to, Some(*span)), *span)?;
-                    let n = match count {
-                        Some(c) => match eval!(*c, Some(*span)) {
-                            Value::Int(n) => n.max(0) as usize,
-                            other => return Err(expected(self, st, "a number", other, *span)),
-                        },
-                        None => usize::MAX,
+            let mut pc = frame.pc;
+            // The steps of this frame, one after the other, without reading the frame
+            // again, while they are steps that leave the frames as they are (each still
+            // spends its unit of work).
+            loop {
+                let me = st.frames[fi].me;
+                let mut next = pc + 1;
+                macro_rules! eval {
+                    ($code:expr, $span:expr) => {
+                        m.eval(self, st, $code, &mut locals[base..], me)
+                            .blame($span)?
                     };
-                    let n = n.min(st.zones.len(f));
-                    for _ in 0..n {
-                        let Some(c) = st.zones.top(f) else { break };
-                        m.spend(Some(*span))?;
-                        self.move_comp(st, c, t, *bottom, *span)?;
-                    }
                 }
-                Step::Shuffle { zone: z, span } => {
-                    let z = zone(self, st, eval!(*z, Some(*span)), *span)?;
-                    if st.zones.len(z) > 1 {
+                let step = &code[pc as usize];
+                match step {
+                    Step::Let(slot, e, span) => {
+                        let v = eval!(*e, Some(*span));
+                        locals[base + *slot as usize] = v;
+                    }
+                    Step::Assign {
+                        target,
+                        op,
+                        value,
+                        span,
+                    } => {
+                        let v = eval!(*value, Some(*span));
+                        self.assign(m, st, &mut locals[base..], me, target, *op, v, *span)?;
+                    }
+                    Step::Move {
+                        what,
+                        to,
+                        bottom,
+                        span,
+                    } => {
+                        let c = comp(self, st, eval!(*what, Some(*span)), *span)?;
+                        let z = zone(self, st, eval!(*to, Some(*span)), *span)?;
+                        self.move_comp(st, c, z, *bottom, *span)?;
+                    }
+                    Step::Deal {
+                        count,
+                        from,
+                        to,
+                        bottom,
+                        span,
+                    } => {
+                        let f = zone(self, st, eval!(*from, Some(*span)), *span)?;
+                        let t = zone(self, st, eval!(*to, Some(*span)), *span)?;
+                        let n = match count {
+                            Some(c) => match eval!(*c, Some(*span)) {
+                                Value::Int(n) => n.max(0) as usize,
+                                other => return Err(expected(self, st, "a number", other, *span)),
+                            },
+                            None => usize::MAX,
+                        };
+                        let n = n.min(st.zones.len(f));
+                        for _ in 0..n {
+                            let Some(c) = st.zones.top(f) else { break };
+                            m.spend(Some(*span))?;
+                            self.move_comp(st, c, t, *bottom, *span)?;
+                        }
+                    }
+                    Step::Shuffle { zone: z, span } => {
+                        let z = zone(self, st, eval!(*z, Some(*span)), *span)?;
+                        if st.zones.len(z) > 1 {
+                            if st.chance == ChanceMode::External {
+                                if let Some(sp) = self.pause_checks(m, st, locals)? {
+                                    last_loop = Some(sp);
+                                    continue 'frame;
+                                }
+                                return Ok(());
+                            }
+                            st.window.changes += 1;
+                            let mut items = st.zones.items(z);
+                            for i in (1..items.len()).rev() {
+                                let j = st.rng.gen_range(0..=i);
+                                items.swap(i, j);
+                            }
+                            st.zones.set_items(z, &items);
+                        }
+                    }
+                    Step::Roll {
+                        target,
+                        domain,
+                        span,
+                    } => {
                         if st.chance == ChanceMode::External {
                             if let Some(sp) = self.pause_checks(m, st, locals)? {
                                 last_loop = Some(sp);
-                                continue;
+                                continue 'frame;
                             }
                             return Ok(());
                         }
+                        let v = self.roll(m, st, *domain, &mut locals[base..], me, *span)?;
                         st.window.changes += 1;
-                        let mut items = st.zones.items(z);
-                        for i in (1..items.len()).rev() {
-                            let j = st.rng.gen_range(0..=i);
-                            items.swap(i, j);
+                        self.assign(
+                            m,
+                            st,
+                            &mut locals[base..],
+                            me,
+                            target,
+                            AssignOp::Set,
+                            v,
+                            *span,
+                        )?;
+                    }
+                    Step::Jump(t) => next = *t,
+                    Step::JumpIfNot(c, t, span) if self.program.is_flag_code(*c) => {
+                        if !m
+                            .flag_code(self, st, *c, &locals[base..], me)
+                            .blame(Some(*span))?
+                        {
+                            next = *t;
                         }
-                        st.zones.set_items(z, &items);
                     }
-                }
-                Step::Roll {
-                    target,
-                    domain,
-                    span,
-                } => {
-                    if st.chance == ChanceMode::External {
-                        if let Some(sp) = self.pause_checks(m, st, locals)? {
-                            last_loop = Some(sp);
-                            continue;
+                    Step::JumpIfNot(c, t, span) => match eval!(*c, Some(*span)) {
+                        Value::Bool(true) => {}
+                        Value::Bool(false) => next = *t,
+                        other => return Err(expected(self, st, "true or false", other, *span)),
+                    },
+                    Step::ForInit { coll, slot, span } => {
+                        let start = iters.len();
+                        m.start(self, st, *coll, &mut locals[base..], me)
+                            .blame(Some(*span))?;
+                        while let Some(v) = m.next(self, st, Some(*span)).blame(Some(*span))? {
+                            iters.push(v);
                         }
-                        return Ok(());
+                        let s = base + *slot as usize;
+                        locals[s] = Value::Int(start as i64);
+                        locals[s + 1] = Value::Int(iters.len() as i64);
+                        locals[s + 2] = Value::Int(start as i64);
                     }
-                    let v = self.roll(m, st, *domain, &mut locals[base..], me, *span)?;
-                    st.window.changes += 1;
-                    self.assign(
-                        m,
-                        st,
-                        &mut locals[base..],
-                        me,
-                        target,
-                        AssignOp::Set,
-                        v,
-                        *span,
-                    )?;
-                }
-                Step::Jump(t) => next = *t,
-                Step::JumpIfNot(c, t, span) if self.program.is_flag_code(*c) => {
-                    if !m
-                        .flag_code(self, st, *c, &locals[base..], me)
-                        .blame(Some(*span))?
-                    {
-                        next = *t;
+                    Step::ForNext { slot, var, exit } => {
+                        let s = base + *slot as usize;
+                        let (Value::Int(pos), Value::Int(end)) = (locals[s], locals[s + 1]) else {
+                            return Err(err("internal: loop state lost", None));
+                        };
+                        if pos < end {
+                            locals[base + *var as usize] = iters[pos as usize];
+                            locals[s] = Value::Int(pos + 1);
+                        } else {
+                            next = *exit;
+                        }
                     }
-                }
-                Step::JumpIfNot(c, t, span) => match eval!(*c, Some(*span)) {
-                    Value::Bool(true) => {}
-                    Value::Bool(false) => next = *t,
-                    other => return Err(expected(self, st, "true or false", other, *span)),
-                },
-                Step::ForInit { coll, slot, span } => {
-                    let start = iters.len();
-                    m.start(self, st, *coll, &mut locals[base..], me)
-                        .blame(Some(*span))?;
-                    while let Some(v) = m.next(self, st, Some(*span)).blame(Some(*span))? {
-                        iters.push(v);
+                    Step::ForDone { slot } => {
+                        if let Value::Int(start) = locals[base + *slot as usize + 2] {
+                            iters.truncate(start as usize);
+                        }
                     }
-                    let s = base + *slot as usize;
-                    locals[s] = Value::Int(start as i64);
-                    locals[s + 1] = Value::Int(iters.len() as i64);
-                    locals[s + 2] = Value::Int(start as i64);
-                }
-                Step::ForNext { slot, var, exit } => {
-                    let s = base + *slot as usize;
-                    let (Value::Int(pos), Value::Int(end)) = (locals[s], locals[s + 1]) else {
-                        return Err(err("internal: loop state lost", None));
-                    };
-                    if pos < end {
-                        locals[base + *var as usize] = iters[pos as usize];
-                        locals[s] = Value::Int(pos + 1);
-                    } else {
-                        next = *exit;
+                    Step::Choose(cid) if st.block.is_some() => {
+                        match self.simul_choose(m, st, locals, *cid)? {
+                            Go::Next(pc) => next = pc,
+                            Go::Wait => return Ok(()),
+                            Go::Again(sp) => {
+                                last_loop = Some(sp);
+                                continue 'frame;
+                            }
+                            Go::Jumped => continue 'frame,
+                        }
                     }
-                }
-                Step::ForDone { slot } => {
-                    if let Value::Int(start) = locals[base + *slot as usize + 2] {
-                        iters.truncate(start as usize);
-                    }
-                }
-                Step::Choose(cid) if st.block.is_some() => {
-                    match self.simul_choose(m, st, locals, *cid)? {
+                    Step::Simul {
+                        coll,
+                        slot,
+                        end,
+                        span,
+                    } => match self.simul_start(m, st, locals, *coll, *slot, *end, *span)? {
                         Go::Next(pc) => next = pc,
                         Go::Wait => return Ok(()),
                         Go::Again(sp) => {
                             last_loop = Some(sp);
-                            continue;
+                            continue 'frame;
                         }
-                        Go::Jumped => continue,
-                    }
-                }
-                Step::Simul {
-                    coll,
-                    slot,
-                    end,
-                    span,
-                } => match self.simul_start(m, st, locals, *coll, *slot, *end, *span)? {
-                    Go::Next(pc) => next = pc,
-                    Go::Wait => return Ok(()),
-                    Go::Again(sp) => {
-                        last_loop = Some(sp);
-                        continue;
-                    }
-                    Go::Jumped => continue,
-                },
-                Step::SimulEnd => match self.simul_end(st, locals)? {
-                    Go::Next(pc) => next = pc,
-                    Go::Wait | Go::Again(_) => return Ok(()),
-                    Go::Jumped => continue,
-                },
-                Step::Choose(cid) if self.program.choices[*cid].each.is_some() => {
-                    let ch = &self.choices[*cid];
-                    let (coll, _) = self.program.choices[*cid].each.expect("checked");
-                    let (_, iter) = ch.each.as_ref().expect("checked");
-                    let mut seats = [false; MAX_PLAYERS];
-                    m.start(self, st, coll, &mut locals[base..], me)
-                        .blame(Some(ch.span))?;
-                    while let Some(v) = m.next(self, st, Some(ch.span)).blame(Some(ch.span))? {
-                        if let Value::Player(p) = v {
-                            if p < st.players {
-                                seats[p as usize] = true;
-                            }
-                        }
-                    }
-                    locals[base + *iter as usize] = Value::Int(0);
-                    locals[base + *iter as usize + 1] = Value::Player(me);
-                    if self.ended(m, st, locals)? {
-                        return Ok(());
-                    }
-                    if let Some(sp) = self.fire_trigger(m, st, locals)? {
-                        last_loop = Some(sp);
-                        continue;
-                    }
-                    st.locals = std::mem::take(locals);
-                    let mut pending = Ok(None);
-                    {
-                        st.commits = vec![Some(Action::SKIP); st.players as usize];
-                        for p in 0..st.players {
-                            if !seats[p as usize] {
-                                continue;
-                            }
-                            match self.has_option(m, st, *cid, p) {
-                                Ok(true) => st.commits[p as usize] = None,
-                                Ok(false) => {}
-                                Err(e) => {
-                                    pending = Err(e.or_span(Some(ch.span)));
-                                    break;
+                        Go::Jumped => continue 'frame,
+                    },
+                    Step::SimulEnd => match self.simul_end(st, locals)? {
+                        Go::Next(pc) => next = pc,
+                        Go::Wait | Go::Again(_) => return Ok(()),
+                        Go::Jumped => continue 'frame,
+                    },
+                    Step::Choose(cid) if self.program.choices[*cid].each.is_some() => {
+                        let ch = &self.choices[*cid];
+                        let (coll, _) = self.program.choices[*cid].each.expect("checked");
+                        let (_, iter) = ch.each.as_ref().expect("checked");
+                        let mut seats = [false; MAX_PLAYERS];
+                        m.start(self, st, coll, &mut locals[base..], me)
+                            .blame(Some(ch.span))?;
+                        while let Some(v) = m.next(self, st, Some(ch.span)).blame(Some(ch.span))? {
+                            if let Value::Player(p) = v {
+                                if p < st.players {
+                                    seats[p as usize] = true;
                                 }
                             }
                         }
-                        if pending.is_ok() {
-                            pending = Ok(st.commits.iter().position(|c| c.is_none()));
+                        locals[base + *iter as usize] = Value::Int(0);
+                        locals[base + *iter as usize + 1] = Value::Player(me);
+                        if self.ended(m, st, locals)? {
+                            return Ok(());
+                        }
+                        if let Some(sp) = self.fire_trigger(m, st, locals)? {
+                            last_loop = Some(sp);
+                            continue 'frame;
+                        }
+                        st.locals = std::mem::take(locals);
+                        let mut pending = Ok(None);
+                        {
+                            st.commits = vec![Some(Action::SKIP); st.players as usize];
+                            for p in 0..st.players {
+                                if !seats[p as usize] {
+                                    continue 'frame;
+                                }
+                                match self.has_option(m, st, *cid, p) {
+                                    Ok(true) => st.commits[p as usize] = None,
+                                    Ok(false) => {}
+                                    Err(e) => {
+                                        pending = Err(e.or_span(Some(ch.span)));
+                                        break;
+                                    }
+                                }
+                            }
+                            if pending.is_ok() {
+                                pending = Ok(st.commits.iter().position(|c| c.is_none()));
+                            }
+                        }
+                        *locals = std::mem::take(&mut st.locals);
+                        match pending? {
+                            Some(p) => {
+                                st.wait = Wait::Decision {
+                                    choice: *cid,
+                                    actor: p as u8,
+                                };
+                                return Ok(());
+                            }
+                            None => {
+                                st.commits.clear();
+                                next = ch.else_pc.unwrap_or(ch.end_pc);
+                            }
                         }
                     }
-                    *locals = std::mem::take(&mut st.locals);
-                    match pending? {
-                        Some(p) => {
+                    Step::SimNext(cid) => {
+                        let ch = &self.choices[*cid];
+                        let (bind, iter) = ch.each.as_ref().expect("a simultaneous choice");
+                        let start = match locals[base + *iter as usize] {
+                            Value::Int(n) => n as usize,
+                            _ => 0,
+                        };
+                        let found = (start..st.commits.len()).find_map(|s| match st.commits[s] {
+                            Some(a) if a.arm != Action::SKIP.arm => Some((s, a)),
+                            _ => None,
+                        });
+                        match found {
+                            None => {
+                                st.frames[fi].me = match locals[base + *iter as usize + 1] {
+                                    Value::Player(p) => p,
+                                    _ => me,
+                                };
+                                st.commits.clear();
+                                next = ch.end_pc;
+                            }
+                            Some((seat, a)) => {
+                                locals[base + *iter as usize] = Value::Int(seat as i64 + 1);
+                                locals[base + bind.slot as usize] = Value::Player(seat as u8);
+                                st.frames[fi].me = seat as u8;
+                                match &ch.arms[a.arm as usize] {
+                                    Arm::Action(ai) => {
+                                        let act = &self.actions[*ai];
+                                        st.frames[fi].pc = pc;
+                                        push(
+                                            self,
+                                            &mut st.frames,
+                                            locals,
+                                            act.proc,
+                                            seat as u8,
+                                            &[],
+                                            Some(ch.span),
+                                        )?;
+                                        let top = st.frames.len() - 1;
+                                        st.frames[top].inside = true;
+                                        let nb = st.frames[top].base as usize;
+                                        for (i, b) in act.params.iter().enumerate() {
+                                            locals[nb + b.slot as usize] = a.args[i];
+                                        }
+                                        continue 'frame;
+                                    }
+                                    Arm::Inline { binds, body_pc, .. } => {
+                                        for (i, b) in binds.iter().enumerate() {
+                                            locals[base + b.slot as usize] = a.args[i];
+                                        }
+                                        next = *body_pc;
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    Step::Choose(cid) => {
+                        let ch = &self.choices[*cid];
+                        let actor = match self.program.choices[*cid].by {
+                            Some(b) => match eval!(b, Some(ch.span)) {
+                                Value::Player(p) if p < st.players => p,
+                                other => {
+                                    return Err(err(
+                                        format!(
+                                            "the chooser must be a player, not {}",
+                                            show_value(self, st, other)
+                                        ),
+                                        Some(ch.span),
+                                    ))
+                                }
+                            },
+                            None => me,
+                        };
+                        if self.ended(m, st, locals)? {
+                            return Ok(());
+                        }
+                        if let Some(sp) = self.fire_trigger(m, st, locals)? {
+                            last_loop = Some(sp);
+                            continue 'frame;
+                        }
+                        st.locals = std::mem::take(locals);
+                        let mut cache = std::mem::take(&mut st.cache);
+                        let mut runs = std::mem::take(&mut st.runs);
+                        cache.clear();
+                        runs.clear();
+                        let has = self
+                            .options_into(m, st, *cid, actor, &mut runs, &mut cache)
+                            .map(|_| !cache.is_empty())
+                            .map_err(|e| e.or_span(Some(ch.span)));
+                        st.cache = cache;
+                        st.runs = runs;
+                        *locals = std::mem::take(&mut st.locals);
+                        if has? {
                             st.wait = Wait::Decision {
                                 choice: *cid,
-                                actor: p as u8,
+                                actor,
                             };
                             return Ok(());
                         }
-                        None => {
-                            st.commits.clear();
-                            next = ch.else_pc.unwrap_or(ch.end_pc);
-                        }
+                        next = ch.else_pc.unwrap_or(ch.end_pc);
                     }
-                }
-                Step::SimNext(cid) => {
-                    let ch = &self.choices[*cid];
-                    let (bind, iter) = ch.each.as_ref().expect("a simultaneous choice");
-                    let start = match locals[base + *iter as usize] {
-                        Value::Int(n) => n as usize,
-                        _ => 0,
-                    };
-                    let found = (start..st.commits.len()).find_map(|s| match st.commits[s] {
-                        Some(a) if a.arm != Action::SKIP.arm => Some((s, a)),
-                        _ => None,
-                    });
-                    match found {
-                        None => {
-                            st.frames[fi].me = match locals[base + *iter as usize + 1] {
-                                Value::Player(p) => p,
-                                _ => me,
-                            };
-                            st.commits.clear();
-                            next = ch.end_pc;
-                        }
-                        Some((seat, a)) => {
-                            locals[base + *iter as usize] = Value::Int(seat as i64 + 1);
-                            locals[base + bind.slot as usize] = Value::Player(seat as u8);
-                            st.frames[fi].me = seat as u8;
-                            match &ch.arms[a.arm as usize] {
-                                Arm::Action(ai) => {
-                                    let act = &self.actions[*ai];
-                                    st.frames[fi].pc = frame.pc;
-                                    push(
-                                        self,
-                                        &mut st.frames,
-                                        locals,
-                                        act.proc,
-                                        seat as u8,
-                                        &[],
-                                        Some(ch.span),
-                                    )?;
-                                    let top = st.frames.len() - 1;
-                                    st.frames[top].inside = true;
-                                    let nb = st.frames[top].base as usize;
-                                    for (i, b) in act.params.iter().enumerate() {
-                                        locals[nb + b.slot as usize] = a.args[i];
-                                    }
-                                    continue;
-                                }
-                                Arm::Inline { binds, body_pc, .. } => {
-                                    for (i, b) in binds.iter().enumerate() {
-                                        locals[base + b.slot as usize] = a.args[i];
-                                    }
-                                    next = *body_pc;
-                                }
+                    Step::DoField { target, args, span } => {
+                        let action = match eval!(*target, Some(*span)) {
+                            Value::Action(a) => a,
+                            Value::None => {
+                                // No action held: nothing happens, the next statement runs.
+                                st.frames[fi].pc = next;
+                                continue 'frame;
                             }
+                            other => {
+                                return Err(err(
+                                    format!(
+                                        "`do` needs an action, not {}",
+                                        show_value(self, st, other)
+                                    ),
+                                    Some(*span),
+                                ))
+                            }
+                        };
+                        let act = &self.actions[action];
+                        let mut vals = [Value::None; MAX_ARGS];
+                        for (i, a) in args.iter().enumerate().take(MAX_ARGS) {
+                            vals[i] = eval!(*a, Some(*span));
                         }
+                        st.frames[fi].pc = next;
+                        push_action(self, &mut st.frames, locals, act, me, &vals, *span)?;
+                        continue 'frame;
                     }
-                }
-                Step::Choose(cid) => {
-                    let ch = &self.choices[*cid];
-                    let actor = match self.program.choices[*cid].by {
-                        Some(b) => match eval!(b, Some(ch.span)) {
+                    Step::Do { action, args, span } => {
+                        let act = &self.actions[*action];
+                        let mut vals = [Value::None; MAX_ARGS];
+                        for (i, a) in args.iter().enumerate().take(MAX_ARGS) {
+                            vals[i] = eval!(*a, Some(*span));
+                        }
+                        st.frames[fi].pc = next;
+                        push_action(self, &mut st.frames, locals, act, me, &vals, *span)?;
+                        continue 'frame;
+                    }
+                    Step::TurnStart { player, save, span } => {
+                        let p = match eval!(*player, Some(*span)) {
                             Value::Player(p) if p < st.players => p,
                             other => {
                                 return Err(err(
                                     format!(
-                                        "the chooser must be a player, not {}",
+                                        "a turn needs a player, not {}",
                                         show_value(self, st, other)
                                     ),
-                                    Some(ch.span),
+                                    Some(*span),
                                 ))
                             }
-                        },
-                        None => me,
-                    };
-                    if self.ended(m, st, locals)? {
-                        return Ok(());
-                    }
-                    if let Some(sp) = self.fire_trigger(m, st, locals)? {
-                        last_loop = Some(sp);
-                        continue;
-                    }
-                    st.locals = std::mem::take(locals);
-                    let mut cache = std::mem::take(&mut st.cache);
-                    let mut runs = std::mem::take(&mut st.runs);
-                    cache.clear();
-                    runs.clear();
-                    let has = self
-                        .options_into(m, st, *cid, actor, &mut runs, &mut cache)
-                        .map(|_| !cache.is_empty())
-                        .map_err(|e| e.or_span(Some(ch.span)));
-                    st.cache = cache;
-                    st.runs = runs;
-                    *locals = std::mem::take(&mut st.locals);
-                    if has? {
-                        st.wait = Wait::Decision {
-                            choice: *cid,
-                            actor,
                         };
-                        return Ok(());
+                        locals[base + *save as usize] =
+                            st.current.map_or(Value::None, Value::Player);
+                        st.current = Some(p);
+                        st.frames[fi].me = p;
                     }
-                    next = ch.else_pc.unwrap_or(ch.end_pc);
-                }
-                Step::DoField { target, args, span } => {
-                    let action = match eval!(*target, Some(*span)) {
-                        Value::Action(a) => a,
-                        Value::None => {
-                            // No action held: nothing happens, the next statement runs.
-                            st.frames[fi].pc = next;
-                            continue;
+                    Step::TurnEnd { save } => {
+                        let prev = locals[base + *save as usize];
+                        st.current = if let Value::Player(p) = prev {
+                            Some(p)
+                        } else {
+                            None
+                        };
+                        st.frames[fi].me = st.current.unwrap_or(0);
+                    }
+                    Step::End(kind) => {
+                        st.locals = std::mem::take(locals);
+                        let r = self.finish_m(m, st, *kind, None);
+                        *locals = std::mem::take(&mut st.locals);
+                        return r;
+                    }
+                    Step::Win { who, span } => {
+                        let w = eval!(*who, Some(*span));
+                        st.locals = std::mem::take(locals);
+                        let r = self.finish_m(m, st, EndKind::Score, Some(w));
+                        *locals = std::mem::take(&mut st.locals);
+                        return r;
+                    }
+                    Step::LoopGuard { span } => last_loop = Some(*span),
+                    Step::Window(before) => match self.window_step(m, st, locals, *before)? {
+                        WindowStep::Closed => {}
+                        WindowStep::Waits => return Ok(()),
+                        WindowStep::Fired(sp) => {
+                            last_loop = Some(sp);
+                            continue 'frame;
                         }
-                        other => {
-                            return Err(err(
-                                format!(
-                                    "`do` needs an action, not {}",
-                                    show_value(self, st, other)
-                                ),
-                                Some(*span),
-                            ))
+                    },
+                    Step::Reveal {
+                        comp: c,
+                        field,
+                        on,
+                        span,
+                    } => {
+                        let c = comp(self, st, eval!(*c, Some(*span)), *span)?;
+                        if (*field as usize) < self.comps[c].fields.len() {
+                            let slot = self.field_slot(c, *field);
+                            st.revealed[slot] = *on;
+                            st.window.changes += 1;
+                            if !*on {
+                                st.grants[slot] = 0;
+                            }
                         }
-                    };
-                    let act = &self.actions[action];
-                    let mut vals = [Value::None; MAX_ARGS];
-                    for (i, a) in args.iter().enumerate().take(MAX_ARGS) {
-                        vals[i] = eval!(*a, Some(*span));
                     }
-                    st.frames[fi].pc = next;
-                    push_action(self, &mut st.frames, locals, act, me, &vals, *span)?;
-                    continue;
-                }
-                Step::Do { action, args, span } => {
-                    let act = &self.actions[*action];
-                    let mut vals = [Value::None; MAX_ARGS];
-                    for (i, a) in args.iter().enumerate().take(MAX_ARGS) {
-                        vals[i] = eval!(*a, Some(*span));
-                    }
-                    st.frames[fi].pc = next;
-                    push_action(self, &mut st.frames, locals, act, me, &vals, *span)?;
-                    continue;
-                }
-                Step::TurnStart { player, save, span } => {
-                    let p = match eval!(*player, Some(*span)) {
-                        Value::Player(p) if p < st.players => p,
-                        other => {
-                            return Err(err(
-                                format!(
-                                    "a turn needs a player, not {}",
-                                    show_value(self, st, other)
-                                ),
-                                Some(*span),
-                            ))
-                        }
-                    };
-                    locals[base + *save as usize] = st.current.map_or(Value::None, Value::Player);
-                    st.current = Some(p);
-                    st.frames[fi].me = p;
-                }
-                Step::TurnEnd { save } => {
-                    let prev = locals[base + *save as usize];
-                    st.current = if let Value::Player(p) = prev {
-                        Some(p)
-                    } else {
-                        None
-                    };
-                    st.frames[fi].me = st.current.unwrap_or(0);
-                }
-                Step::End(kind) => {
-                    st.locals = std::mem::take(locals);
-                    let r = self.finish_m(m, st, *kind, None);
-                    *locals = std::mem::take(&mut st.locals);
-                    return r;
-                }
-                Step::Win { who, span } => {
-                    let w = eval!(*who, Some(*span));
-                    st.locals = std::mem::take(locals);
-                    let r = self.finish_m(m, st, EndKind::Score, Some(w));
-                    *locals = std::mem::take(&mut st.locals);
-                    return r;
-                }
-                Step::LoopGuard { span } => last_loop = Some(*span),
-                Step::Window(before) => match self.window_step(m, st, locals, *before)? {
-                    WindowStep::Closed => {}
-                    WindowStep::Waits => return Ok(()),
-                    WindowStep::Fired(sp) => {
-                        last_loop = Some(sp);
-                        continue;
-                    }
-                },
-                Step::Reveal {
-                    comp: c,
-                    field,
-                    on,
-                    span,
-                } => {
-                    let c = comp(self, st, eval!(*c, Some(*span)), *span)?;
-                    if (*field as usize) < self.comps[c].fields.len() {
-                        let slot = self.field_slot(c, *field);
-                        st.revealed[slot] = *on;
-                        st.window.changes += 1;
-                        if !*on {
-                            st.grants[slot] = 0;
+                    Step::RevealTo {
+                        comp: c,
+                        field,
+                        to,
+                        span,
+                    } => {
+                        let c = comp(self, st, eval!(*c, Some(*span)), *span)?;
+                        let p = match eval!(*to, Some(*span)) {
+                            Value::Player(p) if p < st.players => p,
+                            other => return Err(expected(self, st, "a player", other, *span)),
+                        };
+                        if (*field as usize) < self.comps[c].fields.len() {
+                            let slot = self.field_slot(c, *field);
+                            st.grants[slot] |= 1 << p;
+                            st.window.changes += 1;
                         }
                     }
                 }
-                Step::RevealTo {
-                    comp: c,
-                    field,
-                    to,
-                    span,
-                } => {
-                    let c = comp(self, st, eval!(*c, Some(*span)), *span)?;
-                    let p = match eval!(*to, Some(*span)) {
-                        Value::Player(p) if p < st.players => p,
-                        other => return Err(expected(self, st, "a player", other, *span)),
-                    };
-                    if (*field as usize) < self.comps[c].fields.len() {
-                        let slot = self.field_slot(c, *field);
-                        st.grants[slot] |= 1 << p;
-                        st.window.changes += 1;
-                    }
+                st.frames[fi].pc = next;
+                let stays = matches!(
+                    step,
+                    Step::Let(..)
+                        | Step::Assign { .. }
+                        | Step::Move { .. }
+                        | Step::Deal { .. }
+                        | Step::Shuffle { .. }
+                        | Step::Roll { .. }
+                        | Step::Jump(_)
+                        | Step::JumpIfNot(..)
+                        | Step::ForInit { .. }
+                        | Step::ForNext { .. }
+                        | Step::ForDone { .. }
+                        | Step::TurnStart { .. }
+                        | Step::TurnEnd { .. }
+                        | Step::LoopGuard { .. }
+                        | Step::Reveal { .. }
+                        | Step::RevealTo { .. }
+                );
+                if !stays || next as usize >= code.len() {
+                    continue 'frame;
                 }
+                m.spend(last_loop)?;
+                pc = next;
             }
-            st.frames[fi].pc = next;
         }
     }
 

@@ -8,7 +8,7 @@ impl Machine {
     /// one op that only reads a value (most of the flow's expressions: `me`, a local, a
     /// zone) is read here, without the set-up of the op loop ([`Machine::run_ops`]), which
     /// costs more than such an op itself.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn run_code(
         &mut self,
         g: &Game,
@@ -29,7 +29,7 @@ impl Machine {
     /// The op loop of [`Machine::run_code`]: the common ops are handled here, the others in
     /// [`Machine::slow_op`].
     #[inline(never)]
-    fn run_ops(
+    pub(super) fn run_ops(
         &mut self,
         g: &Game,
         s: &State,

@@ -96,6 +96,9 @@ pub(crate) struct Machine {
     pub(crate) filters: Vec<FilterTable>,
     /// Function results remembered while one state's options are listed.
     calls: calls::CallCache,
+    /// A choice and the options of it (one bit per arm) that listing it skips: a window
+    /// asking whether a seat has a window action does not list `pass`.
+    pub(crate) skip_arms: Option<(ChoiceId, u64)>,
 }
 
 /// The remembered lists of one binding: per key, where its list starts in `values` and
@@ -268,6 +271,7 @@ impl Machine {
     }
 
     /// Evaluates compiled code to one value.
+    #[inline(never)]
     pub(crate) fn eval(
         &mut self,
         g: &Game,
@@ -281,7 +285,7 @@ impl Machine {
                 return v;
             }
         }
-        self.run_code(g, s, code, locals, me)?;
+        self.run_ops(g, s, code, locals, me)?;
         Ok(self.stack.pop().unwrap_or_default())
     }
 
