@@ -183,6 +183,11 @@ impl Machine {
                         *n += 1;
                     }
                 }
+                Op::Line(id) => {
+                    let v = self.line(g, s, id, locals, me)?;
+                    self.stack.push(Value::Bool(v));
+                }
+                Op::IterEnd => self.stop(),
                 _ => self.slow_op(g, s, op, &mut pc, locals, me)?,
             }
         }
