@@ -161,6 +161,7 @@ impl Machine {
         self.depth = 0;
         self.stop_depth = 0;
         self.end_listing();
+        self.walks_leave(0);
     }
 
     /// A guard part's answer: remembered when the part allows it and the match is past its
