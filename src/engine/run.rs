@@ -22,7 +22,9 @@ impl Game {
     pub(crate) fn run_m(&self, m: &mut Machine, st: &mut State) -> Result<(), RunError> {
         let mut locals = std::mem::take(&mut st.locals);
         let mut iters = std::mem::take(&mut st.iters);
+        let outer = m.walks_enter(st);
         let r = self.steps(m, st, &mut locals, &mut iters);
+        m.walks_leave(outer);
         st.locals = locals;
         st.iters = iters;
         r

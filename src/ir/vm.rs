@@ -339,6 +339,10 @@ pub struct PathsOp {
     /// fixed part is evaluated at most once per evaluation of the collection (it gives the
     /// same answer at every space). Empty: `cond` is tested whole.
     pub parts: Vec<(Code, bool)>,
+    /// For `group`: the other locals `cond` reads (besides `slot`); while they, `me`,
+    /// `current` and the game are unchanged, a space's answer is the same from one group
+    /// to the next.
+    pub reads: Vec<u16>,
 }
 
 /// `line(s in board, n [, at] where cond)`.

@@ -833,6 +833,7 @@ impl Compiler<'_> {
                     slot: *slot,
                     cond,
                     parts,
+                    reads: Vec::new(),
                 });
                 self.emit(Op::IterPaths(self.p.paths.len() as u32 - 1));
             }
@@ -844,12 +845,21 @@ impl Compiler<'_> {
             } => {
                 self.emit_expr(start);
                 let parts = self.split_cond(cond.as_ref(), *slot);
+                let mut reads = Vec::new();
+                if let Some(c) = cond {
+                    c.reads(&mut |l| {
+                        if l != *slot && !reads.contains(&l) {
+                            reads.push(l);
+                        }
+                    });
+                }
                 let cond = self.out_of_line(cond.as_ref());
                 self.p.groups.push(PathsOp {
                     board: *board,
                     slot: *slot,
                     cond,
                     parts,
+                    reads,
                 });
                 self.emit(Op::IterGroup(self.p.groups.len() as u32 - 1));
             }
@@ -861,6 +871,7 @@ impl Compiler<'_> {
                     slot: *slot,
                     cond,
                     parts,
+                    reads: Vec::new(),
                 });
                 self.emit(Op::IterGroups(self.p.groups.len() as u32 - 1));
             }

@@ -4,7 +4,70 @@
 
 use super::*;
 
+/// The most other locals a `group` condition may read for its answers to be kept.
+const WALK_KEYS: usize = 4;
+
+/// What a `group` condition's answers are kept for: the walk, the game's changes and
+/// decisions ([`State::events`]), the current player, `me` and the other locals it reads.
+type WalkCtx = (u32, u64, u64, Option<u8>, u8, [Value; WALK_KEYS]);
+
+/// Answers of a `group` condition per space, kept from one group to the next while the
+/// flow runs on one state ([`Machine::walks_enter`]) and nothing it reads changed: the
+/// flow's `for s in board { ... group(x in board, s where c) ... }` then tests each space
+/// once per scan instead of once per group that reaches it.
+#[derive(Debug, Default)]
+pub(crate) struct WalkMemo {
+    /// The address of the state the flow runs on (0: none, nothing is kept).
+    scope: usize,
+    ctx: Option<WalkCtx>,
+    /// Per space: 0 (not known), 1 (false) or 2 (true).
+    answers: Vec<u8>,
+}
+
 impl Machine {
+    /// The flow starts running on `st`: answers kept from now on belong to it (every change
+    /// it makes to the game is counted in its events, which the answers are kept for). Gives
+    /// the scope to restore with [`Machine::walks_leave`] (a run nested in another one, on
+    /// a copy, has its own).
+    pub(crate) fn walks_enter(&mut self, st: &State) -> usize {
+        self.walks.ctx = None;
+        std::mem::replace(&mut self.walks.scope, st as *const State as usize)
+    }
+
+    /// The run started with [`Machine::walks_enter`] is over.
+    pub(crate) fn walks_leave(&mut self, outer: usize) {
+        self.walks.ctx = None;
+        self.walks.scope = outer;
+    }
+
+    /// Whether group walk `id`'s answers may be kept and read now; they are forgotten when
+    /// they were kept for another walk, state or context.
+    fn walk_answers(
+        &mut self,
+        s: &State,
+        id: u32,
+        op: &crate::ir::vm::PathsOp,
+        locals: &[Value],
+        me: u8,
+        len: usize,
+    ) -> bool {
+        let w = &mut self.walks;
+        if w.scope == 0 || w.scope != s as *const State as usize || op.reads.len() > WALK_KEYS {
+            return false;
+        }
+        let mut keys = [Value::None; WALK_KEYS];
+        for (k, &l) in keys.iter_mut().zip(&op.reads) {
+            *k = local(locals, l);
+        }
+        let ctx = (id, s.window.changes, s.decisions, s.current, me, keys);
+        if w.ctx != Some(ctx) {
+            w.ctx = Some(ctx);
+            w.answers.clear();
+            w.answers.resize(len, 0);
+        }
+        true
+    }
+
     /// Ends a board walk: gives back the scratch buffers, and unless the walk failed pushes
     /// the spaces it listed in the buffer from `start_buf` (each once), sorted into board
     /// order, as a buffer iterator.
@@ -363,6 +426,12 @@ impl Machine {
             });
             return Ok(());
         }
+        let kept = self.walk_answers(s, id, op, locals, me, board.len() as usize);
+        let mut answers = if kept {
+            std::mem::take(&mut self.walks.answers)
+        } else {
+            Vec::new()
+        };
         let mut marks = std::mem::take(&mut self.marks);
         let mut walk = std::mem::take(&mut self.walk);
         marks.clear();
@@ -377,7 +446,17 @@ impl Machine {
                 result = Err(e);
                 break;
             }
-            match self.walk_ok(g, s, op, &mut memo, Value::Space(op.board, sp), locals, me) {
+            let known = answers.get(sp as usize).copied().unwrap_or(0);
+            let ok = if known != 0 {
+                Ok(known == 2)
+            } else {
+                let r = self.walk_ok(g, s, op, &mut memo, Value::Space(op.board, sp), locals, me);
+                if let (Ok(b), Some(a)) = (&r, answers.get_mut(sp as usize)) {
+                    *a = 1 + *b as u8;
+                }
+                r
+            };
+            match ok {
                 Ok(false) => continue,
                 Ok(true) => {}
                 Err(e) => {
@@ -393,6 +472,9 @@ impl Machine {
                     walk.push((nb, 0, 0));
                 }
             }
+        }
+        if kept {
+            self.walks.answers = answers;
         }
         self.push_listed(marks, walk, start_buf, result)
     }

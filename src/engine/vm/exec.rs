@@ -183,6 +183,22 @@ impl Machine {
                         *n += 1;
                     }
                 }
+                Op::Line(id) => {
+                    let v = self.line(g, s, id, locals, me)?;
+                    self.stack.push(Value::Bool(v));
+                }
+                Op::IterEnd => self.stop(),
+                Op::Var(_)
+                | Op::Zone(_)
+                | Op::ElseJump(_)
+                | Op::IterZone
+                | Op::IterRange
+                | Op::IterBoard(_)
+                | Op::IterEnum(_)
+                | Op::IterType(_)
+                | Op::IterPlayers
+                | Op::AccSum
+                | Op::AccMax(_) => self.mid_op(g, s, op, &mut pc)?,
                 _ => self.slow_op(g, s, op, &mut pc, locals, me)?,
             }
         }
@@ -213,10 +229,6 @@ impl Machine {
             Op::PlayerCount => self.stack.push(Value::Int(s.players as i64)),
             Op::Const(c) => self.stack.push(s.consts[c]),
             Op::Slot(n) => self.stack.push(s.vars[n as usize]),
-            Op::Var(v) => {
-                let slot = self.var_slot(g, s, v)?;
-                self.stack.push(s.vars[slot]);
-            }
             Op::VarLocal(v, l) => {
                 let var = &g.vars[v];
                 let i = index_of(g, s, local(locals, l))?;
@@ -230,10 +242,6 @@ impl Machine {
                 self.stack.push(v);
             }
             Op::Inst(i) => self.stack.push(Value::Zone(i)),
-            Op::Zone(z) => {
-                let inst = self.zone_inst(g, s, z)?;
-                self.stack.push(Value::Zone(inst));
-            }
             Op::ZoneLocal(z, l) => {
                 let zone = &g.zones[z];
                 let i = index_of(g, s, local(locals, l))?;
@@ -304,13 +312,6 @@ impl Machine {
                     }
                 }
             }
-            Op::ElseJump(t) => {
-                if *self.top() != Value::None {
-                    *pc = t;
-                } else {
-                    self.stack.pop();
-                }
-            }
             Op::Pop => {
                 self.stack.pop();
             }
@@ -321,37 +322,6 @@ impl Machine {
                 self.stack.push(v);
             }
             Op::Call(d) => self.call(g, s, d, me)?,
-            Op::IterZone => match self.pop() {
-                Value::Zone(z) => self.iters.push(Iter::Zone {
-                    next: s.zones.bottom(z),
-                }),
-                other => return Err(expected(g, s, "a zone", other, None)),
-            },
-            Op::IterRange => {
-                let (b, a) = (self.pop(), self.pop());
-                match (a, b) {
-                    (Value::Int(a), Value::Int(b)) => self.iters.push(Iter::Numbers {
-                        next: a,
-                        last: b,
-                        done: false,
-                    }),
-                    (Value::Int(_), other) | (other, _) => {
-                        return Err(expected(g, s, "a number", other, None))
-                    }
-                }
-            }
-            Op::IterBoard(b) => self.iters.push(Iter::Spaces {
-                board: b,
-                next: 0,
-                end: g.boards[b].len(),
-                closing: g.boards[b].closing(&s.consts),
-            }),
-            Op::IterEnum(e) => self.iters.push(Iter::Values {
-                e,
-                next: 0,
-                end: g.enums[e].values.len() as u16,
-            }),
-            Op::IterType(ty) => self.iters.push(Iter::Type { ty, pos: 0 }),
             Op::IterIndexed(i) => {
                 let v = self.pop();
                 let ix = p.field_indexes[i as usize];
@@ -365,10 +335,6 @@ impl Machine {
                     None => self.iters.push(Iter::Type { ty: ix.ty, pos: 0 }),
                 }
             }
-            Op::IterPlayers => self.iters.push(Iter::Seats {
-                next: 0,
-                end: s.players,
-            }),
             Op::IterList(n) => {
                 let from = self.stack.len().saturating_sub(n as usize);
                 let start = self.buf.len() as u32;
@@ -439,6 +405,96 @@ impl Machine {
                     *n += 1;
                 }
             }
+            Op::Var(_)
+            | Op::Zone(_)
+            | Op::ElseJump(_)
+            | Op::IterZone
+            | Op::IterRange
+            | Op::IterBoard(_)
+            | Op::IterEnum(_)
+            | Op::IterType(_)
+            | Op::IterPlayers
+            | Op::AccSum
+            | Op::AccMax(_) => self.mid_op(g, s, op, pc)?,
+            Op::Line(id) => {
+                let v = self.line(g, s, id, locals, me)?;
+                self.stack.push(Value::Bool(v));
+            }
+            Op::BestSets(id) => {
+                let v = self.best_sets(g, s, id, locals, me, p.span_at(*pc - 1))?;
+                self.stack.push(Value::Int(v));
+            }
+            Op::Connected(id) => {
+                let v = self
+                    .connected(g, s, id, locals, me)
+                    .map_err(|e| with(e, p.span_at(*pc - 1)))?;
+                self.stack.push(Value::Bool(v));
+            }
+            Op::Majority(id) => {
+                let v = self.majority(g, s, id, locals, me, p.span_at(*pc - 1))?;
+                self.stack.push(Value::Int(v));
+            }
+        }
+        Ok(())
+    }
+
+    /// The ops of middling frequency (walks of zones, boards, players; sums; indexed
+    /// variables and zones): a function smaller than [`Machine::slow_op`], so cheaper to
+    /// enter from the op loop.
+    #[inline(never)]
+    fn mid_op(&mut self, g: &Game, s: &State, op: Op, pc: &mut u32) -> Eval<()> {
+        let p = &g.program;
+        match op {
+            Op::Var(v) => {
+                let slot = self.var_slot(g, s, v)?;
+                self.stack.push(s.vars[slot]);
+            }
+            Op::Zone(z) => {
+                let inst = self.zone_inst(g, s, z)?;
+                self.stack.push(Value::Zone(inst));
+            }
+            Op::ElseJump(t) => {
+                if *self.top() != Value::None {
+                    *pc = t;
+                } else {
+                    self.stack.pop();
+                }
+            }
+            Op::IterZone => match self.pop() {
+                Value::Zone(z) => self.iters.push(Iter::Zone {
+                    next: s.zones.bottom(z),
+                }),
+                other => return Err(expected(g, s, "a zone", other, None)),
+            },
+            Op::IterRange => {
+                let (b, a) = (self.pop(), self.pop());
+                match (a, b) {
+                    (Value::Int(a), Value::Int(b)) => self.iters.push(Iter::Numbers {
+                        next: a,
+                        last: b,
+                        done: false,
+                    }),
+                    (Value::Int(_), other) | (other, _) => {
+                        return Err(expected(g, s, "a number", other, None))
+                    }
+                }
+            }
+            Op::IterBoard(b) => self.iters.push(Iter::Spaces {
+                board: b,
+                next: 0,
+                end: g.boards[b].len(),
+                closing: g.boards[b].closing(&s.consts),
+            }),
+            Op::IterEnum(e) => self.iters.push(Iter::Values {
+                e,
+                next: 0,
+                end: g.enums[e].values.len() as u16,
+            }),
+            Op::IterType(ty) => self.iters.push(Iter::Type { ty, pos: 0 }),
+            Op::IterPlayers => self.iters.push(Iter::Seats {
+                next: 0,
+                end: s.players,
+            }),
             Op::AccSum => {
                 let v = self.pop();
                 let Value::Int(x) = v else {
@@ -460,24 +516,7 @@ impl Machine {
                     _ => Value::Int(x),
                 };
             }
-            Op::Line(id) => {
-                let v = self.line(g, s, id, locals, me)?;
-                self.stack.push(Value::Bool(v));
-            }
-            Op::BestSets(id) => {
-                let v = self.best_sets(g, s, id, locals, me, p.span_at(*pc - 1))?;
-                self.stack.push(Value::Int(v));
-            }
-            Op::Connected(id) => {
-                let v = self
-                    .connected(g, s, id, locals, me)
-                    .map_err(|e| with(e, p.span_at(*pc - 1)))?;
-                self.stack.push(Value::Bool(v));
-            }
-            Op::Majority(id) => {
-                let v = self.majority(g, s, id, locals, me, p.span_at(*pc - 1))?;
-                self.stack.push(Value::Int(v));
-            }
+            _ => {}
         }
         Ok(())
     }

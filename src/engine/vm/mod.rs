@@ -99,6 +99,8 @@ pub(crate) struct Machine {
     /// A choice and the options of it (one bit per arm) that listing it skips: a window
     /// asking whether a seat has a window action does not list `pass`.
     pub(crate) skip_arms: Option<(ChoiceId, u64)>,
+    /// Answers of `group` conditions, per space, kept from one group to the next.
+    walks: aggregates::WalkMemo,
 }
 
 /// The remembered lists of one binding: per key, where its list starts in `values` and
@@ -159,6 +161,7 @@ impl Machine {
         self.depth = 0;
         self.stop_depth = 0;
         self.end_listing();
+        self.walks_leave(0);
     }
 
     /// A guard part's answer: remembered when the part allows it and the match is past its
