@@ -270,3 +270,73 @@ fn components_made_equal_by_an_action_are_offered_once() {
     g.apply(&mut st, &lower).expect("applies");
     assert_eq!(offered(&st, &mut legal), (6, 1));
 }
+
+/// `choose each` over some of the seats asks only those (grammar README, simultaneous
+/// choices): a seat left out of the collection once made the flow re-run the step with its
+/// locals put away and panic.
+#[test]
+fn a_simultaneous_choice_over_some_seats_asks_only_them() {
+    let g = game(
+        r#"
+        game "Subset bid"
+        players 3
+        var bid[Player]: int
+        flow {
+            choose each p in [seat(1), seat(2)], n in 1..3 { bid[p] = n }
+        }
+        score(p) = bid[p]
+        "#,
+    );
+    let mut st = g
+        .start(&Config {
+            players: 3,
+            ..Default::default()
+        })
+        .expect("starts");
+    let mut legal = Vec::new();
+    assert!(
+        g.legal_for(&st, 0, &mut legal).is_err() || legal.is_empty(),
+        "seat 0 is not in the collection: {legal:?}"
+    );
+    for (seat, pick) in [(1u8, 2usize), (2, 0)] {
+        g.legal_for(&st, seat, &mut legal).expect("options");
+        assert_eq!(legal.len(), 3, "seat {seat} bids 1, 2 or 3");
+        let a = legal[pick].clone();
+        g.apply_for(&mut st, seat, &a).expect("commits");
+    }
+    let o = st.outcome().expect("over once both bid");
+    assert_eq!(o.scores, vec![0, 3, 1]);
+}
+
+/// A `group` flooded inside another group's condition neither reads nor spoils the answers
+/// the outer one keeps between floods: the inner group of a1 below holds one space (the
+/// only piece), whatever an earlier flood over the same board computed.
+#[test]
+fn a_group_inside_a_group_condition_keeps_its_own_answers() {
+    let g = game(
+        r#"
+        game "Nested groups"
+        players 2
+        board grid = grid(3, 1)
+        var piece[grid]: Player
+        var outer: int
+        var inner: int
+        def blob(x: grid) = count(t in group(y in grid, x where piece[y] == piece[x]))
+        setup { piece[a1] = seat(0) }
+        flow {
+            outer = count(t in group(z in grid, a1 where blob(z) >= 2))
+            inner = blob(a1)
+        }
+        score(p) = if p == seat(0) then inner else outer
+        "#,
+    );
+    let st = g
+        .start(&Config {
+            players: 2,
+            ..Default::default()
+        })
+        .expect("starts");
+    let o = st.outcome().expect("the flow ends at once");
+    // blob(a1) = 1 (only a1 holds seat 0's piece), so no space has blob >= 2: outer = 0.
+    assert_eq!(o.scores, vec![1, 0]);
+}

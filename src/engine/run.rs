@@ -285,7 +285,7 @@ impl Game {
                             st.commits = vec![Some(Action::SKIP); st.players as usize];
                             for p in 0..st.players {
                                 if !seats[p as usize] {
-                                    continue 'frame;
+                                    continue;
                                 }
                                 match self.has_option(m, st, *cid, p) {
                                     Ok(true) => st.commits[p as usize] = None,

@@ -22,6 +22,9 @@ pub(crate) struct WalkMemo {
     ctx: Option<WalkCtx>,
     /// Per space: 0 (not known), 1 (false) or 2 (true).
     answers: Vec<u8>,
+    /// A group walk holds `answers`: a group flooded inside its condition keeps none (it
+    /// would take the other's answers or leave its own context on them).
+    busy: bool,
 }
 
 impl Machine {
@@ -38,6 +41,9 @@ impl Machine {
     pub(crate) fn walks_leave(&mut self, outer: usize) {
         self.walks.ctx = None;
         self.walks.scope = outer;
+        if outer == 0 {
+            self.walks.busy = false;
+        }
     }
 
     /// Whether group walk `id`'s answers may be kept and read now; they are forgotten when
@@ -52,7 +58,11 @@ impl Machine {
         len: usize,
     ) -> bool {
         let w = &mut self.walks;
-        if w.scope == 0 || w.scope != s as *const State as usize || op.reads.len() > WALK_KEYS {
+        if w.busy
+            || w.scope == 0
+            || w.scope != s as *const State as usize
+            || op.reads.len() > WALK_KEYS
+        {
             return false;
         }
         let mut keys = [Value::None; WALK_KEYS];
@@ -65,6 +75,7 @@ impl Machine {
             w.answers.clear();
             w.answers.resize(len, 0);
         }
+        w.busy = true;
         true
     }
 
@@ -475,6 +486,7 @@ impl Machine {
         }
         if kept {
             self.walks.answers = answers;
+            self.walks.busy = false;
         }
         self.push_listed(marks, walk, start_buf, result)
     }

@@ -516,7 +516,13 @@ impl Machine {
                     _ => Value::Int(x),
                 };
             }
-            _ => {}
+            // the two dispatch lists that call this one name exactly the ops above
+            _ => {
+                return Err(err(
+                    "internal error: an op reached the wrong part of the machine",
+                    p.span_at(*pc - 1),
+                ))
+            }
         }
         Ok(())
     }
