@@ -176,7 +176,8 @@ impl Game {
             return Ok(());
         };
         // The frame's locals are copied only for inline options (an action binds its own).
-        let mut locals = if cch.each.is_some() || cch.arms.iter().any(|a| a.is_some()) {
+        let inline = cch.each.is_some() || cch.arms.iter().any(|a| a.is_some());
+        let mut locals = if inline {
             frame_locals(self, st, frame)
         } else {
             [Value::None; MAX_LOCALS]
@@ -224,8 +225,17 @@ impl Game {
                 }
                 Arm::Action(a) => {
                     let opts = &self.program.actions[*a];
-                    let mut alocals = [Value::None; MAX_LOCALS];
-                    self.bind_into(m, st, opts, &mut alocals, actor, ai, &mut sink, &mut go_on)
+                    // Without inline options `locals` holds nothing of the frame and serves
+                    // the actions (each writes a local before it reads it): one array to
+                    // clear per listing, not two.
+                    let mut fresh;
+                    let alocals: &mut [Value] = if inline {
+                        fresh = [Value::None; MAX_LOCALS];
+                        &mut fresh
+                    } else {
+                        &mut locals
+                    };
+                    self.bind_into(m, st, opts, alocals, actor, ai, &mut sink, &mut go_on)
                         .blame(self.actions[*a].guard_span.or(Some(ch.span)))?;
                 }
                 Arm::Inline { .. } => {
