@@ -181,12 +181,13 @@ impl Game {
         };
         let skipped = |ai: usize| ai < 64 && skip >> ai & 1 != 0;
         // The frame's locals are copied only for inline options (an action binds its own).
-        let inline = cch
-            .arms
-            .iter()
-            .enumerate()
-            .any(|(i, a)| a.is_some() && !skipped(i));
-        let mut locals = if cch.each.is_some() || inline {
+        let inline = cch.each.is_some()
+            || cch
+                .arms
+                .iter()
+                .enumerate()
+                .any(|(i, a)| a.is_some() && !skipped(i));
+        let mut locals = if inline {
             frame_locals(self, st, frame)
         } else {
             [Value::None; MAX_LOCALS]
@@ -237,8 +238,17 @@ impl Game {
                 }
                 Arm::Action(a) => {
                     let opts = &self.program.actions[*a];
-                    let mut alocals = [Value::None; MAX_LOCALS];
-                    self.bind_into(m, st, opts, &mut alocals, actor, ai, &mut sink, &mut go_on)
+                    // Without inline options `locals` holds nothing of the frame and serves
+                    // the actions (each writes a local before it reads it): one array to
+                    // clear per listing, not two.
+                    let mut fresh;
+                    let alocals: &mut [Value] = if inline {
+                        fresh = [Value::None; MAX_LOCALS];
+                        &mut fresh
+                    } else {
+                        &mut locals
+                    };
+                    self.bind_into(m, st, opts, alocals, actor, ai, &mut sink, &mut go_on)
                         .blame(self.actions[*a].guard_span.or(Some(ch.span)))?;
                 }
                 Arm::Inline { .. } => {
