@@ -302,3 +302,34 @@ fn groups_gives_each_maximal_group_once_by_its_first_space() {
         }
     }
 }
+
+/// The same `group(...)` (reference 6.1) read again in one run of the flow gives the group of
+/// the game as it is then: after a write to what its condition reads, and after a change of
+/// a local its condition reads with nothing written to the game in between.
+#[test]
+fn a_group_read_again_sees_what_changed_since() {
+    let text = "game \"Again\"\nplayers 2\nboard b = grid(3, 1)\nvar mark[b]: bool = false\n\
+                var written: int = 0\nvar local: int = 0\n\
+                action pass() { end }\n\
+                flow {\n mark[a1] = true\n let acc = 0\n\
+                 for k in 1..2 {\n  mark[b1] = k == 1\n\
+                  acc = acc * 10 + count(t in group(u in b, a1 where mark[u]))\n }\n\
+                 written = acc\n acc = 0\n\
+                 for w in [true, false] {\n\
+                  acc = acc * 10 + count(t in group(u in b, c1 where mark[u] == w))\n }\n\
+                 local = acc\n\
+                 turn seat(0) { choose { pass } }\n}\n";
+    let g = load("again.rules", text);
+    let st = g.start(&config(None)).expect("starts");
+    let view = g.view(&st, None);
+    let var = |n: &str| {
+        view.vars
+            .iter()
+            .find(|(k, _)| k == n)
+            .map(|(_, v)| v.clone())
+            .expect("a variable")
+    };
+    // a1 b1 marked: a group of 2, then b1 unmarked: a1 alone (21). From c1, unmarked: no
+    // group of marked squares (0), then the unmarked squares b1 c1 (2).
+    assert_eq!([var("written"), var("local")], ["21", "2"]);
+}
