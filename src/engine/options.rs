@@ -375,6 +375,25 @@ impl Game {
                 return Ok(true);
             }
         }
+        self.bind_walk(m, st, opts, k, locals, me, f)
+    }
+
+    /// [`Game::bind_at`] when binding `k` is neither narrowed nor read from a remembered
+    /// list: its collection walked, each value tested.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn bind_walk<F: FnMut(&mut Machine, &[Value]) -> Eval<bool>>(
+        &self,
+        m: &mut Machine,
+        st: &State,
+        opts: &COptions,
+        k: usize,
+        locals: &mut [Value],
+        me: u8,
+        f: &mut F,
+    ) -> Eval<bool> {
+        let b = &opts.binds[k];
+        let leaf = k + 1 == opts.binds.len();
         m.start(self, st, b.coll, locals, me)?;
         while let Some(v) = m.next(self, st, None)? {
             if b.dedup && self.offered_before(st, v, me) {
@@ -423,7 +442,8 @@ impl Game {
                         let leaf = (opts.binds[k].slot as usize, self.leaf_parts(opts, k));
                         self.bind_leaf_listed(m, st, leaf, *fid, start, len, locals, me, f)
                     }
-                    None => self.bind_at(m, st, opts, k, locals, me, f),
+                    // not listed (or its filling failed): walked plainly, not tried again
+                    None => self.bind_walk(m, st, opts, k, locals, me, f),
                 }
             }
             // All bound: the last parts, then the option.
@@ -794,7 +814,7 @@ impl Game {
             Some((start, len)) => {
                 self.bind_leaf_listed(m, st, nx.leaf, nx.fid, start, len, locals, me, f)
             }
-            None => self.bind_at(m, st, opts, k, locals, me, f),
+            None => self.bind_walk(m, st, opts, k, locals, me, f),
         }
     }
 
