@@ -301,7 +301,7 @@ fn a_simultaneous_choice_over_some_seats_asks_only_them() {
     for (seat, pick) in [(1u8, 2usize), (2, 0)] {
         g.legal_for(&st, seat, &mut legal).expect("options");
         assert_eq!(legal.len(), 3, "seat {seat} bids 1, 2 or 3");
-        let a = legal[pick].clone();
+        let a = legal[pick];
         g.apply_for(&mut st, seat, &a).expect("commits");
     }
     let o = st.outcome().expect("over once both bid");
