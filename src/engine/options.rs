@@ -487,19 +487,7 @@ impl Game {
             locals[slot] = v;
             let mut pass = true;
             for part in parts {
-                let holds = match part.split {
-                    _ if part.absorbed => continue,
-                    Some(sp) => {
-                        let code = if bits >> sp.bit & 1 != 0 {
-                            sp.then
-                        } else {
-                            sp.other
-                        };
-                        m.test(self, st, code, locals, me)?
-                    }
-                    None => m.part(self, st, part, locals, me)?,
-                };
-                if !holds {
+                if !self.part_holds(m, st, part, Some(bits), locals, me)? {
                     pass = false;
                     break;
                 }
@@ -530,23 +518,38 @@ impl Game {
             return Ok(true);
         };
         for part in opts.parts.get(start as usize..end as usize).unwrap_or(&[]) {
-            let pass = match (filtered, part.split) {
-                (Some(_), _) if part.absorbed => continue,
-                (Some(bits), Some(sp)) => {
-                    let code = if bits >> sp.bit & 1 != 0 {
-                        sp.then
-                    } else {
-                        sp.other
-                    };
-                    m.test(self, st, code, locals, me)?
-                }
-                _ => m.part(self, st, part, locals, me)?,
-            };
-            if !pass {
+            if !self.part_holds(m, st, part, filtered, locals, me)? {
                 return Ok(false);
             }
         }
         Ok(true)
+    }
+
+    /// Whether one guard part holds; `filtered`: the answers of the remembered list the
+    /// value was read from (a part it absorbed holds, and of an `if` part it splits only
+    /// the branch its answer chooses is tested).
+    #[inline(always)]
+    fn part_holds(
+        &self,
+        m: &mut Machine,
+        st: &State,
+        part: &Part,
+        filtered: Option<u32>,
+        locals: &mut [Value],
+        me: u8,
+    ) -> Eval<bool> {
+        match (filtered, part.split) {
+            (Some(_), _) if part.absorbed => Ok(true),
+            (Some(bits), Some(sp)) => {
+                let code = if bits >> sp.bit & 1 != 0 {
+                    sp.then
+                } else {
+                    sp.other
+                };
+                m.test(self, st, code, locals, me)
+            }
+            _ => m.part(self, st, part, locals, me),
+        }
     }
 
     /// The remembered list of binding `k` for the key the earlier bindings and `me` make
