@@ -433,23 +433,11 @@ impl Game {
                                 ))
                             }
                         };
-                        let act = &self.actions[action];
-                        let mut vals = [Value::None; MAX_ARGS];
-                        for (i, a) in args.iter().enumerate().take(MAX_ARGS) {
-                            vals[i] = eval!(*a, Some(*span));
-                        }
-                        st.frames[fi].pc = next;
-                        push_action(self, &mut st.frames, locals, act, me, &vals, *span)?;
+                        self.do_action(m, st, locals, base, me, (fi, next), action, args, *span)?;
                         continue 'frame;
                     }
                     Step::Do { action, args, span } => {
-                        let act = &self.actions[*action];
-                        let mut vals = [Value::None; MAX_ARGS];
-                        for (i, a) in args.iter().enumerate().take(MAX_ARGS) {
-                            vals[i] = eval!(*a, Some(*span));
-                        }
-                        st.frames[fi].pc = next;
-                        push_action(self, &mut st.frames, locals, act, me, &vals, *span)?;
+                        self.do_action(m, st, locals, base, me, (fi, next), *action, args, *span)?;
                         continue 'frame;
                     }
                     Step::TurnStart { player, save, span } => {
@@ -833,23 +821,38 @@ pub(super) fn push(
     Ok(())
 }
 
-/// Runs an action with `do` (named, or stored in a field): a frame for its effect, its
-/// parameters bound to `vals` in order.
-fn push_action(
-    g: &Game,
-    frames: &mut Vec<Frame>,
-    locals: &mut Vec<Value>,
-    act: &ActionDef,
-    me: u8,
-    vals: &[Value; MAX_ARGS],
-    span: Span,
-) -> Result<(), RunError> {
-    push(g, frames, locals, act.proc, me, &[], Some(span))?;
-    let nb = frames[frames.len() - 1].base as usize;
-    for (i, b) in act.params.iter().enumerate() {
-        locals[nb + b.slot as usize] = vals[i];
+impl Game {
+    /// Runs an action with `do` (named, or stored in a field): its arguments evaluated in the
+    /// frame `at` (its index and the step after the `do`, where it resumes), then a frame for
+    /// its effect with its parameters bound to them in order.
+    #[allow(clippy::too_many_arguments)]
+    fn do_action(
+        &self,
+        m: &mut Machine,
+        st: &mut State,
+        locals: &mut Vec<Value>,
+        base: usize,
+        me: u8,
+        (fi, next): (usize, u32),
+        action: ActionId,
+        args: &[Code],
+        span: Span,
+    ) -> Result<(), RunError> {
+        let act = &self.actions[action];
+        let mut vals = [Value::None; MAX_ARGS];
+        for (i, a) in args.iter().enumerate().take(MAX_ARGS) {
+            vals[i] = m
+                .eval(self, st, *a, &mut locals[base..], me)
+                .blame(Some(span))?;
+        }
+        st.frames[fi].pc = next;
+        push(self, &mut st.frames, locals, act.proc, me, &[], Some(span))?;
+        let nb = st.frames[st.frames.len() - 1].base as usize;
+        for (i, b) in act.params.iter().enumerate() {
+            locals[nb + b.slot as usize] = vals[i];
+        }
+        Ok(())
     }
-    Ok(())
 }
 
 fn expected(g: &Game, st: &State, what: &str, got: Value, span: Span) -> RunError {
