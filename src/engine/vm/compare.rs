@@ -250,28 +250,6 @@ fn len_cmp(s: &State, z: ZoneAt, n: i32, op: BinOp, locals: &[Value]) -> Option<
     int_cmp(op, s.zones.len(inst) as i64, n as i64)
 }
 
-/// Comparison `i` when its local `slot` holds space (or index) `pos`, read without writing
-/// the local: its fast form when that reads `var[slot]` alone (`None`: another shape, or a
-/// value the general path must judge).
-#[inline(always)]
-pub(super) fn fast_at(g: &Game, s: &State, i: u32, slot: u16, pos: u32, me: u8) -> Option<bool> {
-    let read = |at: At| -> Option<&Value> {
-        if at.slot != slot || pos >= at.size as u32 {
-            return None;
-        }
-        s.vars.get((at.base + pos) as usize)
-    };
-    Some(match *g.program.fast.get(i as usize)? {
-        FastCmp::AtMe { at, ne } => ne ^ matches!(*read(at)?, Value::Player(p) if p == me),
-        FastCmp::AtNone { at, ne } => ne ^ matches!(*read(at)?, Value::None),
-        FastCmp::AtInt { at, n, op } => match *read(at)? {
-            Value::Int(x) => int_cmp(op, x, n as i64)?,
-            _ => return None,
-        },
-        _ => return None,
-    })
-}
-
 /// `empty(zone)` or `not empty(zone)` of a zone without index or indexed by a local, read
 /// in place (`None`: code of another shape, or an index that does not read: left to
 /// [`Machine::eval_bool`], which tells why).
