@@ -1,9 +1,11 @@
 //! The options of a decision: listing them, testing one, applying one; chance outcomes;
 //! simultaneous choices.
+use super::vm::int_cmp;
 use super::vm::{with_machine, Eval, Machine};
 use super::*;
-use crate::ir::vm::{CBind, COptions, Narrow, Part, Program, Step};
+use crate::ir::vm::{At, CBind, COptions, FastCmp, Narrow, Op, Part, Program, Step, ZoneAt};
 use crate::ir::*;
+use crate::ops::BinOp;
 
 impl Game {
     /// The index in [`Game::choices`] of the choice a player must make now, if any.
@@ -365,9 +367,9 @@ impl Game {
                 }
                 for i in start..start + len {
                     m.spend(None)?;
-                    let table = &m.filters[fid as usize];
-                    locals[b.slot as usize] = table.values[i];
-                    let bits = Some(table.bits[i]);
+                    let e = m.filters[fid as usize].elems[i];
+                    locals[b.slot as usize] = e.value;
+                    let bits = Some(e.bits);
                     if !self.bind_k(m, st, opts, k + 1, bits, locals, me, f)? {
                         return Ok(false);
                     }
@@ -482,12 +484,17 @@ impl Game {
     ) -> Eval<bool> {
         for i in start..start + len {
             m.spend(None)?;
-            let table = &m.filters[fid as usize];
-            let (v, bits) = (table.values[i], table.bits[i]);
-            locals[slot] = v;
+            let e = m.filters[fid as usize].elems[i];
+            // The first part, resolved when the list was filled, is one read of the state.
+            let from = match e.holds(st, me) {
+                Some(false) => continue,
+                Some(true) => e.skip as usize,
+                None => 0,
+            };
+            locals[slot] = e.value;
             let mut pass = true;
-            for part in parts {
-                if !self.part_holds(m, st, part, Some(bits), locals, me)? {
+            for part in parts.get(from..).unwrap_or(&[]) {
+                if !self.part_holds(m, st, part, Some(e.bits), locals, me)? {
                     pass = false;
                     break;
                 }
@@ -622,7 +629,13 @@ impl Game {
             None => return Ok(None),
         }
         let b = &opts.binds[k];
-        let start = table.values.len();
+        // The last binding's elements resolve the first part tested on them.
+        let leaf = if k + 1 == opts.binds.len() {
+            self.leaf_parts(opts, k)
+        } else {
+            &[]
+        };
+        let start = table.elems.len();
         let (iters, stack) = (m.iters.len(), m.stack.len());
         let saved = locals[b.slot as usize];
         let mut walk = || -> Eval<()> {
@@ -643,9 +656,8 @@ impl Game {
                             bits |= 1 << j;
                         }
                     }
-                    let table = &mut m.filters[fi];
-                    table.values.push(v);
-                    table.bits.push(bits);
+                    let e = self.listed_elem(st, leaf, b.slot, v, bits);
+                    m.filters[fi].elems.push(e);
                 }
             }
             Ok(())
@@ -654,17 +666,79 @@ impl Game {
         locals[b.slot as usize] = saved;
         let table = &mut m.filters[fi];
         if walked.is_err() {
-            table.values.truncate(start);
-            table.bits.truncate(start);
+            table.elems.truncate(start);
             while m.iters.len() > iters {
                 m.stop();
             }
             m.stack.truncate(stack);
             return Ok(None);
         }
-        let len = table.values.len() - start;
+        let len = table.elems.len() - start;
         table.lists[key as usize] = (start as u32, len as u32);
         Ok(Some((start, len)))
+    }
+
+    /// The element `v` (with the answers `bits` to its list's split conditions) of a
+    /// remembered list of the binding at `slot`, tested on `parts` once listed (its
+    /// [`Game::leaf_parts`], none unless it is the last binding): the first of them resolved
+    /// when it is a fast comparison of `var[slot]` against `me` or `none` (for a split
+    /// part, of the branch `bits` choose), which reads the same variable slot for every
+    /// state of the match.
+    fn listed_elem(&self, st: &State, parts: &[Part], slot: u16, v: Value, bits: u32) -> Listed {
+        let none = Listed {
+            value: v,
+            bits,
+            at: 0,
+            n: 0,
+            test: Listed::PASS,
+            op: BinOp::Eq,
+            skip: 0,
+        };
+        let Some(part) = parts.first().filter(|p| !p.absorbed) else {
+            return none;
+        };
+        let code = match part.split {
+            Some(sp) if bits >> sp.bit & 1 != 0 => sp.then,
+            Some(sp) => sp.other,
+            None if part.memo.is_none() => part.code,
+            None => return none,
+        };
+        let p = &self.program;
+        let cmp = match p.ops.get(code.start as usize) {
+            Some(Op::Cmp(i)) if code.end == code.start + 1 => p.fast.get(*i as usize),
+            _ => None,
+        };
+        let (at, test, op, n) = match *cmp.unwrap_or(&FastCmp::Other) {
+            FastCmp::AtMe { at, ne } => (at, Listed::IS_ME + ne as u8, BinOp::Eq, 0),
+            FastCmp::AtNone { at, ne } => (at, Listed::IS_NONE + ne as u8, BinOp::Eq, 0),
+            FastCmp::AtInt { at, n, op } => (at, Listed::INT, op, n),
+            FastCmp::LenInt {
+                z: ZoneAt::Local { base, size, slot },
+                n,
+                op,
+            } => (At { base, size, slot }, Listed::LEN, op, n),
+            _ => return none,
+        };
+        let Some(pos) = Program::position(v).filter(|&p| at.slot == slot && p < at.size as u32)
+        else {
+            return none;
+        };
+        let at = at.base + pos;
+        let within = match test {
+            Listed::LEN => (at as usize) < self.instances.len(),
+            _ => (at as usize) < st.vars.len(),
+        };
+        if !within {
+            return none;
+        }
+        Listed {
+            at,
+            n,
+            test,
+            op,
+            skip: 1,
+            ..none
+        }
     }
 
     /// A binding narrowed by a value index: only the positions where the variable holds the
@@ -1184,6 +1258,61 @@ impl Game {
             };
         }
         self.apply_unchecked(st, a)
+    }
+}
+
+/// One element of a remembered list ([`super::vm::FilterTable`]): its value, its answers to
+/// the list's split conditions and, on the last binding's lists, the first part tested on
+/// it resolved to one read of the state ([`Game::listed_elem`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Listed {
+    pub(crate) value: Value,
+    pub(crate) bits: u32,
+    /// The variable slot the resolved part reads.
+    at: u32,
+    /// The number it is compared with ([`Listed::INT`], [`Listed::LEN`]).
+    n: i32,
+    /// What the resolved part asks of it ([`Listed::PASS`]: none resolved).
+    test: u8,
+    /// The comparison ([`Listed::INT`], [`Listed::LEN`]).
+    op: BinOp,
+    /// The parts the resolved one answers (0 or 1): the rest are tested in full.
+    skip: u8,
+}
+
+impl Listed {
+    const PASS: u8 = 0;
+    const IS_ME: u8 = 1;
+    const NOT_ME: u8 = 2;
+    const IS_NONE: u8 = 3;
+    const NOT_NONE: u8 = 4;
+    /// `var[slot] op n`, the variable at `at` (true only when it holds a number).
+    const INT: u8 = 5;
+    /// `count(zone[slot]) op n`, the zone instance `at`.
+    const LEN: u8 = 6;
+
+    /// The resolved part's answer (`Some(true)` when none is resolved; `None`: its slot is
+    /// not in the state, left to the full test).
+    #[inline(always)]
+    fn holds(&self, st: &State, me: u8) -> Option<bool> {
+        if self.test == Listed::PASS {
+            return Some(true);
+        }
+        if self.test == Listed::LEN {
+            return int_cmp(self.op, st.zones.len(InstId(self.at)) as i64, self.n as i64);
+        }
+        let x = st.vars.get(self.at as usize)?;
+        Some(match self.test {
+            Listed::INT => match *x {
+                Value::Int(x) => int_cmp(self.op, x, self.n as i64)?,
+                _ => return None,
+            },
+            Listed::IS_ME => matches!(*x, Value::Player(p) if p == me),
+            Listed::NOT_ME => !matches!(*x, Value::Player(p) if p == me),
+            Listed::IS_NONE => matches!(*x, Value::None),
+            Listed::NOT_NONE => !matches!(*x, Value::None),
+            _ => return None,
+        })
     }
 }
 
