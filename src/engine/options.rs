@@ -1,9 +1,11 @@
 //! The options of a decision: listing them, testing one, applying one; chance outcomes;
 //! simultaneous choices.
+use super::vm::int_cmp;
 use super::vm::{with_machine, Eval, Machine};
 use super::*;
-use crate::ir::vm::{CBind, COptions, Narrow, Part, Program, Step};
+use crate::ir::vm::{At, CBind, COptions, FastCmp, Narrow, Op, Part, Program, Step, ZoneAt};
 use crate::ir::*;
+use crate::ops::BinOp;
 
 impl Game {
     /// The index in [`Game::choices`] of the choice a player must make now, if any.
@@ -220,7 +222,7 @@ impl Game {
                             &mut push
                         }
                     };
-                    self.bind(m, st, opts, 0, &mut alocals, actor, &mut |m, l| {
+                    let mut take = each(|m, l| {
                         let first = action_of(ai, l, &opts.binds);
                         match self.explore(m, st, choice, actor, first, runs, f) {
                             Ok(go) => go_on = go,
@@ -230,8 +232,9 @@ impl Game {
                             }
                         }
                         Ok(go_on)
-                    })
-                    .blame(self.actions[*a].guard_span.or(Some(ch.span)))?;
+                    });
+                    self.bind(m, st, opts, 0, &mut alocals, actor, &mut take)
+                        .blame(self.actions[*a].guard_span.or(Some(ch.span)))?;
                     if let Some(e) = failed {
                         return Err(e);
                     }
@@ -289,21 +292,28 @@ impl Game {
         go_on: &mut bool,
     ) -> Eval<bool> {
         match sink {
-            Sink::List(out) => self.bind(m, st, opts, 0, locals, me, &mut |_, l| {
-                push_option(out, arm as u16, l, &opts.binds);
-                Ok(true)
-            }),
-            Sink::Each(f) => self.bind(m, st, opts, 0, locals, me, &mut |_, l| {
-                *go_on = f(action_of(arm, l, &opts.binds));
-                Ok(*go_on)
-            }),
+            Sink::List(out) => {
+                let mut push = Push {
+                    out,
+                    arm: arm as u16,
+                    binds: &opts.binds,
+                };
+                self.bind(m, st, opts, 0, locals, me, &mut push)
+            }
+            Sink::Each(f) => {
+                let mut take = each(|_, l| {
+                    *go_on = f(action_of(arm, l, &opts.binds));
+                    Ok(*go_on)
+                });
+                self.bind(m, st, opts, 0, locals, me, &mut take)
+            }
         }
     }
 
     /// Enumerates every binding of `opts` from binding `k` on that passes its guard, testing
     /// each part of the guard as soon as the bindings it reads are bound.
     #[allow(clippy::too_many_arguments)]
-    fn bind<F: FnMut(&mut Machine, &[Value]) -> Eval<bool>>(
+    fn bind<F: Take>(
         &self,
         m: &mut Machine,
         st: &State,
@@ -320,7 +330,7 @@ impl Game {
     /// it absorbed are known to hold, and these are the list's answers to the conditions of
     /// the parts it splits.
     #[allow(clippy::too_many_arguments)]
-    fn bind_k<F: FnMut(&mut Machine, &[Value]) -> Eval<bool>>(
+    fn bind_k<F: Take>(
         &self,
         m: &mut Machine,
         st: &State,
@@ -339,7 +349,7 @@ impl Game {
 
     /// [`Game::bind_k`] once the parts tested before binding `k` hold: binding `k` and on.
     #[allow(clippy::too_many_arguments)]
-    fn bind_at<F: FnMut(&mut Machine, &[Value]) -> Eval<bool>>(
+    fn bind_at<F: Take>(
         &self,
         m: &mut Machine,
         st: &State,
@@ -350,7 +360,7 @@ impl Game {
         f: &mut F,
     ) -> Eval<bool> {
         let Some(b) = opts.binds.get(k) else {
-            return f(m, locals);
+            return f.take(m, locals);
         };
         // The last binding calls `f` from its loop instead of through one more level.
         let leaf = k + 1 == opts.binds.len();
@@ -365,9 +375,9 @@ impl Game {
                 }
                 for i in start..start + len {
                     m.spend(None)?;
-                    let table = &m.filters[fid as usize];
-                    locals[b.slot as usize] = table.values[i];
-                    let bits = Some(table.bits[i]);
+                    let e = m.filters[fid as usize].elems[i];
+                    locals[b.slot as usize] = e.value;
+                    let bits = Some(e.bits);
                     if !self.bind_k(m, st, opts, k + 1, bits, locals, me, f)? {
                         return Ok(false);
                     }
@@ -382,7 +392,7 @@ impl Game {
     /// list: its collection walked, each value tested.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn bind_walk<F: FnMut(&mut Machine, &[Value]) -> Eval<bool>>(
+    fn bind_walk<F: Take>(
         &self,
         m: &mut Machine,
         st: &State,
@@ -401,7 +411,7 @@ impl Game {
             }
             locals[b.slot as usize] = v;
             let go = if leaf {
-                !self.parts_hold(m, st, opts, k + 1, None, locals, me)? || f(m, locals)?
+                !self.parts_hold(m, st, opts, k + 1, None, locals, me)? || f.take(m, locals)?
             } else {
                 self.bind_next(m, st, opts, k + 1, locals, me, f)?
             };
@@ -418,7 +428,7 @@ impl Game {
     /// here, without one more call level per element of the binding before it.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn bind_next<F: FnMut(&mut Machine, &[Value]) -> Eval<bool>>(
+    fn bind_next<F: Take>(
         &self,
         m: &mut Machine,
         st: &State,
@@ -447,7 +457,7 @@ impl Game {
                 }
             }
             // All bound: the last parts, then the option.
-            None => Ok(!self.parts_hold(m, st, opts, k, None, locals, me)? || f(m, locals)?),
+            None => Ok(!self.parts_hold(m, st, opts, k, None, locals, me)? || f.take(m, locals)?),
             _ => self.bind_k(m, st, opts, k, None, locals, me, f),
         }
     }
@@ -468,7 +478,7 @@ impl Game {
     /// parts the list splits only the branch the element's answer chooses is tested.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn bind_leaf_listed<F: FnMut(&mut Machine, &[Value]) -> Eval<bool>>(
+    fn bind_leaf_listed<F: Take>(
         &self,
         m: &mut Machine,
         st: &State,
@@ -480,23 +490,77 @@ impl Game {
         me: u8,
         f: &mut F,
     ) -> Eval<bool> {
-        for i in start..start + len {
+        let end = start + len;
+        let mut i = start;
+        if let Some((out, arm, binds)) = f.push() {
+            if let Some(p) = Pushing::new(arm, binds, slot, locals) {
+                i = Self::push_listed(m, st, parts.len(), fid, start..end, me, out, p);
+            }
+        }
+        for i in i..end {
             m.spend(None)?;
-            let table = &m.filters[fid as usize];
-            let (v, bits) = (table.values[i], table.bits[i]);
-            locals[slot] = v;
+            let e = m.filters[fid as usize].elems[i];
+            // The first part, resolved when the list was filled, is one read of the state.
+            let from = match e.holds(st, me) {
+                Some(false) => continue,
+                Some(true) => e.skip as usize,
+                None => 0,
+            };
+            locals[slot] = e.value;
             let mut pass = true;
-            for part in parts {
-                if !self.part_holds(m, st, part, Some(bits), locals, me)? {
+            for part in parts.get(from..).unwrap_or(&[]) {
+                if !self.part_holds(m, st, part, Some(e.bits), locals, me)? {
                     pass = false;
                     break;
                 }
             }
-            if pass && !f(m, locals)? {
+            if pass && !f.take(m, locals)? {
                 return Ok(false);
             }
         }
         Ok(true)
+    }
+
+    /// [`Game::bind_leaf_listed`] when each binding that passes is pushed as an option onto
+    /// `out` (`p`: the option, its other parameters filled): the elements of `range` whose
+    /// parts (`n` of them) are all answered by the part they resolved are tested and pushed
+    /// here, without the general machinery, until one is not (or the work budget is spent:
+    /// the general loop reports it). Returns where that loop takes over.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn push_listed(
+        m: &mut Machine,
+        st: &State,
+        n: usize,
+        fid: u32,
+        range: std::ops::Range<usize>,
+        me: u8,
+        out: &mut Vec<Action>,
+        mut p: Pushing,
+    ) -> usize {
+        let mut i = range.start;
+        let Machine { filters, fuel, .. } = m;
+        let Some(elems) = filters.get(fid as usize).and_then(|t| t.elems.get(range)) else {
+            return i;
+        };
+        for e in elems {
+            if *fuel == 0 {
+                break;
+            }
+            let pass = match e.holds(st, me) {
+                Some(pass) if e.skip as usize == n => pass,
+                _ => break,
+            };
+            *fuel -= 1;
+            i += 1;
+            if pass {
+                if let Some(d) = p.option.args.get_mut(p.leaf) {
+                    *d = e.value;
+                }
+                out.push(p.option);
+            }
+        }
+        i
     }
 
     /// Whether the guard parts tested once binding `k - 1` is bound hold (`filtered`: the
@@ -622,7 +686,13 @@ impl Game {
             None => return Ok(None),
         }
         let b = &opts.binds[k];
-        let start = table.values.len();
+        // The last binding's elements resolve the first part tested on them.
+        let leaf = if k + 1 == opts.binds.len() {
+            self.leaf_parts(opts, k)
+        } else {
+            &[]
+        };
+        let start = table.elems.len();
         let (iters, stack) = (m.iters.len(), m.stack.len());
         let saved = locals[b.slot as usize];
         let mut walk = || -> Eval<()> {
@@ -643,9 +713,8 @@ impl Game {
                             bits |= 1 << j;
                         }
                     }
-                    let table = &mut m.filters[fi];
-                    table.values.push(v);
-                    table.bits.push(bits);
+                    let e = self.listed_elem(st, leaf, b.slot, v, bits);
+                    m.filters[fi].elems.push(e);
                 }
             }
             Ok(())
@@ -654,23 +723,85 @@ impl Game {
         locals[b.slot as usize] = saved;
         let table = &mut m.filters[fi];
         if walked.is_err() {
-            table.values.truncate(start);
-            table.bits.truncate(start);
+            table.elems.truncate(start);
             while m.iters.len() > iters {
                 m.stop();
             }
             m.stack.truncate(stack);
             return Ok(None);
         }
-        let len = table.values.len() - start;
+        let len = table.elems.len() - start;
         table.lists[key as usize] = (start as u32, len as u32);
         Ok(Some((start, len)))
+    }
+
+    /// The element `v` (with the answers `bits` to its list's split conditions) of a
+    /// remembered list of the binding at `slot`, tested on `parts` once listed (its
+    /// [`Game::leaf_parts`], none unless it is the last binding): the first of them resolved
+    /// when it is a fast comparison of `var[slot]` against `me` or `none` (for a split
+    /// part, of the branch `bits` choose), which reads the same variable slot for every
+    /// state of the match.
+    fn listed_elem(&self, st: &State, parts: &[Part], slot: u16, v: Value, bits: u32) -> Listed {
+        let none = Listed {
+            value: v,
+            bits,
+            at: 0,
+            n: 0,
+            test: Listed::PASS,
+            op: BinOp::Eq,
+            skip: 0,
+        };
+        let Some(part) = parts.first().filter(|p| !p.absorbed) else {
+            return none;
+        };
+        let code = match part.split {
+            Some(sp) if bits >> sp.bit & 1 != 0 => sp.then,
+            Some(sp) => sp.other,
+            None if part.memo.is_none() => part.code,
+            None => return none,
+        };
+        let p = &self.program;
+        let cmp = match p.ops.get(code.start as usize) {
+            Some(Op::Cmp(i)) if code.end == code.start + 1 => p.fast.get(*i as usize),
+            _ => None,
+        };
+        let (at, test, op, n) = match *cmp.unwrap_or(&FastCmp::Other) {
+            FastCmp::AtMe { at, ne } => (at, Listed::IS_ME + ne as u8, BinOp::Eq, 0),
+            FastCmp::AtNone { at, ne } => (at, Listed::IS_NONE + ne as u8, BinOp::Eq, 0),
+            FastCmp::AtInt { at, n, op } => (at, Listed::INT, op, n),
+            FastCmp::LenInt {
+                z: ZoneAt::Local { base, size, slot },
+                n,
+                op,
+            } => (At { base, size, slot }, Listed::LEN, op, n),
+            _ => return none,
+        };
+        let Some(pos) = Program::position(v).filter(|&p| at.slot == slot && p < at.size as u32)
+        else {
+            return none;
+        };
+        let at = at.base + pos;
+        let within = match test {
+            Listed::LEN => (at as usize) < self.instances.len(),
+            _ => (at as usize) < st.vars.len(),
+        };
+        if !within {
+            return none;
+        }
+        Listed {
+            at,
+            n,
+            test,
+            op,
+            skip: 1,
+            ..none
+        }
     }
 
     /// A binding narrowed by a value index: only the positions where the variable holds the
     /// value, in their order.
     #[allow(clippy::too_many_arguments)]
-    fn bind_narrowed<F: FnMut(&mut Machine, &[Value]) -> Eval<bool>>(
+    fn bind_narrowed<F: Take>(
         &self,
         m: &mut Machine,
         st: &State,
@@ -699,6 +830,26 @@ impl Game {
             _ => false,
         };
         let next = self.next_listed(st, opts, k, locals, me);
+        if let (Some(nx), Dim::Board(bd), Some((out, arm, binds))) = (&next, dim, f.push()) {
+            let this = binds.iter().position(|c| c.slot == b.slot);
+            let p = Pushing::new(arm, binds, nx.leaf.0, locals);
+            if let (true, Some(this), Some(p)) = (nx.pre.is_empty(), this, p) {
+                let mut push = Push { out, arm, binds };
+                let walk = (first, ix.words as usize, limit, bd, closing);
+                return self.narrowed_push(
+                    m,
+                    st,
+                    opts,
+                    k,
+                    nx,
+                    walk,
+                    (this, p),
+                    locals,
+                    me,
+                    &mut push,
+                );
+            }
+        }
         for w in 0..ix.words as usize {
             let mut bits = st.index[first + w];
             while bits != 0 {
@@ -725,6 +876,88 @@ impl Game {
                     continue;
                 }
                 if !self.bind_next(m, st, opts, k + 1, locals, me, f)? {
+                    return Ok(false);
+                }
+            }
+        }
+        Ok(true)
+    }
+
+    /// [`Game::bind_narrowed`] over a board when the last binding `k + 1` is read from
+    /// remembered lists, no part is tested between the two, and each option is pushed
+    /// (`push`; `p`: the option, with this binding's parameter at `this`): per position the list is read and its elements whose parts their resolved
+    /// part answers are pushed at once ([`Game::push_listed`]); the rest (a list not yet
+    /// listed, an element to test in full) go the general way. `walk`: the value index's
+    /// first word and word count, the positions' limit, the board and whether it has closed
+    /// spaces.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn narrowed_push(
+        &self,
+        m: &mut Machine,
+        st: &State,
+        opts: &COptions,
+        k: usize,
+        nx: &NextListed,
+        (first, words, limit, bd, closing): (usize, usize, u32, BoardId, bool),
+        (this, mut p): (usize, Pushing),
+        locals: &mut [Value],
+        me: u8,
+        push: &mut Push,
+    ) -> Eval<bool> {
+        let slot = opts.binds[k].slot;
+        // Lists kept for another program or setup are dropped once, not asked per position.
+        m.own(self, st);
+        let board = &self.boards[bd];
+        let n = nx.leaf.1.len();
+        for w in 0..words {
+            let mut bits = st.index.get(first + w).copied().unwrap_or(0);
+            while bits != 0 {
+                let pos = (w * 64) as u32 + bits.trailing_zeros();
+                bits &= bits - 1;
+                if pos >= limit {
+                    return Ok(true);
+                }
+                m.spend(None)?;
+                if board.is_closed(pos, closing) {
+                    continue;
+                }
+                let v = Value::Space(bd, pos);
+                let list = match pos < nx.bound {
+                    true => m
+                        .filters
+                        .get(nx.fid as usize)
+                        .and_then(|t| t.lists.get((nx.base + pos * nx.step) as usize))
+                        .filter(|l| l.1 != u32::MAX),
+                    false => None,
+                };
+                if let Some(&(start, len)) = list {
+                    let (start, end) = (start as usize, (start + len) as usize);
+                    if let Some(d) = p.option.args.get_mut(this) {
+                        *d = v;
+                    }
+                    let i = Self::push_listed(m, st, n, nx.fid, start..end, me, push.out, p);
+                    if i == end {
+                        continue;
+                    }
+                    locals[slot as usize] = v;
+                    if !self.bind_leaf_listed(
+                        m,
+                        st,
+                        nx.leaf,
+                        nx.fid,
+                        i,
+                        end - i,
+                        locals,
+                        me,
+                        push,
+                    )? {
+                        return Ok(false);
+                    }
+                    continue;
+                }
+                locals[slot as usize] = v;
+                if !self.bind_next_listed(m, st, opts, k + 1, nx, pos, locals, me, push)? {
                     return Ok(false);
                 }
             }
@@ -787,7 +1020,7 @@ impl Game {
     /// and the position `pos` of the binding before it.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn bind_next_listed<F: FnMut(&mut Machine, &[Value]) -> Eval<bool>>(
+    fn bind_next_listed<F: Take>(
         &self,
         m: &mut Machine,
         st: &State,
@@ -1187,6 +1420,61 @@ impl Game {
     }
 }
 
+/// One element of a remembered list ([`super::vm::FilterTable`]): its value, its answers to
+/// the list's split conditions and, on the last binding's lists, the first part tested on
+/// it resolved to one read of the state ([`Game::listed_elem`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Listed {
+    pub(crate) value: Value,
+    pub(crate) bits: u32,
+    /// The variable slot the resolved part reads.
+    at: u32,
+    /// The number it is compared with ([`Listed::INT`], [`Listed::LEN`]).
+    n: i32,
+    /// What the resolved part asks of it ([`Listed::PASS`]: none resolved).
+    test: u8,
+    /// The comparison ([`Listed::INT`], [`Listed::LEN`]).
+    op: BinOp,
+    /// The parts the resolved one answers (0 or 1): the rest are tested in full.
+    skip: u8,
+}
+
+impl Listed {
+    const PASS: u8 = 0;
+    const IS_ME: u8 = 1;
+    const NOT_ME: u8 = 2;
+    const IS_NONE: u8 = 3;
+    const NOT_NONE: u8 = 4;
+    /// `var[slot] op n`, the variable at `at` (true only when it holds a number).
+    const INT: u8 = 5;
+    /// `count(zone[slot]) op n`, the zone instance `at`.
+    const LEN: u8 = 6;
+
+    /// The resolved part's answer (`Some(true)` when none is resolved; `None`: its slot is
+    /// not in the state, left to the full test).
+    #[inline(always)]
+    fn holds(&self, st: &State, me: u8) -> Option<bool> {
+        if self.test == Listed::PASS {
+            return Some(true);
+        }
+        if self.test == Listed::LEN {
+            return int_cmp(self.op, st.zones.len(InstId(self.at)) as i64, self.n as i64);
+        }
+        let x = st.vars.get(self.at as usize)?;
+        Some(match self.test {
+            Listed::INT => match *x {
+                Value::Int(x) => int_cmp(self.op, x, self.n as i64)?,
+                _ => return None,
+            },
+            Listed::IS_ME => matches!(*x, Value::Player(p) if p == me),
+            Listed::NOT_ME => !matches!(*x, Value::Player(p) if p == me),
+            Listed::IS_NONE => matches!(*x, Value::None),
+            Listed::NOT_NONE => !matches!(*x, Value::None),
+            _ => return None,
+        })
+    }
+}
+
 /// What a narrowed binding finds once about the last binding after it, read from a
 /// remembered list ([`Game::next_listed`]).
 struct NextListed<'o> {
@@ -1196,6 +1484,82 @@ struct NextListed<'o> {
     bound: u32,
     pre: &'o [Part],
     leaf: (usize, &'o [Part]),
+}
+
+/// Where a listing hands each binding that passes the guard (the bound locals): a callback
+/// that returns whether to go on, or [`Push`].
+trait Take {
+    fn take(&mut self, m: &mut Machine, l: &[Value]) -> Eval<bool>;
+
+    /// When each binding is only pushed as an option: the list, the arm and the
+    /// parameters' bindings ([`Push`]).
+    #[inline(always)]
+    fn push(&mut self) -> Option<(&mut Vec<Action>, u16, &[CBind])> {
+        None
+    }
+}
+
+/// The option a listing into a [`Push`] builds for the elements of the last binding's
+/// remembered lists ([`Game::push_listed`]): the other parameters filled.
+#[derive(Clone, Copy)]
+struct Pushing {
+    option: Action,
+    /// The parameter of the last binding.
+    leaf: usize,
+}
+
+impl Pushing {
+    /// The option of arm `arm` with parameters `binds` bound in `l`, the last binding's at
+    /// `slot` (`None`: no parameter is bound there).
+    fn new(arm: u16, binds: &[CBind], slot: usize, l: &[Value]) -> Option<Pushing> {
+        let leaf = binds.iter().position(|b| b.slot as usize == slot)?;
+        let mut option = Action {
+            arm,
+            args: [Value::None; MAX_ARGS],
+            steps: Steps::NONE,
+        };
+        for (d, b) in option.args.iter_mut().zip(binds) {
+            if let Some(v) = l.get(b.slot as usize) {
+                *d = *v;
+            }
+        }
+        Some(Pushing { option, leaf })
+    }
+}
+
+/// A callback as a [`Take`].
+struct Each<F>(F);
+
+/// `f` as a [`Take`] (the bound gives the closure its signature).
+fn each<F: FnMut(&mut Machine, &[Value]) -> Eval<bool>>(f: F) -> Each<F> {
+    Each(f)
+}
+
+impl<F: FnMut(&mut Machine, &[Value]) -> Eval<bool>> Take for Each<F> {
+    #[inline(always)]
+    fn take(&mut self, m: &mut Machine, l: &[Value]) -> Eval<bool> {
+        (self.0)(m, l)
+    }
+}
+
+/// Each binding pushed onto `out` as an option of arm `arm` with parameters `binds`.
+struct Push<'a> {
+    out: &'a mut Vec<Action>,
+    arm: u16,
+    binds: &'a [CBind],
+}
+
+impl Take for Push<'_> {
+    #[inline(always)]
+    fn take(&mut self, _: &mut Machine, l: &[Value]) -> Eval<bool> {
+        push_option(self.out, self.arm, l, self.binds);
+        Ok(true)
+    }
+
+    #[inline(always)]
+    fn push(&mut self) -> Option<(&mut Vec<Action>, u16, &[CBind])> {
+        Some((self.out, self.arm, self.binds))
+    }
 }
 
 /// Where listed options go: straight into a list, or to a callback that may stop the listing.

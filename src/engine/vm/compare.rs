@@ -221,7 +221,7 @@ fn fast_cmp(g: &Game, s: &State, i: u32, locals: &[Value], me: u8) -> Option<boo
 
 /// `x op y` for a comparison operator (`None`: not a comparison).
 #[inline(always)]
-pub(super) fn int_cmp(op: BinOp, x: i64, y: i64) -> Option<bool> {
+pub(crate) fn int_cmp(op: BinOp, x: i64, y: i64) -> Option<bool> {
     Some(match op {
         BinOp::Eq => x == y,
         BinOp::Ne => x != y,

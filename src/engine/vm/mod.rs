@@ -103,15 +103,13 @@ pub(crate) struct Machine {
     walks: aggregates::WalkMemo,
 }
 
-/// The remembered lists of one binding: per key, where its list starts in `values` and
+/// The remembered lists of one binding: per key, where its list starts in `elems` and
 /// its length (`u32::MAX`: not listed yet).
 #[derive(Debug, Default)]
 pub(crate) struct FilterTable {
     pub(crate) lists: Vec<(u32, u32)>,
-    pub(crate) values: Vec<Value>,
-    /// For each of `values`, the answers to the list's split conditions
-    /// ([`crate::ir::vm::FilterDef::splits`]).
-    pub(crate) bits: Vec<u32>,
+    /// The listed elements ([`super::options::Listed`]).
+    pub(crate) elems: Vec<super::options::Listed>,
 }
 
 thread_local! {
@@ -147,6 +145,7 @@ mod aggregates;
 mod builtins;
 mod calls;
 mod compare;
+pub(crate) use compare::int_cmp;
 mod exec;
 use builtins::binary;
 
@@ -244,8 +243,7 @@ impl Machine {
             self.memos.iter_mut().for_each(Vec::clear);
             for t in &mut self.filters {
                 t.lists.clear();
-                t.values.clear();
-                t.bits.clear();
+                t.elems.clear();
             }
             self.memo_owner = owner;
         }
