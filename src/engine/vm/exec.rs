@@ -151,6 +151,10 @@ impl Machine {
                     self.stack.push(Value::Zone(inst));
                 }
                 Op::VarMe(v) => self.stack.push(var_me(g, s, v, me)?),
+                Op::Var2(i) => {
+                    let v = self.var2(g, s, i, locals)?;
+                    self.stack.push(v);
+                }
                 Op::IterZone => match self.pop() {
                     Value::Zone(z) => self.iters.push(Iter::Zone {
                         next: s.zones.bottom(z),
