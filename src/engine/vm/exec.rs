@@ -183,17 +183,44 @@ impl Machine {
                     self.stack.push(v);
                 }
                 Op::Call(d) => self.call(g, s, d, me)?,
-                Op::IterNext { slot, exit } => match self
-                    .next(g, s, None)
-                    .map_err(|e| with(e, g.program.span_at(pc - 1)))?
-                {
-                    Some(v) => {
-                        if let Some(l) = locals.get_mut(slot as usize) {
-                            *l = v;
+                Op::IterNext { slot, exit } => {
+                    // The walks of a zone and of the players step here; the others (and
+                    // running out of work, with its error) in `next`.
+                    let quick = match self.iters.last_mut() {
+                        Some(Iter::Zone { next }) if self.fuel > 0 => Some(next.map(|c| {
+                            *next = s.zones.above(c);
+                            Value::Comp(c)
+                        })),
+                        Some(Iter::Seats { next, end }) if self.fuel > 0 => {
+                            Some((*next < *end).then(|| {
+                                *next += 1;
+                                Value::Player(*next - 1)
+                            }))
                         }
+                        _ => None,
+                    };
+                    let v = match quick {
+                        Some(Some(v)) => {
+                            self.fuel -= 1;
+                            Some(v)
+                        }
+                        Some(None) => {
+                            self.stop();
+                            None
+                        }
+                        None => self
+                            .next(g, s, None)
+                            .map_err(|e| with(e, g.program.span_at(pc - 1)))?,
+                    };
+                    match v {
+                        Some(v) => {
+                            if let Some(l) = locals.get_mut(slot as usize) {
+                                *l = v;
+                            }
+                        }
+                        None => pc = exit,
                     }
-                    None => pc = exit,
-                },
+                }
                 Op::AccCount => {
                     if let Value::Int(n) = self.top() {
                         *n += 1;
