@@ -46,12 +46,18 @@ pub enum Op {
     Var2(u32),
     /// Push `var[local]` (a variable of one dimension indexed by a local).
     VarLocal(VarId, u16),
+    /// Push `var[me]` (a variable of one dimension indexed by `me`).
+    VarMe(VarId),
     /// Push the zone instance `n` (a zone without index, or with constant indexes).
     Inst(InstId),
     /// Pop the indexes of a zone (one per dimension), push the zone instance.
     Zone(ZoneId),
     /// Push `zone[local]` (a zone of one dimension indexed by a local).
     ZoneLocal(ZoneId, u16),
+    /// Push `zone[me]` (a zone of one dimension indexed by `me`).
+    ZoneMe(ZoneId),
+    /// Push `zone[a, b]` read from two locals ([`Program::zone2s`]).
+    Zone2(u32),
     /// Pop a component, push one of its fields (by index in its type).
     Field(u16),
     /// Push a field of the component in a local slot.
@@ -238,6 +244,8 @@ pub enum ZoneAt {
 /// `zone[a, b]`: a zone of two dimensions indexed by two locals.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Zone2 {
+    /// The zone (for the message of an index out of range).
+    pub zone: ZoneId,
     /// The zone's first instance.
     pub base: u32,
     /// The sizes of its dimensions.

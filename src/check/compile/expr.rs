@@ -67,6 +67,8 @@ impl Compiler<'_> {
                     self.emit(Op::Slot(var.base + k));
                 } else if let [Expr::Local(l)] = ix.as_slice() {
                     self.emit(Op::VarLocal(*v, *l));
+                } else if let [Expr::Me] = ix.as_slice() {
+                    self.emit(Op::VarMe(*v));
                 } else if let Some(i) = self.var2(*v, ix) {
                     self.emit(Op::Var2(i));
                 } else {
@@ -82,6 +84,10 @@ impl Compiler<'_> {
                     self.emit(Op::Inst(InstId(zone.base.0 + k)));
                 } else if let [Expr::Local(l)] = ix.as_slice() {
                     self.emit(Op::ZoneLocal(*z, *l));
+                } else if let [Expr::Me] = ix.as_slice() {
+                    self.emit(Op::ZoneMe(*z));
+                } else if let Some(ZoneAt::Local2(i)) = self.zone_at(e) {
+                    self.emit(Op::Zone2(i));
                 } else {
                     for x in ix {
                         self.emit_expr(x);
@@ -263,6 +269,7 @@ impl Compiler<'_> {
             }),
             [Expr::Local(a), Expr::Local(b)] if zone.sizes.len() == 2 => {
                 let r = Zone2 {
+                    zone: *z,
                     base: zone.base.0,
                     sizes: [zone.sizes[0], zone.sizes[1]],
                     slots: [*a, *b],

@@ -131,33 +131,35 @@ impl Machine {
         me: u8,
     ) -> Eval<()> {
         let from = self.stack.len().saturating_sub(n);
-        let mut args = [Value::None; CALL_ARGS];
-        for (a, v) in args.iter_mut().zip(&self.stack[from..]) {
-            *a = *v;
-        }
         let mut h = Fx(d.0 as u64);
         h.write_u8(me);
-        args[..n].hash(&mut h);
+        self.stack[from..].hash(&mut h);
         let slot = (h.finish() >> 32) as usize & (CALL_SLOTS - 1);
         let listing = self.calls.listing;
         if let Some(e) = self.calls.entries.get(slot) {
-            if e.listing == listing && e.def == d.0 as u32 && e.me == me && e.args == args {
+            if e.listing == listing
+                && e.def == d.0 as u32
+                && e.me == me
+                && e.args[..n] == self.stack[from..]
+            {
                 let result = e.result;
                 self.stack.truncate(from);
                 self.stack.push(result);
                 return Ok(());
             }
         }
+        let mut args = [Value::None; CALL_ARGS];
+        for (a, v) in args.iter_mut().zip(&self.stack[from..]) {
+            *a = *v;
+        }
         self.call_body(g, s, d, me)?;
         let result = self.stack.last().copied().unwrap_or_default();
         if let Some(e) = self.calls.entries.get_mut(slot) {
-            *e = CallEntry {
-                listing,
-                def: d.0 as u32,
-                me,
-                args,
-                result,
-            };
+            e.listing = listing;
+            e.def = d.0 as u32;
+            e.me = me;
+            e.args = args;
+            e.result = result;
         }
         Ok(())
     }

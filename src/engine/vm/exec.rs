@@ -145,6 +145,22 @@ impl Machine {
                     }
                     self.stack.push(Value::Zone(InstId(zone.base.0 + i)));
                 }
+                Op::ZoneMe(z) => self.stack.push(Value::Zone(zone_me(g, z, me)?)),
+                Op::Zone2(i) => {
+                    let inst = zone2(g, s, i, locals)?;
+                    self.stack.push(Value::Zone(inst));
+                }
+                Op::VarMe(v) => self.stack.push(var_me(g, s, v, me)?),
+                Op::Var2(i) => {
+                    let v = self.var2(g, s, i, locals)?;
+                    self.stack.push(v);
+                }
+                Op::IterZone => match self.pop() {
+                    Value::Zone(z) => self.iters.push(Iter::Zone {
+                        next: s.zones.bottom(z),
+                    }),
+                    other => return Err(expected(g, s, "a zone", other, None)),
+                },
                 Op::Field(f) => {
                     let c = self.pop();
                     self.stack.push(field(g, s, c, f)?);
@@ -167,17 +183,44 @@ impl Machine {
                     self.stack.push(v);
                 }
                 Op::Call(d) => self.call(g, s, d, me)?,
-                Op::IterNext { slot, exit } => match self
-                    .next(g, s, None)
-                    .map_err(|e| with(e, g.program.span_at(pc - 1)))?
-                {
-                    Some(v) => {
-                        if let Some(l) = locals.get_mut(slot as usize) {
-                            *l = v;
+                Op::IterNext { slot, exit } => {
+                    // The walks of a zone and of the players step here; the others (and
+                    // running out of work, with its error) in `next`.
+                    let quick = match self.iters.last_mut() {
+                        Some(Iter::Zone { next }) if self.fuel > 0 => Some(next.map(|c| {
+                            *next = s.zones.above(c);
+                            Value::Comp(c)
+                        })),
+                        Some(Iter::Seats { next, end }) if self.fuel > 0 => {
+                            Some((*next < *end).then(|| {
+                                *next += 1;
+                                Value::Player(*next - 1)
+                            }))
                         }
+                        _ => None,
+                    };
+                    let v = match quick {
+                        Some(Some(v)) => {
+                            self.fuel -= 1;
+                            Some(v)
+                        }
+                        Some(None) => {
+                            self.stop();
+                            None
+                        }
+                        None => self
+                            .next(g, s, None)
+                            .map_err(|e| with(e, g.program.span_at(pc - 1)))?,
+                    };
+                    match v {
+                        Some(v) => {
+                            if let Some(l) = locals.get_mut(slot as usize) {
+                                *l = v;
+                            }
+                        }
+                        None => pc = exit,
                     }
-                    None => pc = exit,
-                },
+                }
                 Op::AccCount => {
                     if let Value::Int(n) = self.top() {
                         *n += 1;
@@ -191,7 +234,6 @@ impl Machine {
                 Op::Var(_)
                 | Op::Zone(_)
                 | Op::ElseJump(_)
-                | Op::IterZone
                 | Op::IterRange
                 | Op::IterBoard(_)
                 | Op::IterEnum(_)
@@ -227,6 +269,12 @@ impl Machine {
                 .stack
                 .push(s.current.map_or(Value::None, Value::Player)),
             Op::PlayerCount => self.stack.push(Value::Int(s.players as i64)),
+            Op::ZoneMe(z) => self.stack.push(Value::Zone(zone_me(g, z, me)?)),
+            Op::Zone2(i) => {
+                let inst = zone2(g, s, i, locals)?;
+                self.stack.push(Value::Zone(inst));
+            }
+            Op::VarMe(v) => self.stack.push(var_me(g, s, v, me)?),
             Op::Const(c) => self.stack.push(s.consts[c]),
             Op::Slot(n) => self.stack.push(s.vars[n as usize]),
             Op::VarLocal(v, l) => {
@@ -599,7 +647,8 @@ impl Machine {
 }
 
 /// The value of code made of one op that only reads (a number, `none`, `me`, a local, a
-/// variable slot, a constant, a zone, `var[local]`, a local's field), as the op loop would
+/// variable slot, a constant, a zone, `var[local]`, `var[me]`, a local's field), as the op
+/// loop would
 /// push it (errors included); `None` for any other code.
 #[inline(always)]
 pub(super) fn read_op(
@@ -621,6 +670,9 @@ pub(super) fn read_op(
         Op::Const(c) => s.consts[c],
         Op::Inst(i) => Value::Zone(i),
         Op::LocalField(l, f) => return Some(field(g, s, local(locals, l), f)),
+        Op::ZoneMe(z) => return Some(zone_me(g, z, me).map(Value::Zone)),
+        Op::Zone2(i) => return Some(zone2(g, s, i, locals).map(Value::Zone)),
+        Op::VarMe(v) => return Some(var_me(g, s, v, me)),
         Op::VarLocal(v, l) => {
             let var = &g.vars[v];
             let i = match index_of(g, s, local(locals, l)) {
@@ -634,4 +686,40 @@ pub(super) fn read_op(
         }
         _ => return None,
     }))
+}
+
+/// `zone[me]` of a zone of one dimension ([`Op::ZoneMe`]), failing as [`Op::Zone`] would.
+#[inline(always)]
+fn zone_me(g: &Game, z: ZoneId, me: u8) -> Eval<InstId> {
+    let zone = &g.zones[z];
+    if me as u32 >= zone.sizes.first().copied().unwrap_or(0) {
+        return Err(bad_index(&zone.name));
+    }
+    Ok(InstId(zone.base.0 + me as u32))
+}
+
+/// `var[me]` of a variable of one dimension ([`Op::VarMe`]), failing as [`Op::Var`] would.
+#[inline(always)]
+fn var_me(g: &Game, s: &State, v: VarId, me: u8) -> Eval<Value> {
+    let var = &g.vars[v];
+    if me as u32 >= var.sizes.first().copied().unwrap_or(0) {
+        return Err(bad_index(&var.name));
+    }
+    Ok(s.vars[(var.base + me as u32) as usize])
+}
+
+/// `zone[a, b]` from two locals ([`Op::Zone2`]), failing as [`Op::Zone`] would (each index
+/// in turn: a value that is no index, then one out of range).
+#[inline(always)]
+fn zone2(g: &Game, s: &State, i: u32, locals: &[Value]) -> Eval<InstId> {
+    let z = &g.program.zone2s[i as usize];
+    let mut k = 0u32;
+    for (size, slot) in z.sizes.into_iter().zip(z.slots) {
+        let idx = index_of(g, s, local(locals, slot))?;
+        if idx >= size {
+            return Err(bad_index(&g.zones[z.zone].name));
+        }
+        k = k * size + idx;
+    }
+    Ok(InstId(z.base + k))
 }
