@@ -193,7 +193,6 @@ impl Machine {
                 | Op::ElseJump(_)
                 | Op::IterZone
                 | Op::IterRange
-                | Op::IterBoard(_)
                 | Op::IterEnum(_)
                 | Op::IterType(_)
                 | Op::IterPlayers
@@ -405,12 +404,13 @@ impl Machine {
                     *n += 1;
                 }
             }
+            // The loops of `all`, `any` and `count` over a board may walk it in place.
+            Op::IterBoard(b) => *pc = self.board_iter(g, s, b, *pc, locals, me)?,
             Op::Var(_)
             | Op::Zone(_)
             | Op::ElseJump(_)
             | Op::IterZone
             | Op::IterRange
-            | Op::IterBoard(_)
             | Op::IterEnum(_)
             | Op::IterType(_)
             | Op::IterPlayers
