@@ -199,10 +199,12 @@ impl Game {
                     },
                     Step::ForInit { coll, slot, span } => {
                         let start = iters.len();
-                        m.start(self, st, *coll, &mut locals[base..], me)
-                            .blame(Some(*span))?;
-                        while let Some(v) = m.next(self, st, Some(*span)).blame(Some(*span))? {
-                            iters.push(v);
+                        if !self.for_elements(m, st, *coll, iters, *span)? {
+                            m.start(self, st, *coll, &mut locals[base..], me)
+                                .blame(Some(*span))?;
+                            while let Some(v) = m.next(self, st, Some(*span)).blame(Some(*span))? {
+                                iters.push(v);
+                            }
                         }
                         let s = base + *slot as usize;
                         locals[s] = Value::Int(start as i64);
@@ -550,6 +552,51 @@ impl Game {
                 pc = next;
             }
         }
+    }
+
+    /// The elements of a `for` loop's collection when its code is one op walking the seats,
+    /// an enum's values or a board's open spaces: pushed onto `iters` without the machine's
+    /// iterator, each spending its unit of work as [`Machine::next`] does (false, nothing
+    /// pushed: other code).
+    #[inline(never)]
+    fn for_elements(
+        &self,
+        m: &mut Machine,
+        st: &State,
+        coll: Code,
+        iters: &mut Vec<Value>,
+        span: Span,
+    ) -> Result<bool, RunError> {
+        if coll.end != coll.start + 1 {
+            return Ok(false);
+        }
+        let sp = Some(span);
+        match self.program.ops.get(coll.start as usize) {
+            Some(Op::IterPlayers) => {
+                for p in 0..st.players {
+                    m.spend(sp).blame(sp)?;
+                    iters.push(Value::Player(p));
+                }
+            }
+            Some(&Op::IterEnum(e)) => {
+                for i in 0..self.enums[e].values.len() as u16 {
+                    m.spend(sp).blame(sp)?;
+                    iters.push(Value::Enum(e, i));
+                }
+            }
+            Some(&Op::IterBoard(b)) => {
+                let board = &self.boards[b];
+                let closing = board.closing(&st.consts);
+                for i in 0..board.len() {
+                    if !board.is_closed(i, closing) {
+                        m.spend(sp).blame(sp)?;
+                        iters.push(Value::Space(b, i));
+                    }
+                }
+            }
+            _ => return Ok(false),
+        }
+        Ok(true)
     }
 
     /// A random element of a roll's domain, drawn from the state's generator. A range is

@@ -699,6 +699,128 @@ impl Machine {
         Ok(())
     }
 
+    /// `IterBoard(b)` (the op before `pc`): pushes the walk of the board's spaces and gives
+    /// the position the op loop goes on at (`pc`, unless the walk below ran). When the
+    /// loop it starts tests each space with one comparison of `var[s]` with `me`, `none` or
+    /// a number and branches on it (`IterNext` into `s`, `Cmp`, `JumpIfNot`: the loops of
+    /// `all`, `any` and `count` over a board with such a condition), the spaces are walked
+    /// here, reading the variable's slots in place, for as long as each answer leads back to
+    /// the loop's head (at once, through a `Jump` to it, or through `AccCount` and such a
+    /// jump); at the first that leads elsewhere the walk stands where `IterNext` would have
+    /// left it (the space in `s`, the iterator past it) and the op loop goes on there. Each
+    /// space costs its unit of work, as through `IterNext`.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    pub(super) fn board_iter(
+        &mut self,
+        g: &Game,
+        s: &State,
+        b: BoardId,
+        pc: u32,
+        locals: &mut [Value],
+        me: u8,
+    ) -> Eval<u32> {
+        let board = &g.boards[b];
+        let closing = board.closing(&s.consts);
+        let len = board.len();
+        self.iters.push(Iter::Spaces {
+            board: b,
+            next: 0,
+            end: len,
+            closing,
+        });
+        let ops = &g.program.ops[..];
+        let head = pc;
+        let (Some(&Op::IterNext { slot, exit }), Some(&Op::Cmp(i)), Some(&Op::JumpIfNot(t))) = (
+            ops.get(head as usize),
+            ops.get(head as usize + 1),
+            ops.get(head as usize + 2),
+        ) else {
+            return Ok(pc);
+        };
+        // The loop's ops lie between its head and its exit (a loop's head, `IterNext`,
+        // follows the op that pushes its iterator in the same code).
+        if exit <= head + 3 || t > exit {
+            return Ok(pc);
+        }
+        let Some(d) = SpaceCmp::of_cmp(g, i, slot, me) else {
+            return Ok(pc);
+        };
+        // Where an answer leads: back to the head (0), back after counting (1), elsewhere (2).
+        let lead = |x: u32| match (ops.get(x as usize), ops.get(x as usize + 1)) {
+            _ if x == head => 0u8,
+            (Some(&Op::Jump(h)), _) if h == head => 0,
+            (Some(&Op::AccCount), Some(&Op::Jump(h))) if h == head => 1,
+            _ => 2,
+        };
+        let (on_true, on_false) = (lead(head + 3), lead(t));
+        if on_true == 2 && on_false == 2 {
+            return Ok(pc);
+        }
+        let mut sp = 0u32;
+        let mut last = None;
+        let mut counted = 0i64;
+        let to = loop {
+            while sp < len && board.is_closed(sp, closing) {
+                sp += 1;
+            }
+            if sp >= len {
+                break None;
+            }
+            if let Err(e) = self.spend(None) {
+                self.scan_left(b, Some(sp + 1), last, counted, slot, locals);
+                return Err(with(e, g.program.span_at(head)));
+            }
+            last = Some(sp);
+            let Some(v) = d.at(&s.vars, sp) else {
+                break Some(head + 1);
+            };
+            match if v { on_true } else { on_false } {
+                0 => {}
+                1 => counted += 1,
+                _ => break Some(if v { head + 3 } else { t }),
+            }
+            sp += 1;
+        };
+        match to {
+            Some(to) => {
+                self.scan_left(b, Some(sp + 1), last, counted, slot, locals);
+                Ok(to)
+            }
+            None => {
+                self.stop();
+                self.scan_left(b, None, last, counted, slot, locals);
+                Ok(exit)
+            }
+        }
+    }
+
+    /// A board scan of [`Machine::board_iter`] stops: the iterator on top past `next` (when
+    /// it goes on), the last space walked in the loop's variable, the spaces counted added
+    /// to the count on top of the stack.
+    #[inline(always)]
+    fn scan_left(
+        &mut self,
+        b: BoardId,
+        next: Option<u32>,
+        last: Option<u32>,
+        counted: i64,
+        slot: u16,
+        locals: &mut [Value],
+    ) {
+        if let (Some(next), Some(Iter::Spaces { next: n, .. })) = (next, self.iters.last_mut()) {
+            *n = next;
+        }
+        if let (Some(sp), Some(l)) = (last, locals.get_mut(slot as usize)) {
+            *l = Value::Space(b, sp);
+        }
+        if counted > 0 {
+            if let Value::Int(n) = self.top() {
+                *n = n.wrapping_add(counted);
+            }
+        }
+    }
+
     /// `connected(s in board, A, B where cond)`: a flood from the spaces meeting `A` and
     /// `cond`, over neighbours meeting `cond`, until a space meeting `B`. One unit of work per
     /// space looked at. (The condition is any expression of the state, so an incremental
@@ -967,10 +1089,17 @@ impl SpaceCmp {
     /// or a small number ([`crate::ir::vm::FastCmp`]), `me` being the seat it runs for.
     #[inline]
     fn of(g: &Game, code: Code, slot: u16, me: u8) -> Option<SpaceCmp> {
-        use crate::ir::vm::FastCmp;
         let Some(&[Op::Cmp(i)]) = g.program.ops.get(code.start as usize..code.end as usize) else {
             return None;
         };
+        SpaceCmp::of_cmp(g, i, slot, me)
+    }
+
+    /// The fast form of comparison `i` when it compares `var[slot]` with `me`, `none` or a
+    /// small number.
+    #[inline]
+    fn of_cmp(g: &Game, i: u32, slot: u16, me: u8) -> Option<SpaceCmp> {
+        use crate::ir::vm::FastCmp;
         let (at, pred) = match *g.program.fast.get(i as usize)? {
             FastCmp::AtMe { at, ne } => (at, SpacePred::Player(me, ne)),
             FastCmp::AtNone { at, ne } => (at, SpacePred::None(ne)),

@@ -235,7 +235,6 @@ impl Machine {
                 | Op::Zone(_)
                 | Op::ElseJump(_)
                 | Op::IterRange
-                | Op::IterBoard(_)
                 | Op::IterEnum(_)
                 | Op::IterType(_)
                 | Op::IterPlayers
@@ -453,12 +452,13 @@ impl Machine {
                     *n += 1;
                 }
             }
+            // The loops of `all`, `any` and `count` over a board may walk it in place.
+            Op::IterBoard(b) => *pc = self.board_iter(g, s, b, *pc, locals, me)?,
             Op::Var(_)
             | Op::Zone(_)
             | Op::ElseJump(_)
             | Op::IterZone
             | Op::IterRange
-            | Op::IterBoard(_)
             | Op::IterEnum(_)
             | Op::IterType(_)
             | Op::IterPlayers
