@@ -1586,8 +1586,7 @@ struct Push<'a> {
 }
 
 impl Take for Push<'_> {
-    // Out of line: the general loops that call it stay small.
-    #[inline(never)]
+    #[inline(always)]
     fn take(&mut self, _: &mut Machine, l: &[Value]) -> Eval<bool> {
         push_option(self.out, self.arm, l, self.binds);
         Ok(true)
