@@ -492,23 +492,30 @@ impl Game {
     ) -> Eval<bool> {
         let end = start + len;
         let mut i = start;
-        if let Some((out, arm, binds)) = f.push() {
+        // Pushed at once from the first element on when that one's parts are resolved.
+        let resolved = match m.filters[fid as usize].elems.get(start) {
+            Some(e) => e.skip as usize == parts.len(),
+            None => false,
+        };
+        if let (true, Some((out, arm, binds))) = (resolved, f.push()) {
             if let Some(p) = Pushing::new(arm, binds, slot, locals) {
                 i = Self::push_listed(m, st, parts.len(), fid, start..end, me, out, p);
             }
         }
+        // The parts after the first, for an element whose first part is resolved.
+        let rest = parts.get(1..).unwrap_or(&[]);
         for i in i..end {
             m.spend(None)?;
             let e = m.filters[fid as usize].elems[i];
             // The first part, resolved when the list was filled, is one read of the state.
-            let from = match e.holds(st, me) {
+            let skip = match e.holds(st, me) {
                 Some(false) => continue,
-                Some(true) => e.skip as usize,
-                None => 0,
+                Some(true) => e.skip != 0,
+                None => false,
             };
             locals[slot] = e.value;
             let mut pass = true;
-            for part in parts.get(from..).unwrap_or(&[]) {
+            for part in if skip { rest } else { parts } {
                 if !self.part_holds(m, st, part, Some(e.bits), locals, me)? {
                     pass = false;
                     break;
@@ -941,13 +948,14 @@ impl Game {
                         continue;
                     }
                     locals[slot as usize] = v;
-                    if !self.bind_leaf_listed(
+                    if !self.narrowed_rest(
                         m,
                         st,
-                        nx.leaf,
-                        nx.fid,
-                        i,
-                        end - i,
+                        opts,
+                        k,
+                        nx,
+                        pos,
+                        Some(i..end),
                         locals,
                         me,
                         push,
@@ -957,12 +965,39 @@ impl Game {
                     continue;
                 }
                 locals[slot as usize] = v;
-                if !self.bind_next_listed(m, st, opts, k + 1, nx, pos, locals, me, push)? {
+                if !self.narrowed_rest(m, st, opts, k, nx, pos, None, locals, me, push)? {
                     return Ok(false);
                 }
             }
         }
         Ok(true)
+    }
+
+    /// [`Game::narrowed_push`] the general way for position `pos` (bound): the elements
+    /// `rest` of its list, or its list read or listed and walked when `None`. Out of line, so
+    /// that the loop that calls it stays small.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn narrowed_rest(
+        &self,
+        m: &mut Machine,
+        st: &State,
+        opts: &COptions,
+        k: usize,
+        nx: &NextListed,
+        pos: u32,
+        rest: Option<std::ops::Range<usize>>,
+        locals: &mut [Value],
+        me: u8,
+        push: &mut Push,
+    ) -> Eval<bool> {
+        match rest {
+            Some(r) => {
+                let len = r.end - r.start;
+                self.bind_leaf_listed(m, st, nx.leaf, nx.fid, r.start, len, locals, me, push)
+            }
+            None => self.bind_next_listed(m, st, opts, k + 1, nx, pos, locals, me, push),
+        }
     }
 
     /// When binding `k + 1` is the last and is read from a remembered list, what binding `k`
@@ -1435,7 +1470,8 @@ pub(crate) struct Listed {
     test: u8,
     /// The comparison ([`Listed::INT`], [`Listed::LEN`]).
     op: BinOp,
-    /// The parts the resolved one answers (0 or 1): the rest are tested in full.
+    /// The parts the resolved one answers (0 or 1: the first of the element's parts): the
+    /// rest are tested in full.
     skip: u8,
 }
 
