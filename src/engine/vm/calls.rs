@@ -24,6 +24,7 @@ pub(crate) struct CallEntry {
     /// The listing it belongs to (0: none).
     listing: u32,
     def: u32,
+    /// `me` when the function reads it, else `u8::MAX` (any player).
     me: u8,
     args: [Value; CALL_ARGS],
     result: Value,
@@ -129,17 +130,20 @@ impl Machine {
         d: DefId,
         n: usize,
         me: u8,
+        reads_me: bool,
     ) -> Eval<()> {
+        // A function that does not read `me` gives every player the same result.
+        let key = if reads_me { me } else { u8::MAX };
         let from = self.stack.len().saturating_sub(n);
         let mut h = Fx(d.0 as u64);
-        h.write_u8(me);
+        h.write_u8(key);
         self.stack[from..].hash(&mut h);
         let slot = (h.finish() >> 32) as usize & (CALL_SLOTS - 1);
         let listing = self.calls.listing;
         if let Some(e) = self.calls.entries.get(slot) {
             if e.listing == listing
                 && e.def == d.0 as u32
-                && e.me == me
+                && e.me == key
                 && e.args[..n] == self.stack[from..]
             {
                 let result = e.result;
@@ -157,7 +161,7 @@ impl Machine {
         if let Some(e) = self.calls.entries.get_mut(slot) {
             e.listing = listing;
             e.def = d.0 as u32;
-            e.me = me;
+            e.me = key;
             e.args = args;
             e.result = result;
         }
