@@ -3,9 +3,11 @@
 //! fails (the checker has reported every problem before).
 //!
 //! Besides translating, it plans the work of listing options: small functions without
-//! bindings are inlined, common shapes become single ops (`pawn[from]`, `x == none`,
-//! `card.rank`), and a binding pinned by its guard to where an indexed variable holds a value
-//! (`from in field where pawn[from] == me`) lists only those places.
+//! bindings are inlined, common shapes become single ops (`pawn[from]`, `hand[me]`,
+//! `played[p, s]`, `x == none`, `card.rank`), functions that do not read `me` are marked so
+//! that their remembered results serve every player, and a binding pinned by its guard to
+//! where an indexed variable holds a value (`from in field where pawn[from] == me`) lists
+//! only those places.
 
 mod expr;
 mod plan;
