@@ -726,6 +726,9 @@ pub struct CDef {
     /// Whether its results are worth remembering while one state's options are listed
     /// ([`crate::engine`]'s call cache): its body walks a collection or calls a function.
     pub remember: bool,
+    /// Whether its value may depend on `me`: its body (or a function or set kind it uses)
+    /// reads `me`. A remembered result of a function that does not serves every player.
+    pub reads_me: bool,
 }
 
 /// A compiled `when` trigger.

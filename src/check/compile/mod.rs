@@ -3,9 +3,11 @@
 //! fails (the checker has reported every problem before).
 //!
 //! Besides translating, it plans the work of listing options: small functions without
-//! bindings are inlined, common shapes become single ops (`pawn[from]`, `x == none`,
-//! `card.rank`), and a binding pinned by its guard to where an indexed variable holds a value
-//! (`from in field where pawn[from] == me`) lists only those places.
+//! bindings are inlined, common shapes become single ops (`pawn[from]`, `hand[me]`,
+//! `played[p, s]`, `x == none`, `card.rank`), functions that do not read `me` are marked so
+//! that their remembered results serve every player, and a binding pinned by its guard to
+//! where an indexed variable holds a value (`from in field where pawn[from] == me`) lists
+//! only those places.
 
 mod expr;
 mod plan;
@@ -36,8 +38,12 @@ pub(crate) fn compile(g: &Game) -> Program {
             locals: d.locals,
             body: Code::default(),
             remember: false,
+            reads_me: false,
         })
         .collect();
+    for (id, reads) in g.defs.ids().zip(reads_me(g)) {
+        c.p.defs[id].reads_me = reads;
+    }
     for (id, d) in g.defs.enumerate() {
         let body = c.expr(&d.body);
         c.p.defs[id].body = body;
@@ -94,6 +100,125 @@ pub(crate) fn compile(g: &Game) -> Program {
     c.p.procs = procs.into();
     c.p.finish();
     c.p
+}
+
+/// Per function: whether its value may depend on `me` ([`CDef::reads_me`]): its body reads
+/// `me`, or calls a function or scores a set kind that may.
+fn reads_me(g: &Game) -> Vec<bool> {
+    // What each function reads directly, and the functions it calls.
+    let mut direct = vec![false; g.defs.len()];
+    let mut calls: Vec<Vec<DefId>> = vec![Vec::new(); g.defs.len()];
+    let set_me: Vec<(bool, Vec<DefId>)> = g
+        .sets
+        .iter()
+        .map(|k| {
+            let (mut me, mut called) = (false, Vec::new());
+            for e in k.conds.iter().map(|(_, e)| e).chain([&k.points]) {
+                visit(e, &mut |x| match x {
+                    Expr::Me => me = true,
+                    Expr::CallDef(d, _) => called.push(*d),
+                    _ => {}
+                });
+            }
+            (me, called)
+        })
+        .collect();
+    for (id, d) in g.defs.enumerate() {
+        let i = id.0 as usize;
+        visit(&d.body, &mut |x| match x {
+            Expr::Me => direct[i] = true,
+            Expr::CallDef(d, _) => calls[i].push(*d),
+            Expr::Agg(a, _) => {
+                for k in &a.sets {
+                    if let Some((me, called)) = set_me.get(k.0 as usize) {
+                        direct[i] |= *me;
+                        calls[i].extend(called);
+                    }
+                }
+            }
+            _ => {}
+        });
+    }
+    // A function reads `me` when one it calls does (until nothing changes: at most one
+    // round per function).
+    let mut out = direct;
+    loop {
+        let mut changed = false;
+        for i in 0..out.len() {
+            if !out[i] && calls[i].iter().any(|d| out[d.0 as usize]) {
+                out[i] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            return out;
+        }
+    }
+}
+
+/// Calls `f` with `e` and every expression inside it (aggregates and collections included).
+fn visit(e: &Expr, f: &mut dyn FnMut(&Expr)) {
+    f(e);
+    match e {
+        Expr::Lit(_)
+        | Expr::Const(_)
+        | Expr::Local(_)
+        | Expr::Me
+        | Expr::Current
+        | Expr::PlayerCount => {}
+        Expr::Var(_, ix) | Expr::Zone(_, ix) | Expr::Builtin(_, ix, _) | Expr::CallDef(_, ix) => {
+            ix.iter().for_each(|x| visit(x, f))
+        }
+        Expr::Field(x, _) | Expr::Not(x) | Expr::Neg(x) => visit(x, f),
+        Expr::Bin(_, a, b, _) => {
+            visit(a, f);
+            visit(b, f);
+        }
+        Expr::If(a, b, c) => {
+            visit(a, f);
+            visit(b, f);
+            visit(c, f);
+        }
+        Expr::Agg(a, _) => {
+            for b in &a.binds {
+                visit_coll(&b.coll, f);
+            }
+            for x in a
+                .args
+                .iter()
+                .chain(&a.filter)
+                .chain(&a.body)
+                .chain(&a.otherwise)
+            {
+                visit(x, f);
+            }
+        }
+    }
+}
+
+/// [`visit`] for the expressions of a collection.
+fn visit_coll(c: &Coll, f: &mut dyn FnMut(&Expr)) {
+    match c {
+        Coll::Zone(e) | Coll::Adjacent(e) => visit(e, f),
+        Coll::Range(a, b) | Coll::Ray(a, b) => {
+            visit(a, f);
+            visit(b, f);
+        }
+        Coll::List(xs) => xs.iter().for_each(|x| visit(x, f)),
+        Coll::Paths {
+            from, steps, cond, ..
+        } => {
+            visit(from, f);
+            visit(steps, f);
+            cond.iter().for_each(|x| visit(x, f));
+        }
+        Coll::Group { start, cond, .. } => {
+            visit(start, f);
+            cond.iter().for_each(|x| visit(x, f));
+        }
+        Coll::Groups { cond, .. } => cond.iter().for_each(|x| visit(x, f)),
+        Coll::Board(_) | Coll::Enum(_) | Coll::Type(_) | Coll::Players => {}
+    }
 }
 
 /// Tells compiled programs apart (for caches kept outside a state).

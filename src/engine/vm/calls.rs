@@ -4,7 +4,9 @@
 //! borrowed unchanged (the options of one decision being listed, [`Machine::listing`]) a call
 //! with the same function, arguments and `me` gives the same result: guards of several
 //! actions, several parameter values or several players that call the same function pay for
-//! it once. Only functions whose body walks a collection or calls another one
+//! it once. A function that does not read `me` (nor any function or set kind it uses:
+//! [`crate::ir::vm::CDef::reads_me`]) is keyed without it, so the players of a window, asked
+//! in turn on the same state, share its result. Only functions whose body walks a collection or calls another one
 //! ([`crate::ir::vm::CDef::remember`]) are remembered, in a fixed table of [`CALL_SLOTS`]
 //! entries (a newer result takes the place of an older one with the same hash). A remembered
 //! call costs no work units (fuel). The table is allocated once per thread and forgotten, in
@@ -24,6 +26,7 @@ pub(crate) struct CallEntry {
     /// The listing it belongs to (0: none).
     listing: u32,
     def: u32,
+    /// `me` when the function reads it, else `u8::MAX` (any player).
     me: u8,
     args: [Value; CALL_ARGS],
     result: Value,
@@ -129,17 +132,20 @@ impl Machine {
         d: DefId,
         n: usize,
         me: u8,
+        reads_me: bool,
     ) -> Eval<()> {
+        // A function that does not read `me` gives every player the same result.
+        let key = if reads_me { me } else { u8::MAX };
         let from = self.stack.len().saturating_sub(n);
         let mut h = Fx(d.0 as u64);
-        h.write_u8(me);
+        h.write_u8(key);
         self.stack[from..].hash(&mut h);
         let slot = (h.finish() >> 32) as usize & (CALL_SLOTS - 1);
         let listing = self.calls.listing;
         if let Some(e) = self.calls.entries.get(slot) {
             if e.listing == listing
                 && e.def == d.0 as u32
-                && e.me == me
+                && e.me == key
                 && e.args[..n] == self.stack[from..]
             {
                 let result = e.result;
@@ -157,7 +163,7 @@ impl Machine {
         if let Some(e) = self.calls.entries.get_mut(slot) {
             e.listing = listing;
             e.def = d.0 as u32;
-            e.me = me;
+            e.me = key;
             e.args = args;
             e.result = result;
         }
