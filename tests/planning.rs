@@ -88,4 +88,28 @@ fn a_planned_guard_lists_what_the_whole_guard_lists() {
         "",
     );
     same_options(&parts, &whole, 20);
+    // A list whose elements' last part is read in one step only for some of them (`pawn[to]
+    // == none` straight ahead; `pawn[to] != pawn[from]` diagonally, which compares two
+    // cells): the elements that are not are tested in full, in their place in the list.
+    let mixed = breakthrough(
+        "where pawn[from] == me and rank[to] == rank[from] + ahead(me)
+    and (if file[to] == file[from] then pawn[to] == none else pawn[to] != pawn[from]) {",
+        "",
+    );
+    same_options(&mixed, &whole, 20);
+}
+
+#[test]
+fn a_count_tested_per_listed_element_lists_what_the_whole_guard_lists() {
+    const DROP: &str = "where not empty(open[column]) {";
+    let text = std::fs::read_to_string("rules/classic/connect_four.rules").expect("readable");
+    assert!(
+        text.contains(DROP),
+        "the guard of `drop` is as this test expects"
+    );
+    let whole = game(&text.replace(DROP, "where open_at(column) {").replace(
+        "flow {",
+        "def open_at(c: Column) = not empty(open[c])\n\nflow {",
+    ));
+    same_options(&game(&text), &whole, 20);
 }

@@ -498,8 +498,17 @@ impl Game {
             None => false,
         };
         if let (true, Some((out, arm, binds))) = (resolved, f.push()) {
-            if let Some(p) = Pushing::new(arm, binds, slot, locals) {
-                i = Self::push_listed(m, st, parts.len(), fid, start..end, me, out, p);
+            if let Some(mut p) = Pushing::new(arm, binds, slot, locals) {
+                i = Self::push_listed::<false>(
+                    m,
+                    st,
+                    parts.len(),
+                    fid,
+                    start..end,
+                    me,
+                    out,
+                    &mut p,
+                );
             }
         }
         // The parts after the first, for an element whose first part is resolved.
@@ -532,10 +541,12 @@ impl Game {
     /// `out` (`p`: the option, its other parameters filled): the elements of `range` whose
     /// parts (`n` of them) are all answered by the part they resolved are tested and pushed
     /// here, without the general machinery, until one is not (or the work budget is spent:
-    /// the general loop reports it). Returns where that loop takes over.
+    /// the general loop reports it). Returns where that loop takes over. `CALLER_TEMPLATE`:
+    /// `p` lives in a caller's loop, and each option is copied from it into the list rather
+    /// than pushed (which copies it to the stack first).
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn push_listed(
+    fn push_listed<const CALLER_TEMPLATE: bool>(
         m: &mut Machine,
         st: &State,
         n: usize,
@@ -543,7 +554,7 @@ impl Game {
         range: std::ops::Range<usize>,
         me: u8,
         out: &mut Vec<Action>,
-        mut p: Pushing,
+        p: &mut Pushing,
     ) -> usize {
         let mut i = range.start;
         let Machine { filters, fuel, .. } = m;
@@ -564,7 +575,12 @@ impl Game {
                 if let Some(d) = p.option.args.get_mut(p.leaf) {
                     *d = e.value;
                 }
-                out.push(p.option);
+                if CALLER_TEMPLATE {
+                    // The caller's template copied straight into the list.
+                    out.extend_from_slice(std::slice::from_ref(&p.option));
+                } else {
+                    out.push(p.option);
+                }
             }
         }
         i
@@ -943,7 +959,9 @@ impl Game {
                     if let Some(d) = p.option.args.get_mut(this) {
                         *d = v;
                     }
-                    let i = Self::push_listed(m, st, n, nx.fid, start..end, me, push.out, p);
+                    let out = &mut *push.out;
+                    let i =
+                        Self::push_listed::<true>(m, st, n, nx.fid, start..end, me, out, &mut p);
                     if i == end {
                         continue;
                     }
@@ -1490,22 +1508,18 @@ impl Listed {
     /// not in the state, left to the full test).
     #[inline(always)]
     fn holds(&self, st: &State, me: u8) -> Option<bool> {
-        if self.test == Listed::PASS {
-            return Some(true);
-        }
-        if self.test == Listed::LEN {
-            return int_cmp(self.op, st.zones.len(InstId(self.at)) as i64, self.n as i64);
-        }
-        let x = st.vars.get(self.at as usize)?;
+        let var = || st.vars.get(self.at as usize);
         Some(match self.test {
-            Listed::INT => match *x {
+            Listed::PASS => true,
+            Listed::IS_ME => matches!(*var()?, Value::Player(p) if p == me),
+            Listed::NOT_ME => !matches!(*var()?, Value::Player(p) if p == me),
+            Listed::IS_NONE => matches!(*var()?, Value::None),
+            Listed::NOT_NONE => !matches!(*var()?, Value::None),
+            Listed::INT => match *var()? {
                 Value::Int(x) => int_cmp(self.op, x, self.n as i64)?,
                 _ => return None,
             },
-            Listed::IS_ME => matches!(*x, Value::Player(p) if p == me),
-            Listed::NOT_ME => !matches!(*x, Value::Player(p) if p == me),
-            Listed::IS_NONE => matches!(*x, Value::None),
-            Listed::NOT_NONE => !matches!(*x, Value::None),
+            Listed::LEN => int_cmp(self.op, st.zones.len(InstId(self.at)) as i64, self.n as i64)?,
             _ => return None,
         })
     }
