@@ -761,9 +761,9 @@ impl Game {
     /// The element `v` (with the answers `bits` to its list's split conditions) of a
     /// remembered list of the binding at `slot`, tested on `parts` once listed (its
     /// [`Game::leaf_parts`], none unless it is the last binding): the first of them resolved
-    /// when it is a fast comparison of `var[slot]` against `me` or `none` (for a split
-    /// part, of the branch `bits` choose), which reads the same variable slot for every
-    /// state of the match.
+    /// when it is a fast comparison of `var[slot]` against `me`, `none` or a number, or
+    /// `count(zone[slot])` against a number (for a split part, of the branch `bits` choose),
+    /// which reads the same slot for every state of the match.
     fn listed_elem(&self, st: &State, parts: &[Part], slot: u16, v: Value, bits: u32) -> Listed {
         let none = Listed {
             value: v,
@@ -908,8 +908,8 @@ impl Game {
 
     /// [`Game::bind_narrowed`] over a board when the last binding `k + 1` is read from
     /// remembered lists, no part is tested between the two, and each option is pushed
-    /// (`push`; `p`: the option, with this binding's parameter at `this`): per position the list is read and its elements whose parts their resolved
-    /// part answers are pushed at once ([`Game::push_listed`]); the rest (a list not yet
+    /// (`push`; `p`: the option, with this binding's parameter at `this`): per position the
+    /// list is read and its elements whose parts their resolved part answers are pushed at once ([`Game::push_listed`]); the rest (a list not yet
     /// listed, an element to test in full) go the general way. `walk`: the value index's
     /// first word and word count, the positions' limit, the board and whether it has closed
     /// spaces.
@@ -929,8 +929,9 @@ impl Game {
         push: &mut Push,
     ) -> Eval<bool> {
         let slot = opts.binds[k].slot;
-        // Lists kept for another program or setup are dropped once, not asked per position.
-        m.own(self, st);
+        // Lists kept for another program or setup are dropped once, at the first position
+        // that reads one (as the general way does: a listing that reads none keeps them).
+        let mut owned = false;
         let board = &self.boards[bd];
         let n = nx.leaf.1.len();
         for w in 0..words {
@@ -947,11 +948,16 @@ impl Game {
                 }
                 let v = Value::Space(bd, pos);
                 let list = match pos < nx.bound {
-                    true => m
-                        .filters
-                        .get(nx.fid as usize)
-                        .and_then(|t| t.lists.get((nx.base + pos * nx.step) as usize))
-                        .filter(|l| l.1 != u32::MAX),
+                    true => {
+                        if !owned {
+                            m.own(self, st);
+                            owned = true;
+                        }
+                        m.filters
+                            .get(nx.fid as usize)
+                            .and_then(|t| t.lists.get((nx.base + pos * nx.step) as usize))
+                            .filter(|l| l.1 != u32::MAX)
+                    }
                     false => None,
                 };
                 if let Some(&(start, len)) = list {

@@ -648,8 +648,7 @@ impl Machine {
 
 /// The value of code made of one op that only reads (a number, `none`, `me`, a local, a
 /// variable slot, a constant, a zone, `var[local]`, `var[me]`, a local's field), as the op
-/// loop would
-/// push it (errors included); `None` for any other code.
+/// loop would push it (errors included); `None` for any other code.
 #[inline(always)]
 pub(super) fn read_op(
     g: &Game,
