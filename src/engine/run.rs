@@ -663,6 +663,9 @@ impl Game {
         st: &mut State,
         locals: &mut Vec<Value>,
     ) -> Result<bool, RunError> {
+        if self.program.end_when.is_empty() {
+            return Ok(false); // a game without `end when`: nothing to test
+        }
         st.locals = std::mem::take(locals);
         let r = self.check_end_m(m, st);
         *locals = std::mem::take(&mut st.locals);
