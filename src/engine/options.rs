@@ -909,8 +909,9 @@ impl Game {
     /// [`Game::bind_narrowed`] over a board when the last binding `k + 1` is read from
     /// remembered lists, no part is tested between the two, and each option is pushed
     /// (`push`; `p`: the option, with this binding's parameter at `this`): per position the
-    /// list is read and its elements whose parts their resolved part answers are pushed at once ([`Game::push_listed`]); the rest (a list not yet
-    /// listed, an element to test in full) go the general way. `walk`: the value index's
+    /// list is read and its elements whose parts their resolved part answers are pushed at
+    /// once ([`Game::push_listed`]); the rest (a list not yet listed, an element to test in
+    /// full) go the general way. `walk`: the value index's
     /// first word and word count, the positions' limit, the board and whether it has closed
     /// spaces.
     #[allow(clippy::too_many_arguments)]

@@ -198,26 +198,41 @@ pub enum Coll {
 impl Expr {
     /// Calls `f` with every local slot the expression reads.
     pub fn reads(&self, f: &mut dyn FnMut(u16)) {
+        self.visit(&mut |e| {
+            if let Expr::Local(l) = e {
+                f(*l)
+            }
+        });
+    }
+
+    /// Calls `f` with the expression and every expression inside it, parents first
+    /// (aggregates and collections included).
+    pub fn visit(&self, f: &mut dyn FnMut(&Expr)) {
+        f(self);
         match self {
-            Expr::Local(l) => f(*l),
-            Expr::Lit(_) | Expr::Const(_) | Expr::Me | Expr::Current | Expr::PlayerCount => {}
+            Expr::Lit(_)
+            | Expr::Const(_)
+            | Expr::Local(_)
+            | Expr::Me
+            | Expr::Current
+            | Expr::PlayerCount => {}
             Expr::Var(_, ix)
             | Expr::Zone(_, ix)
             | Expr::Builtin(_, ix, _)
-            | Expr::CallDef(_, ix) => ix.iter().for_each(|x| x.reads(f)),
-            Expr::Field(x, _) | Expr::Not(x) | Expr::Neg(x) => x.reads(f),
+            | Expr::CallDef(_, ix) => ix.iter().for_each(|x| x.visit(f)),
+            Expr::Field(x, _) | Expr::Not(x) | Expr::Neg(x) => x.visit(f),
             Expr::Bin(_, a, b, _) => {
-                a.reads(f);
-                b.reads(f);
+                a.visit(f);
+                b.visit(f);
             }
             Expr::If(a, b, c) => {
-                a.reads(f);
-                b.reads(f);
-                c.reads(f);
+                a.visit(f);
+                b.visit(f);
+                c.visit(f);
             }
             Expr::Agg(a, _) => {
                 for b in &a.binds {
-                    b.coll.reads(f);
+                    b.coll.visit(f);
                 }
                 for x in a
                     .args
@@ -226,7 +241,7 @@ impl Expr {
                     .chain(&a.body)
                     .chain(&a.otherwise)
                 {
-                    x.reads(f);
+                    x.visit(f);
                 }
             }
         }
@@ -236,33 +251,34 @@ impl Expr {
 impl Coll {
     /// Calls `f` with every local slot the collection reads.
     pub fn reads(&self, f: &mut dyn FnMut(u16)) {
-        match self {
-            Coll::Zone(e) | Coll::Adjacent(e) => e.reads(f),
-            Coll::Range(a, b) | Coll::Ray(a, b) => {
-                a.reads(f);
-                b.reads(f);
+        self.visit(&mut |e| {
+            if let Expr::Local(l) = e {
+                f(*l)
             }
-            Coll::List(xs) => xs.iter().for_each(|x| x.reads(f)),
+        });
+    }
+
+    /// [`Expr::visit`] for the expressions of a collection.
+    pub fn visit(&self, f: &mut dyn FnMut(&Expr)) {
+        match self {
+            Coll::Zone(e) | Coll::Adjacent(e) => e.visit(f),
+            Coll::Range(a, b) | Coll::Ray(a, b) => {
+                a.visit(f);
+                b.visit(f);
+            }
+            Coll::List(xs) => xs.iter().for_each(|x| x.visit(f)),
             Coll::Paths {
                 from, steps, cond, ..
             } => {
-                from.reads(f);
-                steps.reads(f);
-                if let Some(c) = cond {
-                    c.reads(f);
-                }
+                from.visit(f);
+                steps.visit(f);
+                cond.iter().for_each(|x| x.visit(f));
             }
             Coll::Group { start, cond, .. } => {
-                start.reads(f);
-                if let Some(c) = cond {
-                    c.reads(f);
-                }
+                start.visit(f);
+                cond.iter().for_each(|x| x.visit(f));
             }
-            Coll::Groups { cond, .. } => {
-                if let Some(c) = cond {
-                    c.reads(f);
-                }
-            }
+            Coll::Groups { cond, .. } => cond.iter().for_each(|x| x.visit(f)),
             Coll::Board(_) | Coll::Enum(_) | Coll::Type(_) | Coll::Players => {}
         }
     }

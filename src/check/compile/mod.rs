@@ -114,7 +114,7 @@ fn reads_me(g: &Game) -> Vec<bool> {
         .map(|k| {
             let (mut me, mut called) = (false, Vec::new());
             for e in k.conds.iter().map(|(_, e)| e).chain([&k.points]) {
-                visit(e, &mut |x| match x {
+                e.visit(&mut |x| match x {
                     Expr::Me => me = true,
                     Expr::CallDef(d, _) => called.push(*d),
                     _ => {}
@@ -125,7 +125,7 @@ fn reads_me(g: &Game) -> Vec<bool> {
         .collect();
     for (id, d) in g.defs.enumerate() {
         let i = id.0 as usize;
-        visit(&d.body, &mut |x| match x {
+        d.body.visit(&mut |x| match x {
             Expr::Me => direct[i] = true,
             Expr::CallDef(d, _) => calls[i].push(*d),
             Expr::Agg(a, _) => {
@@ -153,71 +153,6 @@ fn reads_me(g: &Game) -> Vec<bool> {
         if !changed {
             return out;
         }
-    }
-}
-
-/// Calls `f` with `e` and every expression inside it (aggregates and collections included).
-fn visit(e: &Expr, f: &mut dyn FnMut(&Expr)) {
-    f(e);
-    match e {
-        Expr::Lit(_)
-        | Expr::Const(_)
-        | Expr::Local(_)
-        | Expr::Me
-        | Expr::Current
-        | Expr::PlayerCount => {}
-        Expr::Var(_, ix) | Expr::Zone(_, ix) | Expr::Builtin(_, ix, _) | Expr::CallDef(_, ix) => {
-            ix.iter().for_each(|x| visit(x, f))
-        }
-        Expr::Field(x, _) | Expr::Not(x) | Expr::Neg(x) => visit(x, f),
-        Expr::Bin(_, a, b, _) => {
-            visit(a, f);
-            visit(b, f);
-        }
-        Expr::If(a, b, c) => {
-            visit(a, f);
-            visit(b, f);
-            visit(c, f);
-        }
-        Expr::Agg(a, _) => {
-            for b in &a.binds {
-                visit_coll(&b.coll, f);
-            }
-            for x in a
-                .args
-                .iter()
-                .chain(&a.filter)
-                .chain(&a.body)
-                .chain(&a.otherwise)
-            {
-                visit(x, f);
-            }
-        }
-    }
-}
-
-/// [`visit`] for the expressions of a collection.
-fn visit_coll(c: &Coll, f: &mut dyn FnMut(&Expr)) {
-    match c {
-        Coll::Zone(e) | Coll::Adjacent(e) => visit(e, f),
-        Coll::Range(a, b) | Coll::Ray(a, b) => {
-            visit(a, f);
-            visit(b, f);
-        }
-        Coll::List(xs) => xs.iter().for_each(|x| visit(x, f)),
-        Coll::Paths {
-            from, steps, cond, ..
-        } => {
-            visit(from, f);
-            visit(steps, f);
-            cond.iter().for_each(|x| visit(x, f));
-        }
-        Coll::Group { start, cond, .. } => {
-            visit(start, f);
-            cond.iter().for_each(|x| visit(x, f));
-        }
-        Coll::Groups { cond, .. } => cond.iter().for_each(|x| visit(x, f)),
-        Coll::Board(_) | Coll::Enum(_) | Coll::Type(_) | Coll::Players => {}
     }
 }
 
