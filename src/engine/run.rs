@@ -50,7 +50,7 @@ impl Game {
     ) -> Result<(), RunError> {
         let mut last_loop: Option<Span> = None;
         'frame: loop {
-            m.spend(last_loop)?;
+            step_spend(m, &last_loop)?;
             let Some(&frame) = st.frames.last() else {
                 match st.phase {
                     Phase::Setup => {
@@ -548,7 +548,7 @@ impl Game {
                 if !stays || next as usize >= code.len() {
                     continue 'frame;
                 }
-                m.spend(last_loop)?;
+                step_spend(m, &last_loop)?;
                 pc = next;
             }
         }
@@ -805,6 +805,24 @@ impl Game {
         st.window.changes += 1;
         Ok(())
     }
+}
+
+/// A step's unit of work ([`Machine::spend`]), the span of the last loop read only when the
+/// work runs out (passed by value, it was copied for every step).
+#[inline(always)]
+fn step_spend(m: &mut Machine, last_loop: &Option<Span>) -> Result<(), RunError> {
+    if m.fuel == 0 {
+        return out_of_work(m, *last_loop);
+    }
+    m.fuel -= 1;
+    Ok(())
+}
+
+/// The error of a step that finds no work left.
+#[cold]
+#[inline(never)]
+fn out_of_work(m: &mut Machine, last_loop: Option<Span>) -> Result<(), RunError> {
+    Ok(m.spend(last_loop)?)
 }
 
 /// The slot of `var[x]` for an index code that is one local `x` or a field of one (`x.f`)
