@@ -25,16 +25,27 @@ impl Game {
         }
     }
 
+    /// The legal actions of the actor now, read in place when they were listed as the game
+    /// paused at its choice (kept in the state), without the copy [`Game::legal`] makes.
+    /// `None`: they are listed on demand ([`Game::legal`]: a `choose each`, a chance event,
+    /// a finished game).
+    pub fn listed<'s>(&self, st: &'s State) -> Option<&'s [Action]> {
+        match st.wait {
+            Wait::Decision { choice, .. } if self.choices[choice].each.is_none() => Some(&st.cache),
+            _ => None,
+        }
+    }
+
     /// Lists the legal actions of the actor into `out` (cleared first), in a stable order:
     /// a player's options, or the outcomes of a waiting chance event; nothing once the game
     /// is over.
     pub fn legal(&self, st: &State, out: &mut Vec<Action>) -> Result<(), RunError> {
         out.clear();
+        if let Some(listed) = self.listed(st) {
+            out.extend_from_slice(listed);
+            return Ok(());
+        }
         match st.wait {
-            Wait::Decision { choice, .. } if self.choices[choice].each.is_none() => {
-                out.extend_from_slice(&st.cache);
-                Ok(())
-            }
             Wait::Decision { choice, actor } => with_machine(st.fuel, |m| {
                 self.options_into(m, st, choice, actor, &mut Vec::new(), out)
             }),

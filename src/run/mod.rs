@@ -92,8 +92,9 @@ pub struct Playout {
     pub turns: u64,
 }
 
-/// Plays `st` to the end: at each decision lists the legal actions into `buf` (scratch
-/// space, kept between calls so that playouts do not allocate), shows them to `observe`,
+/// Plays `st` to the end: at each decision reads the legal actions where the state keeps
+/// them ([`Game::listed`]) or lists them into `buf` (scratch space, kept between calls so
+/// that playouts do not allocate), shows them to `observe`,
 /// and applies the action the actor's agent chooses. An error when a rule fails, when an
 /// agent chooses nothing, or when the game is not over after [`MAX_DECISIONS`].
 pub fn playout(
@@ -129,11 +130,18 @@ pub fn playout_within(
                 span: None,
             });
         }
-        g.legal(st, buf)?;
-        observe(st, buf);
+        // The options listed when the game paused are read where they are kept.
+        let legal = match g.listed(st) {
+            Some(listed) => listed,
+            None => {
+                g.legal(st, buf)?;
+                &buf[..]
+            }
+        };
+        observe(st, legal);
         let a = seats
             .agent(actor)
-            .and_then(|agent| agent.choose(g, st, buf))
+            .and_then(|agent| agent.choose(g, st, legal))
             .ok_or_else(|| RunError::rule("no legal action", None))?;
         g.apply_unchecked(st, &a)?;
         p.decisions += 1;
