@@ -104,7 +104,9 @@ impl Game {
                         span,
                     } => {
                         let v = eval!(*value, Some(*span));
-                        self.assign(m, st, &mut locals[base..], me, target, *op, v, *span)?;
+                        if !self.set_local_var(st, &locals[base..], target, *op, v) {
+                            self.assign(m, st, &mut locals[base..], me, target, *op, v, *span)?;
+                        }
                     }
                     Step::Move {
                         what,
@@ -777,6 +779,38 @@ impl Game {
             }
         }
         Ok(())
+    }
+
+    /// [`Game::assign`] in place for its most common shape: `var[x] = v` of a variable
+    /// without a range, `x` a local or a local's field holding an index in range (nothing to
+    /// check, nothing that can fail). False, nothing done: any other assignment.
+    #[inline(always)]
+    fn set_local_var(
+        &self,
+        st: &mut State,
+        locals: &[Value],
+        target: &Target,
+        op: AssignOp,
+        v: Value,
+    ) -> bool {
+        let (&Target::Var { var, index }, AssignOp::Set) = (target, op) else {
+            return false;
+        };
+        let def = &self.vars[var];
+        if def.range.is_some() {
+            return false;
+        }
+        let Some(slot) = local_slot(self, st, var, index, locals) else {
+            return false;
+        };
+        let Some(&old) = st.vars.get(slot) else {
+            return false;
+        };
+        if old != v {
+            st.window.changes += 1;
+        }
+        st.set_var(&self.program, var, def.base, slot, v);
+        true
     }
 
     /// Moves a component onto the top (or bottom) of a zone of its type.
