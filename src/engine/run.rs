@@ -103,7 +103,10 @@ impl Game {
                         value,
                         span,
                     } => {
-                        let v = eval!(*value, Some(*span));
+                        let v = match self.read_simple(*value, &locals[base..], me) {
+                            Some(v) => v,
+                            None => eval!(*value, Some(*span)),
+                        };
                         if !self.set_local_var(st, &locals[base..], target, *op, v) {
                             self.assign(m, st, &mut locals[base..], me, target, *op, v, *span)?;
                         }
@@ -445,7 +448,11 @@ impl Game {
                         continue 'frame;
                     }
                     Step::TurnStart { player, save, span } => {
-                        let p = match eval!(*player, Some(*span)) {
+                        let p = match self.read_simple(*player, &locals[base..], me) {
+                            Some(v) => v,
+                            None => eval!(*player, Some(*span)),
+                        };
+                        let p = match p {
                             Value::Player(p) if p < st.players => p,
                             other => {
                                 return Err(err(
@@ -779,6 +786,22 @@ impl Game {
             }
         }
         Ok(())
+    }
+
+    /// The value of code that is one op reading a number, `none`, `me` or a local (that
+    /// cannot fail), read without entering the machine; `None` for any other code.
+    #[inline(always)]
+    fn read_simple(&self, code: Code, locals: &[Value], me: u8) -> Option<Value> {
+        if code.end != code.start + 1 {
+            return None;
+        }
+        match *self.program.ops.get(code.start as usize)? {
+            Op::Int(n) => Some(Value::Int(n as i64)),
+            Op::None => Some(Value::None),
+            Op::Me => Some(Value::Player(me)),
+            Op::Local(l) => locals.get(l as usize).copied(),
+            _ => None,
+        }
     }
 
     /// [`Game::assign`] in place for its most common shape: `var[x] = v` of a variable
