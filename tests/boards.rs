@@ -333,3 +333,43 @@ fn a_group_read_again_sees_what_changed_since() {
     // group of marked squares (0), then the unmarked squares b1 c1 (2).
     assert_eq!([var("written"), var("local")], ["21", "2"]);
 }
+
+/// `group(...)` (reference 6.1) whose condition compares the top component's field of the
+/// walked space's zone with values fixed for the walk (a local, a literal; `none` on an empty
+/// square): each space joins by the value it shows, for every value of the local in turn.
+#[test]
+fn a_group_by_the_face_on_top_follows_the_compared_values() {
+    let text = "game \"Faces\"\nplayers 2\nenum Face { red, blue, wild }\n\
+                component Die { face: Face }\nboard b = grid(5, 1)\nzone pile: Die public\n\
+                zone cell[b]: Die public\ncomponents Die in pile { \"d\" for n in 1..4 { } }\n\
+                var same: int = 0\nvar differ: int = 0\n\
+                def face(s: b) = if empty(cell[s]) then none else top(cell[s]).face\n\
+                action pass() { end }\n\
+                flow {\n\
+                 for s in [a1, b1, c1, d1] {\n  let d = top(pile)\n\
+                  d.face = if s == b1 then wild else if s == c1 then blue else red\n\
+                  move d to cell[s]\n }\n\
+                 let acc = 0\n\
+                 for f in [red, blue] {\n  for s in [a1, c1] {\n\
+                   acc = acc * 10 + count(t in group(x in b, s where face(x) == f or face(x) == wild))\n\
+                 }\n }\n\
+                 same = acc\n acc = 0\n\
+                 for s in [a1, e1] {\n\
+                  acc = acc * 10 + count(t in group(x in b, s where face(x) != blue))\n }\n\
+                 differ = acc\n\
+                 turn seat(0) { choose { pass } }\n}\n";
+    let g = load("faces.rules", text);
+    let st = g.start(&config(None)).expect("starts");
+    let view = g.view(&st, None);
+    let var = |n: &str| {
+        view.vars
+            .iter()
+            .find(|(k, _)| k == n)
+            .map(|(_, v)| v.clone())
+            .expect("a variable")
+    };
+    // a1 red, b1 wild, c1 blue, d1 red, e1 empty. Red or wild: from a1 the group a1 b1 (2),
+    // from c1 none (0); blue or wild: from a1 none (0), from c1 c1 b1 (2). Not blue: from
+    // a1 a1 b1 (2), from e1 (empty, none) e1 d1 (2).
+    assert_eq!([var("same"), var("differ")], ["2002", "22"]);
+}

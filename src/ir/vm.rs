@@ -297,6 +297,16 @@ pub enum FastCmp {
     /// `count(z) op n` (and `empty(z)`, which is `count(z) == 0`) for a zone without index
     /// or indexed by one local.
     LenInt { z: ZoneAt, n: i32, op: BinOp },
+    /// The top component's field of a zone without index or indexed by one local (`none`
+    /// when the zone is empty, [`Operand::TopField`]) against a local: `face(s) == f`.
+    TopLocal { z: ZoneAt, f: u16, l: u16, ne: bool },
+    /// The same against a literal of the pool: `face(s) == blue`.
+    TopLit {
+        z: ZoneAt,
+        f: u16,
+        lit: u32,
+        ne: bool,
+    },
     /// Any other shape.
     Other,
 }
@@ -325,6 +335,13 @@ impl FastCmp {
             Operand::VarAt { base, size, slot } => Some(At { base, size, slot }),
             _ => None,
         };
+        if let Operand::TopField(z @ (ZoneAt::Inst(_) | ZoneAt::Local { .. }), f) = c.a {
+            return match c.b {
+                Operand::Local(l) => FastCmp::TopLocal { z, f, l, ne },
+                Operand::Lit(lit) => FastCmp::TopLit { z, f, lit, ne },
+                _ => FastCmp::Other,
+            };
+        }
         match (at(c.a), at(c.b), c.b) {
             (Some(at), _, Operand::Me) => FastCmp::AtMe { at, ne },
             (Some(at), _, Operand::None) => FastCmp::AtNone { at, ne },

@@ -452,6 +452,10 @@ impl Machine {
         marks[first as usize] |= SEEN;
         let mut result = Ok(());
         let mut memo = (0, 0);
+        let mut one = match op.parts.is_empty() {
+            true => OneRead::of(g, op.cond, op.slot),
+            false => None,
+        };
         while let Some((sp, _, _)) = walk.pop() {
             if let Err(e) = self.spend(None) {
                 result = Err(e);
@@ -461,7 +465,12 @@ impl Machine {
             let ok = if known != 0 {
                 Ok(known == 2)
             } else {
-                let r = self.walk_ok(g, s, op, &mut memo, Value::Space(op.board, sp), locals, me);
+                let r = match one.as_mut().and_then(|o| o.test(g, s, sp, locals, me)) {
+                    Some(b) => Ok(b),
+                    None => {
+                        self.walk_ok(g, s, op, &mut memo, Value::Space(op.board, sp), locals, me)
+                    }
+                };
                 if let (Ok(b), Some(a)) = (&r, answers.get_mut(sp as usize)) {
                     *a = 1 + *b as u8;
                 }
@@ -1343,6 +1352,190 @@ fn line_shape(
             }
             Ok(false)
         }
+    }
+}
+
+/// What a [`OneRead`] condition reads of the walked space `s`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum SpaceRead {
+    /// Field `f` of the top component of `zone[s]` (`none` when it is empty): the
+    /// zone's first instance and the size of its dimension.
+    Top { base: u32, size: u32, f: u16 },
+    /// `var[s]`: the variable's first slot and the size of its dimension.
+    Var { base: u32, size: u32 },
+}
+
+impl SpaceRead {
+    /// The value read at space `sp` (`None`: past the zone or variable, or a field the
+    /// component does not have).
+    #[inline(always)]
+    fn at(self, g: &Game, s: &State, sp: u32) -> Option<Value> {
+        match self {
+            SpaceRead::Top { base, size, f } => {
+                if sp >= size {
+                    return None;
+                }
+                match s.zones.top(crate::ir::InstId(base + sp)) {
+                    None => Some(Value::None),
+                    Some(c) => {
+                        let comp = &g.comps[c];
+                        if (f as usize) < comp.fields.len() {
+                            s.fields.get(comp.field_base as usize + f as usize).copied()
+                        } else {
+                            None
+                        }
+                    }
+                }
+            }
+            SpaceRead::Var { base, size } => {
+                if sp >= size {
+                    return None;
+                }
+                s.vars.get((base + sp) as usize).copied()
+            }
+        }
+    }
+}
+
+/// How many answers a [`OneRead`] keeps per walk (the distinct values read).
+const ONE_READ_KEPT: usize = 8;
+
+/// A board walk's condition that reads the walked space only through one value (flag code
+/// whose every comparison is `==` or `!=` between the same `face(s)`, the top component's
+/// field of `zone[s]`, or the same `var[s]`, and a value fixed for the walk: a local other
+/// than `s`, a literal, a constant, a small number, `none` or `me`): its answer depends only
+/// on that value, so it is computed once per value met in the walk and read back for the
+/// other spaces showing it (`matches(x, f)`, `face(x) == f or face(x) == wild`).
+#[derive(Clone, Copy, Debug)]
+struct OneRead {
+    read: SpaceRead,
+    code: Code,
+    kept: [(Value, bool); ONE_READ_KEPT],
+    n: usize,
+}
+
+impl OneRead {
+    /// The condition `code` on the space in `slot`, when it has this shape.
+    fn of(g: &Game, code: Option<Code>, slot: u16) -> Option<OneRead> {
+        use crate::ir::vm::{Operand, ZoneAt};
+        let code = code?;
+        let p = &g.program;
+        if !p.is_flag_code(code) {
+            return None;
+        }
+        let mut read = None;
+        for op in p.ops.get(code.start as usize..code.end as usize)? {
+            let i = match *op {
+                Op::Cmp(i) => i,
+                Op::JumpIfNot(_) | Op::AndJump(_) | Op::OrJump(_) | Op::Jump(_) | Op::Not => {
+                    continue
+                }
+                _ => return None,
+            };
+            let c = p.cmps.get(i as usize)?;
+            if !matches!(c.op, BinOp::Eq | BinOp::Ne) {
+                return None;
+            }
+            let r = match c.a {
+                Operand::TopField(
+                    ZoneAt::Local {
+                        base,
+                        size,
+                        slot: at,
+                    },
+                    f,
+                ) if at == slot => SpaceRead::Top {
+                    base,
+                    size: size as u32,
+                    f,
+                },
+                Operand::VarAt {
+                    base,
+                    size,
+                    slot: at,
+                } if at == slot => SpaceRead::Var {
+                    base,
+                    size: size as u32,
+                },
+                _ => return None,
+            };
+            if read.is_some_and(|x| x != r) {
+                return None;
+            }
+            read = Some(r);
+            match c.b {
+                Operand::Local(l) if l != slot => {}
+                Operand::Lit(_) | Operand::Const(_) | Operand::Int(_) | Operand::None => {}
+                Operand::Me => {}
+                _ => return None,
+            }
+        }
+        Some(OneRead {
+            read: read?,
+            code,
+            kept: [(Value::None, false); ONE_READ_KEPT],
+            n: 0,
+        })
+    }
+
+    /// The condition at space `sp` (`None`: a space it does not read in place, or an
+    /// operand that does not read: left to the general test, which gives the same answer or
+    /// the error).
+    #[inline(always)]
+    fn test(&mut self, g: &Game, s: &State, sp: u32, locals: &[Value], me: u8) -> Option<bool> {
+        let v = self.read.at(g, s, sp)?;
+        if let Some(&(_, b)) = self.kept[..self.n].iter().find(|(x, _)| *x == v) {
+            return Some(b);
+        }
+        let b = self.answer(g, s, v, locals, me)?;
+        if self.n < ONE_READ_KEPT {
+            self.kept[self.n] = (v, b);
+            self.n += 1;
+        }
+        Some(b)
+    }
+
+    /// The condition's flag code run with `v` as the value read (the loop of
+    /// [`Machine::flags`]: the same comparisons in the same order).
+    #[inline(never)]
+    fn answer(&self, g: &Game, s: &State, v: Value, locals: &[Value], me: u8) -> Option<bool> {
+        use crate::ir::vm::Operand;
+        let p = &g.program;
+        let mut pc = self.code.start;
+        let mut flag = false;
+        while pc < self.code.end {
+            match *p.ops.get(pc as usize)? {
+                Op::Cmp(i) => {
+                    let c = p.cmps.get(i as usize)?;
+                    let b = match c.b {
+                        Operand::Local(l) => *locals.get(l as usize)?,
+                        Operand::Lit(l) => *p.lits.get(l as usize)?,
+                        Operand::Const(k) => s.consts[k],
+                        Operand::Int(n) => Value::Int(n as i64),
+                        Operand::None => Value::None,
+                        Operand::Me => Value::Player(me),
+                        _ => return None,
+                    };
+                    flag = (v == b) ^ (c.op == BinOp::Ne);
+                }
+                Op::JumpIfNot(t) | Op::AndJump(t) if !flag => {
+                    pc = t;
+                    continue;
+                }
+                Op::OrJump(t) if flag => {
+                    pc = t;
+                    continue;
+                }
+                Op::Jump(t) => {
+                    pc = t;
+                    continue;
+                }
+                Op::Not => flag = !flag,
+                _ => {}
+            }
+            pc += 1;
+        }
+        Some(flag)
     }
 }
 

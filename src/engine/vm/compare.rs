@@ -215,8 +215,43 @@ fn fast_cmp(g: &Game, s: &State, i: u32, locals: &[Value], me: u8) -> Option<boo
             _ => return None,
         },
         FastCmp::LenInt { z, n, op } => len_cmp(s, z, n, op, locals)?,
+        FastCmp::TopLocal { z, f, l, ne } => {
+            ne ^ (top_field(g, s, z, f, locals)? == *locals.get(l as usize)?)
+        }
+        FastCmp::TopLit { z, f, lit, ne } => {
+            ne ^ (top_field(g, s, z, f, locals)? == *g.program.lits.get(lit as usize)?)
+        }
         FastCmp::Other => return None,
     })
+}
+
+/// [`Operand::TopField`] read in place: field `f` of the top component of the zone
+/// instance (`none` when it is empty; `None`: an index out of range or a field the
+/// component does not have, left to the general path, which tells why).
+#[inline(always)]
+fn top_field(g: &Game, s: &State, z: ZoneAt, f: u16, locals: &[Value]) -> Option<Value> {
+    let inst = match z {
+        ZoneAt::Inst(i) => i,
+        ZoneAt::Local { base, size, slot } => {
+            let i = quick_pos(locals.get(slot as usize))?;
+            if i >= size as u32 {
+                return None;
+            }
+            InstId(base + i)
+        }
+        ZoneAt::Local2(_) => return None,
+    };
+    match s.zones.top(inst) {
+        None => Some(Value::None),
+        Some(c) => {
+            let comp = &g.comps[c];
+            if (f as usize) < comp.fields.len() {
+                s.fields.get(comp.field_base as usize + f as usize).copied()
+            } else {
+                None
+            }
+        }
+    }
 }
 
 /// `x op y` for a comparison operator (`None`: not a comparison).
