@@ -117,8 +117,16 @@ impl Game {
                         bottom,
                         span,
                     } => {
-                        let c = comp(self, st, eval!(*what, Some(*span)), *span)?;
-                        let z = zone(self, st, eval!(*to, Some(*span)), *span)?;
+                        let c = match self.read_simple(*what, &locals[base..], me) {
+                            Some(v) => v,
+                            None => eval!(*what, Some(*span)),
+                        };
+                        let c = comp(self, st, c, *span)?;
+                        let z = match self.read_simple(*to, &locals[base..], me) {
+                            Some(v) => v,
+                            None => eval!(*to, Some(*span)),
+                        };
+                        let z = zone(self, st, z, *span)?;
                         self.move_comp(st, c, z, *bottom, *span)?;
                     }
                     Step::Deal {
@@ -788,8 +796,8 @@ impl Game {
         Ok(())
     }
 
-    /// The value of code that is one op reading a number, `none`, `me` or a local (that
-    /// cannot fail), read without entering the machine; `None` for any other code.
+    /// The value of code that is one op reading a number, `none`, `me`, a local or a zone
+    /// (that cannot fail), read without entering the machine; `None` for any other code.
     #[inline(always)]
     fn read_simple(&self, code: Code, locals: &[Value], me: u8) -> Option<Value> {
         if code.end != code.start + 1 {
@@ -800,6 +808,7 @@ impl Game {
             Op::None => Some(Value::None),
             Op::Me => Some(Value::Player(me)),
             Op::Local(l) => locals.get(l as usize).copied(),
+            Op::Inst(i) => Some(Value::Zone(i)),
             _ => None,
         }
     }

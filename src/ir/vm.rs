@@ -95,6 +95,9 @@ pub enum Op {
     Call(DefId),
     /// Pop a zone instance, push an iterator over its components, bottom to top.
     IterZone,
+    /// [`Op::IterZone`] whose loop (the `IterNext` after it) has a shape the machine walks
+    /// in place, without running the loop's ops per component ([`Program::zone_walks`]).
+    ZoneWalk(u32),
     /// Pop `b` then `a`, push an iterator over `a..b`.
     IterRange,
     /// Push an iterator over the spaces of a board.
@@ -348,6 +351,91 @@ impl FastCmp {
             (Some(a), Some(b), _) => FastCmp::AtAt { a, b, ne },
             _ => FastCmp::Other,
         }
+    }
+}
+
+/// The loop of an [`Op::ZoneWalk`]: its head (`IterNext`) is the op after the walk's.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ZoneWalk {
+    /// The local each component is written to.
+    pub slot: u16,
+    /// Where the loop goes on when the zone is walked to its end.
+    pub exit: u32,
+    /// What the loop does with each component.
+    pub kind: WalkKind,
+}
+
+/// The loop shapes a [`ZoneWalk`] runs in place.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum WalkKind {
+    /// One comparison (`Cmp` right after the head) and a branch on it (`JumpIfNot(other)`):
+    /// the loops of `count`, `any` and `all` with one comparison. Where each answer leads:
+    /// 0 back to the head (at once or through a `Jump` to it), 1 back through `AccCount`
+    /// and such a jump, 2 elsewhere (the op after the branch when it holds, `other` when not).
+    Branch {
+        /// The comparison ([`Program::cmps`]).
+        cmp: u32,
+        /// The branch's target when the comparison does not hold.
+        other: u32,
+        /// Where a true answer leads.
+        on_true: u8,
+        /// Where a false answer leads.
+        on_false: u8,
+    },
+    /// `LocalField` of the component, then `AccSum` or `AccMax` (`sum`, `max`, `min` of a
+    /// field), then a `Jump` back to the head.
+    Fold {
+        /// The field read.
+        field: u16,
+        /// `None` for a sum, else `max` (true) or `min` (false).
+        max: Option<bool>,
+    },
+}
+
+impl ZoneWalk {
+    /// The walk of the loop whose head is at `head` in `ops`, when it has a foreseen shape.
+    pub fn of(ops: &[Op], head: u32) -> Option<ZoneWalk> {
+        let at = |x: u32| ops.get(x as usize).copied();
+        let Some(Op::IterNext { slot, exit }) = at(head) else {
+            return None;
+        };
+        // The loop's ops lie between its head and its exit (an inner loop, whose exit is
+        // the head of the loop around it, is left to the ops).
+        if exit <= head + 3 {
+            return None;
+        }
+        let kind = match (at(head + 1), at(head + 2), at(head + 3)) {
+            (Some(Op::Cmp(cmp)), Some(Op::JumpIfNot(other)), _) if other <= exit => {
+                let lead = |x: u32| match (at(x), at(x + 1)) {
+                    _ if x == head => 0u8,
+                    (Some(Op::Jump(h)), _) if h == head => 0,
+                    (Some(Op::AccCount), Some(Op::Jump(h))) if h == head => 1,
+                    _ => 2,
+                };
+                let (on_true, on_false) = (lead(head + 3), lead(other));
+                if on_true == 2 && on_false == 2 {
+                    return None;
+                }
+                WalkKind::Branch {
+                    cmp,
+                    other,
+                    on_true,
+                    on_false,
+                }
+            }
+            (Some(Op::LocalField(l, field)), Some(acc), Some(Op::Jump(h)))
+                if l == slot && h == head =>
+            {
+                let max = match acc {
+                    Op::AccSum => None,
+                    Op::AccMax(m) => Some(m),
+                    _ => return None,
+                };
+                WalkKind::Fold { field, max }
+            }
+            _ => return None,
+        };
+        Some(ZoneWalk { slot, exit, kind })
     }
 }
 
@@ -886,6 +974,8 @@ pub struct Program {
     pub flag_runs: Vec<u32>,
     /// Per comparison of [`Program::cmps`]: its fast form.
     pub fast: Vec<FastCmp>,
+    /// The zone loops walked in place ([`Op::ZoneWalk`]).
+    pub zone_walks: Vec<ZoneWalk>,
     /// The nodes of the flag graphs ([`FlagNode`]).
     pub flag_nodes: Vec<FlagNode>,
     /// Per op position: (end, root) of the flag graph of the guard part whose code starts
@@ -916,8 +1006,8 @@ impl FlagNode {
 }
 
 impl Program {
-    /// Finishes a program after code was added: sorts the spans and finds the runs of flag
-    /// ops.
+    /// Finishes a program after code was added: sorts the spans, finds the runs of flag
+    /// ops and the zone loops walked in place.
     pub fn finish(&mut self) {
         self.spans.sort_by_key(|(pc, _)| *pc);
         let n = self.ops.len();
@@ -930,6 +1020,16 @@ impl Program {
             self.flag_runs[pc] = end;
         }
         self.fast = self.cmps.iter().map(FastCmp::of).collect();
+        // A zone's walk whose loop has a foreseen shape runs in place (ops added since the
+        // last finish are looked at; walks found before stay).
+        for pc in 0..n.saturating_sub(1) {
+            if self.ops[pc] == Op::IterZone {
+                if let Some(w) = ZoneWalk::of(&self.ops, pc as u32 + 1) {
+                    self.ops[pc] = Op::ZoneWalk(self.zone_walks.len() as u32);
+                    self.zone_walks.push(w);
+                }
+            }
+        }
         let mut codes: Vec<Code> = Vec::new();
         let mut add = |o: &COptions| {
             for p in &o.parts {

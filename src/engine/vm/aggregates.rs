@@ -359,6 +359,7 @@ impl Machine {
         walk.push((start, starts[start as usize], n));
         let mut result = Ok(());
         let mut memo = (0, 0);
+        let mut fast = WalkFast::of(g, op);
         if n == 0 {
             marks[start as usize] |= ITEM;
             self.buf.push(Value::Space(op.board, start));
@@ -380,7 +381,16 @@ impl Machine {
                 continue;
             }
             if marks[nb as usize] & CHECKED == 0 {
-                match self.walk_ok(g, s, op, &mut memo, Value::Space(op.board, nb), locals, me) {
+                let quick = fast
+                    .as_mut()
+                    .and_then(|f| f.test(g, s, memo, nb, locals, me));
+                let r = match quick {
+                    Some(b) => Ok(b),
+                    None => {
+                        self.walk_ok(g, s, op, &mut memo, Value::Space(op.board, nb), locals, me)
+                    }
+                };
+                match r {
                     Ok(ok) => marks[nb as usize] |= CHECKED | if ok { OK } else { 0 },
                     Err(e) => {
                         result = Err(e);
@@ -452,10 +462,7 @@ impl Machine {
         marks[first as usize] |= SEEN;
         let mut result = Ok(());
         let mut memo = (0, 0);
-        let mut one = match op.parts.is_empty() {
-            true => OneRead::of(g, op.cond, op.slot),
-            false => None,
-        };
+        let mut fast = WalkFast::of(g, op);
         while let Some((sp, _, _)) = walk.pop() {
             if let Err(e) = self.spend(None) {
                 result = Err(e);
@@ -465,7 +472,10 @@ impl Machine {
             let ok = if known != 0 {
                 Ok(known == 2)
             } else {
-                let r = match one.as_mut().and_then(|o| o.test(g, s, sp, locals, me)) {
+                let r = match fast
+                    .as_mut()
+                    .and_then(|f| f.test(g, s, memo, sp, locals, me))
+                {
                     Some(b) => Ok(b),
                     None => {
                         self.walk_ok(g, s, op, &mut memo, Value::Space(op.board, sp), locals, me)
@@ -524,8 +534,15 @@ impl Machine {
         walk.clear();
         let mut result = Ok(());
         let mut memo = (0, 0);
+        let mut fast = WalkFast::of(g, op);
         let mut ok = |m: &mut Self, sp: u32, locals: &mut [Value]| -> Eval<bool> {
             m.spend(None)?;
+            if let Some(b) = fast
+                .as_mut()
+                .and_then(|f| f.test(g, s, memo, sp, locals, me))
+            {
+                return Ok(b);
+            }
             m.walk_ok(g, s, op, &mut memo, Value::Space(op.board, sp), locals, me)
         };
         'spaces: for first in 0..board.len() {
@@ -1352,6 +1369,127 @@ fn line_shape(
             }
             Ok(false)
         }
+    }
+}
+
+/// The most parts of a split walk condition resolved by a [`WalkFast`].
+const FAST_PARTS: usize = 6;
+
+/// A part of a split walk condition ([`crate::ir::vm::PathsOp::parts`]) as a [`WalkFast`]
+/// tests it.
+#[derive(Clone, Copy, Debug)]
+enum PartFast {
+    /// A fixed part: its answer kept in the walk's memo once it was tested.
+    Fixed,
+    /// `count(zone[s]) op n` (`empty(zone[s])`): the zone's first instance and the size of
+    /// its dimension.
+    Len {
+        base: u32,
+        size: u32,
+        n: i32,
+        op: BinOp,
+    },
+    /// Anything else.
+    Other,
+}
+
+/// A board walk's condition resolved once per walk, so that a space is tested without
+/// decoding the condition again: a split condition's parts that compare the count of
+/// `zone[s]` with a number and its fixed parts (once known), or a whole condition read
+/// through one value ([`OneRead`]). A space it cannot answer so goes to
+/// [`Machine::walk_ok`], which tests it whole (parts already answered here are reads of the
+/// game, tested again with the same answer; fixed parts are not tested twice: the memo is
+/// shared).
+#[derive(Clone, Copy, Debug)]
+struct WalkFast {
+    parts: [PartFast; FAST_PARTS],
+    n: usize,
+    one: Option<OneRead>,
+}
+
+impl WalkFast {
+    /// The resolved condition of `op` (`None`: nothing in it is resolved).
+    fn of(g: &Game, op: &crate::ir::vm::PathsOp) -> Option<WalkFast> {
+        use crate::ir::vm::{Operand, ZoneAt};
+        if op.parts.is_empty() {
+            return OneRead::of(g, op.cond, op.slot).map(|one| WalkFast {
+                parts: [PartFast::Other; FAST_PARTS],
+                n: 0,
+                one: Some(one),
+            });
+        }
+        if op.parts.len() > FAST_PARTS {
+            return None;
+        }
+        let mut parts = [PartFast::Other; FAST_PARTS];
+        for (p, &(code, fixed)) in parts.iter_mut().zip(&op.parts) {
+            *p = if fixed {
+                PartFast::Fixed
+            } else if code.end != code.start + 1 {
+                PartFast::Other
+            } else {
+                let cmp = match g.program.ops.get(code.start as usize) {
+                    Some(Op::Cmp(i)) => g.program.cmps.get(*i as usize),
+                    _ => None,
+                };
+                match cmp {
+                    Some(&crate::ir::vm::Cmp {
+                        op: cop,
+                        a:
+                            Operand::ZoneLen(ZoneAt::Local {
+                                base,
+                                size,
+                                slot: at,
+                            }),
+                        b: Operand::Int(n),
+                    }) if at == op.slot => PartFast::Len {
+                        base,
+                        size: size as u32,
+                        n,
+                        op: cop,
+                    },
+                    _ => PartFast::Other,
+                }
+            };
+        }
+        if parts.iter().all(|p| matches!(p, PartFast::Other)) {
+            return None;
+        }
+        Some(WalkFast {
+            parts,
+            n: op.parts.len(),
+            one: None,
+        })
+    }
+
+    /// The condition at space `sp` (`None`: left to [`Machine::walk_ok`]).
+    #[inline(always)]
+    fn test(
+        &mut self,
+        g: &Game,
+        s: &State,
+        memo: (u64, u64),
+        sp: u32,
+        locals: &[Value],
+        me: u8,
+    ) -> Option<bool> {
+        if let Some(one) = &mut self.one {
+            return one.test(g, s, sp, locals, me);
+        }
+        for (i, p) in self.parts[..self.n].iter().enumerate() {
+            let ok = match *p {
+                PartFast::Fixed if memo.0 & (1 << i) != 0 => memo.1 & (1 << i) != 0,
+                PartFast::Len { base, size, n, op } if sp < size => {
+                    let len = s.zones.len(crate::ir::InstId(base + sp)) as i64;
+                    super::compare::int_cmp(op, len, n as i64)?
+                }
+                _ => return None,
+            };
+            if !ok {
+                return Some(false);
+            }
+        }
+        Some(true)
     }
 }
 

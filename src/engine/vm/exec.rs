@@ -1,7 +1,7 @@
 //! Running compiled code: the small loop of the common ops and every other op.
 
 use super::*;
-use crate::ir::vm::{Code, Op};
+use crate::ir::vm::{Code, Op, WalkKind};
 
 impl Machine {
     /// Runs ops `code.start..code.end` (the values they leave stay on the stack). Code of
@@ -166,6 +166,17 @@ impl Machine {
                     Value::Zone(z) => self.iters.push(Iter::Zone {
                         next: s.zones.bottom(z),
                     }),
+                    other => return Err(expected(g, s, "a zone", other, None)),
+                },
+                Op::ZoneWalk(w) => match self.pop() {
+                    // An empty zone leaves the loop at once, as its `IterNext` would.
+                    Value::Zone(z) => match (s.zones.bottom(z), ops.get(pc as usize)) {
+                        (None, Some(&Op::IterNext { exit, .. })) => pc = exit,
+                        (next, _) => {
+                            self.iters.push(Iter::Zone { next });
+                            pc = self.zone_walk(g, s, w, pc, locals, me)?;
+                        }
+                    },
                     other => return Err(expected(g, s, "a zone", other, None)),
                 },
                 Op::Field(f) => {
@@ -475,6 +486,15 @@ impl Machine {
             }
             // The loops of `all`, `any` and `count` over a board may walk it in place.
             Op::IterBoard(b) => *pc = self.board_iter(g, s, b, *pc, locals, me)?,
+            Op::ZoneWalk(w) => match self.pop() {
+                Value::Zone(z) => {
+                    self.iters.push(Iter::Zone {
+                        next: s.zones.bottom(z),
+                    });
+                    *pc = self.zone_walk(g, s, w, *pc, locals, me)?;
+                }
+                other => return Err(expected(g, s, "a zone", other, None)),
+            },
             Op::Var(_)
             | Op::Zone(_)
             | Op::ElseJump(_)
@@ -594,6 +614,98 @@ impl Machine {
             }
         }
         Ok(())
+    }
+
+    /// `ZoneWalk(w)` (the op before `head`, its loop's head), once the walk of the zone's
+    /// components is pushed as [`Op::IterZone`] pushes it: walks them here as the loop would ([`crate::ir::vm::WalkKind`]): each component written to the loop's
+    /// local and costing its unit of work, the comparison or the field read in place, the
+    /// count or the fold kept on top of the stack. Gives the position the op loop goes on
+    /// at: the loop's exit when the zone is walked to its end (the walk dropped), else the
+    /// op an answer leads to with the walk past the component. A component the walk does
+    /// not finish (a value that is no number, a sum that overflows) goes back to the loop's
+    /// ops after its head, and running out of work back to the head, whose `IterNext` fails
+    /// as before; errors of the comparison are those of the loop.
+    #[inline(never)]
+    fn zone_walk(
+        &mut self,
+        g: &Game,
+        s: &State,
+        w: u32,
+        head: u32,
+        locals: &mut [Value],
+        me: u8,
+    ) -> Eval<u32> {
+        // As in the op loop: no tables loaded before they are needed.
+        let g = std::hint::black_box(g);
+        let s = std::hint::black_box(s);
+        let (Some(&walk), Some(&Iter::Zone { next: mut at })) =
+            (g.program.zone_walks.get(w as usize), self.iters.last())
+        else {
+            return Ok(head);
+        };
+        let slot = walk.slot as usize;
+        let mut counted = 0i64;
+        let (left, to) = loop {
+            let Some(c) = at else {
+                break (None, Ok(walk.exit));
+            };
+            if self.fuel == 0 {
+                break (Some(at), Ok(head));
+            }
+            self.fuel -= 1;
+            if let Some(l) = locals.get_mut(slot) {
+                *l = Value::Comp(c);
+            }
+            let after = s.zones.above(c);
+            match walk.kind {
+                WalkKind::Branch {
+                    cmp,
+                    other,
+                    on_true,
+                    on_false,
+                } => {
+                    let v = match self.cmp_inline(g, s, cmp, head + 1, locals, me) {
+                        Ok(v) => v,
+                        Err(e) => break (Some(after), Err(e)),
+                    };
+                    match if v { on_true } else { on_false } {
+                        0 => {}
+                        1 => counted += 1,
+                        _ => break (Some(after), Ok(if v { head + 3 } else { other })),
+                    }
+                }
+                WalkKind::Fold { field: f, max } => {
+                    let Ok(Value::Int(x)) = field(g, s, local(locals, walk.slot), f) else {
+                        break (Some(after), Ok(head + 1));
+                    };
+                    let top = self.top();
+                    match (max, *top) {
+                        (None, Value::Int(n)) => match n.checked_add(x) {
+                            Some(sum) => *top = Value::Int(sum),
+                            None => break (Some(after), Ok(head + 1)),
+                        },
+                        (None, _) => {}
+                        (Some(max), Value::Int(m)) if (max && m >= x) || (!max && m <= x) => {}
+                        (Some(_), _) => *top = Value::Int(x),
+                    }
+                }
+            }
+            at = after;
+        };
+        if counted > 0 {
+            if let Value::Int(n) = self.top() {
+                *n += counted;
+            }
+        }
+        match left {
+            Some(next) => {
+                if let Some(it) = self.iters.last_mut() {
+                    *it = Iter::Zone { next };
+                }
+            }
+            None => self.stop(),
+        }
+        to
     }
 
     #[inline(never)]

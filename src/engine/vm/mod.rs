@@ -281,6 +281,20 @@ impl Machine {
         locals: &mut [Value],
         me: u8,
     ) -> Eval<Value> {
+        self.eval_here(g, s, code, locals, me)
+    }
+
+    /// [`Machine::eval`] in its caller (those that test the value's kind at once, so that
+    /// the value is not passed through one more call).
+    #[inline(always)]
+    fn eval_here(
+        &mut self,
+        g: &Game,
+        s: &State,
+        code: Code,
+        locals: &mut [Value],
+        me: u8,
+    ) -> Eval<Value> {
         if code.end == code.start + 1 {
             if let Some(v) = exec::read_op(g, s, code, locals, me) {
                 return v;
@@ -322,7 +336,7 @@ impl Machine {
         locals: &mut [Value],
         me: u8,
     ) -> Eval<bool> {
-        match self.eval(g, s, code, locals, me)? {
+        match self.eval_here(g, s, code, locals, me)? {
             Value::Bool(b) => Ok(b),
             other => Err(expected(g, s, "true or false", other, None)),
         }
@@ -337,7 +351,7 @@ impl Machine {
         locals: &mut [Value],
         me: u8,
     ) -> Eval<i64> {
-        match self.eval(g, s, code, locals, me)? {
+        match self.eval_here(g, s, code, locals, me)? {
             Value::Int(n) => Ok(n),
             other => Err(expected(g, s, "a number", other, None)),
         }
