@@ -847,7 +847,10 @@ impl Game {
         f: &mut F,
     ) -> Eval<bool> {
         let b = &opts.binds[k];
-        let want = m.eval(self, st, n.value, locals, me)?;
+        let want = match self.read_simple(n.value, locals, me) {
+            Some(v) => v,
+            None => m.eval(self, st, n.value, locals, me)?,
+        };
         let ix = self.program.indexes[self.program.var_index[n.var].expect("indexed") as usize];
         let Some(code) = Program::value_code(want).filter(|c| *c < ix.codes) else {
             return Ok(true);

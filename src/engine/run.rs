@@ -799,7 +799,7 @@ impl Game {
     /// The value of code that is one op reading a number, `none`, `me`, a local or a zone
     /// (that cannot fail), read without entering the machine; `None` for any other code.
     #[inline(always)]
-    fn read_simple(&self, code: Code, locals: &[Value], me: u8) -> Option<Value> {
+    pub(super) fn read_simple(&self, code: Code, locals: &[Value], me: u8) -> Option<Value> {
         if code.end != code.start + 1 {
             return None;
         }
