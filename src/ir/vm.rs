@@ -310,6 +310,15 @@ pub enum FastCmp {
         lit: u32,
         ne: bool,
     },
+    /// The same against a variable without index (a slot): `face(s) == rolled`.
+    TopSlot {
+        z: ZoneAt,
+        f: u16,
+        slot: u32,
+        ne: bool,
+    },
+    /// A variable without index (a slot) against a literal of the pool: `rolled == wild`.
+    SlotLit { slot: u32, lit: u32, ne: bool },
     /// Any other shape.
     Other,
 }
@@ -342,8 +351,12 @@ impl FastCmp {
             return match c.b {
                 Operand::Local(l) => FastCmp::TopLocal { z, f, l, ne },
                 Operand::Lit(lit) => FastCmp::TopLit { z, f, lit, ne },
+                Operand::Slot(slot) => FastCmp::TopSlot { z, f, slot, ne },
                 _ => FastCmp::Other,
             };
+        }
+        if let (Operand::Slot(slot), Operand::Lit(lit)) = (c.a, c.b) {
+            return FastCmp::SlotLit { slot, lit, ne };
         }
         match (at(c.a), at(c.b), c.b) {
             (Some(at), _, Operand::Me) => FastCmp::AtMe { at, ne },

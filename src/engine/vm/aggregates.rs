@@ -25,6 +25,11 @@ pub(crate) struct WalkMemo {
     /// A group walk holds `answers`: a group flooded inside its condition keeps none (it
     /// would take the other's answers or leave its own context on them).
     busy: bool,
+    /// The last resolved condition of a `paths`, a `group` and a `groups` walk, by the
+    /// walk's id ([`WalkFast`]: what it holds depends on the program and the values it
+    /// reads at the start of each walk, not on the state walked); forgotten when the
+    /// machine is reset ([`Machine::walks_leave`] with no outer run).
+    fast: [Option<(u32, Option<WalkFast>)>; 3],
 }
 
 impl Machine {
@@ -43,6 +48,8 @@ impl Machine {
         self.walks.scope = outer;
         if outer == 0 {
             self.walks.busy = false;
+            // the machine may next run another game, whose walks have the same ids
+            self.walks.fast = [None; 3];
         }
     }
 
@@ -77,6 +84,50 @@ impl Machine {
         }
         w.busy = true;
         true
+    }
+
+    /// Makes ready the resolved condition of walk `id` of `kind` (0 `paths`, 1 `group`, 2
+    /// `groups`) for a walk from `locals`: kept from its last walk, or resolved now. It stays
+    /// in `walks.fast[kind]`, read in place by [`Machine::fast_test`]; a walk nested in the
+    /// walk's condition (through the general test) may replace it, and the walk's next spaces
+    /// then go the general way.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn fast_ready(
+        &mut self,
+        g: &Game,
+        s: &State,
+        kind: usize,
+        id: u32,
+        op: &crate::ir::vm::PathsOp,
+        locals: &[Value],
+        me: u8,
+    ) {
+        let slot = &mut self.walks.fast[kind];
+        if !matches!(slot, Some((i, _)) if *i == id) {
+            *slot = Some((id, WalkFast::of(g, op)));
+        }
+        if let Some((_, Some(WalkFast { one: Some(one), .. }))) = slot {
+            one.refresh(g, s, locals, me);
+        }
+    }
+
+    /// The condition of walk `id` of `kind` at space `sp` through its resolved form (`None`:
+    /// left to [`Machine::walk_ok`]).
+    #[inline(always)]
+    fn fast_test(
+        &mut self,
+        g: &Game,
+        s: &State,
+        kind: usize,
+        id: u32,
+        memo: (u64, u64),
+        sp: u32,
+    ) -> Option<bool> {
+        match &mut self.walks.fast[kind] {
+            Some((i, Some(f))) if *i == id => f.test(g, s, memo, sp),
+            _ => None,
+        }
     }
 
     /// Ends a board walk: gives back the scratch buffers, and unless the walk failed pushes
@@ -359,7 +410,7 @@ impl Machine {
         walk.push((start, starts[start as usize], n));
         let mut result = Ok(());
         let mut memo = (0, 0);
-        let mut fast = WalkFast::of(g, op);
+        self.fast_ready(g, s, 0, id, op, locals, me);
         if n == 0 {
             marks[start as usize] |= ITEM;
             self.buf.push(Value::Space(op.board, start));
@@ -381,9 +432,7 @@ impl Machine {
                 continue;
             }
             if marks[nb as usize] & CHECKED == 0 {
-                let quick = fast
-                    .as_mut()
-                    .and_then(|f| f.test(g, s, memo, nb, locals, me));
+                let quick = self.fast_test(g, s, 0, id, memo, nb);
                 let r = match quick {
                     Some(b) => Ok(b),
                     None => {
@@ -462,7 +511,7 @@ impl Machine {
         marks[first as usize] |= SEEN;
         let mut result = Ok(());
         let mut memo = (0, 0);
-        let mut fast = WalkFast::of(g, op);
+        self.fast_ready(g, s, 1, id, op, locals, me);
         while let Some((sp, _, _)) = walk.pop() {
             if let Err(e) = self.spend(None) {
                 result = Err(e);
@@ -472,10 +521,7 @@ impl Machine {
             let ok = if known != 0 {
                 Ok(known == 2)
             } else {
-                let r = match fast
-                    .as_mut()
-                    .and_then(|f| f.test(g, s, memo, sp, locals, me))
-                {
+                let r = match self.fast_test(g, s, 1, id, memo, sp) {
                     Some(b) => Ok(b),
                     None => {
                         self.walk_ok(g, s, op, &mut memo, Value::Space(op.board, sp), locals, me)
@@ -534,13 +580,10 @@ impl Machine {
         walk.clear();
         let mut result = Ok(());
         let mut memo = (0, 0);
-        let mut fast = WalkFast::of(g, op);
+        self.fast_ready(g, s, 2, id, op, locals, me);
         let mut ok = |m: &mut Self, sp: u32, locals: &mut [Value]| -> Eval<bool> {
             m.spend(None)?;
-            if let Some(b) = fast
-                .as_mut()
-                .and_then(|f| f.test(g, s, memo, sp, locals, me))
-            {
+            if let Some(b) = m.fast_test(g, s, 2, id, memo, sp) {
                 return Ok(b);
             }
             m.walk_ok(g, s, op, &mut memo, Value::Space(op.board, sp), locals, me)
@@ -1464,17 +1507,9 @@ impl WalkFast {
 
     /// The condition at space `sp` (`None`: left to [`Machine::walk_ok`]).
     #[inline(always)]
-    fn test(
-        &mut self,
-        g: &Game,
-        s: &State,
-        memo: (u64, u64),
-        sp: u32,
-        locals: &[Value],
-        me: u8,
-    ) -> Option<bool> {
+    fn test(&mut self, g: &Game, s: &State, memo: (u64, u64), sp: u32) -> Option<bool> {
         if let Some(one) = &mut self.one {
-            return one.test(g, s, sp, locals, me);
+            return one.test(g, s, sp);
         }
         for (i, p) in self.parts[..self.n].iter().enumerate() {
             let ok = match *p {
@@ -1535,19 +1570,33 @@ impl SpaceRead {
     }
 }
 
-/// How many answers a [`OneRead`] keeps per walk (the distinct values read).
+/// How many answers a [`OneRead`] keeps (the distinct values read).
 const ONE_READ_KEPT: usize = 8;
+/// The most ops and comparisons of a [`OneRead`] condition.
+const ONE_READ_OPS: usize = 16;
+const ONE_READ_CMPS: usize = 8;
 
 /// A board walk's condition that reads the walked space only through one value (flag code
 /// whose every comparison is `==` or `!=` between the same `face(s)`, the top component's
 /// field of `zone[s]`, or the same `var[s]`, and a value fixed for the walk: a local other
 /// than `s`, a literal, a constant, a small number, `none` or `me`): its answer depends only
-/// on that value, so it is computed once per value met in the walk and read back for the
-/// other spaces showing it (`matches(x, f)`, `face(x) == f or face(x) == wild`).
+/// on that value and the values it is compared with, so it is computed once per value read
+/// and read back for the other spaces showing it, in this walk and the next walks of the
+/// same condition while the compared values are the same (`matches(x, f)`,
+/// `face(x) == f or face(x) == wild`).
 #[derive(Clone, Copy, Debug)]
 struct OneRead {
     read: SpaceRead,
     code: Code,
+    /// Per op of the code, the position of its comparison in `cmps` and `rhs`.
+    at: [u8; ONE_READ_OPS],
+    /// Per comparison: its index in the program's comparisons.
+    cmps: [u32; ONE_READ_CMPS],
+    /// Per comparison: the value it compares with, read at the start of the walk.
+    rhs: [Value; ONE_READ_CMPS],
+    ncmps: usize,
+    /// Whether every compared value read at the start of this walk.
+    ready: bool,
     kept: [(Value, bool); ONE_READ_KEPT],
     n: usize,
 }
@@ -1558,11 +1607,19 @@ impl OneRead {
         use crate::ir::vm::{Operand, ZoneAt};
         let code = code?;
         let p = &g.program;
-        if !p.is_flag_code(code) {
+        if !p.is_flag_code(code) || (code.end - code.start) as usize > ONE_READ_OPS {
             return None;
         }
         let mut read = None;
-        for op in p.ops.get(code.start as usize..code.end as usize)? {
+        let mut at = [0u8; ONE_READ_OPS];
+        let mut cmps = [0u32; ONE_READ_CMPS];
+        let mut ncmps = 0;
+        for (k, op) in p
+            .ops
+            .get(code.start as usize..code.end as usize)?
+            .iter()
+            .enumerate()
+        {
             let i = match *op {
                 Op::Cmp(i) => i,
                 Op::JumpIfNot(_) | Op::AndJump(_) | Op::OrJump(_) | Op::Jump(_) | Op::Not => {
@@ -1571,7 +1628,7 @@ impl OneRead {
                 _ => return None,
             };
             let c = p.cmps.get(i as usize)?;
-            if !matches!(c.op, BinOp::Eq | BinOp::Ne) {
+            if !matches!(c.op, BinOp::Eq | BinOp::Ne) || ncmps == ONE_READ_CMPS {
                 return None;
             }
             let r = match c.a {
@@ -1607,25 +1664,69 @@ impl OneRead {
                 Operand::Me => {}
                 _ => return None,
             }
+            at[k] = ncmps as u8;
+            cmps[ncmps] = i;
+            ncmps += 1;
         }
         Some(OneRead {
             read: read?,
             code,
+            at,
+            cmps,
+            rhs: [Value::None; ONE_READ_CMPS],
+            ncmps,
+            ready: false,
             kept: [(Value::None, false); ONE_READ_KEPT],
             n: 0,
         })
     }
 
-    /// The condition at space `sp` (`None`: a space it does not read in place, or an
-    /// operand that does not read: left to the general test, which gives the same answer or
-    /// the error).
+    /// A walk starts: reads the values compared with, and forgets the kept answers when
+    /// one of them changed since the last walk (not ready when one does not read: every
+    /// space then goes the general way, which tells why).
+    fn refresh(&mut self, g: &Game, s: &State, locals: &[Value], me: u8) {
+        use crate::ir::vm::Operand;
+        let p = &g.program;
+        self.ready = false;
+        let mut changed = false;
+        for k in 0..self.ncmps {
+            let Some(c) = p.cmps.get(self.cmps[k] as usize) else {
+                return;
+            };
+            let b = match c.b {
+                Operand::Local(l) => locals.get(l as usize).copied(),
+                Operand::Lit(l) => p.lits.get(l as usize).copied(),
+                Operand::Const(k) => Some(s.consts[k]),
+                Operand::Int(n) => Some(Value::Int(n as i64)),
+                Operand::None => Some(Value::None),
+                Operand::Me => Some(Value::Player(me)),
+                _ => None,
+            };
+            let Some(b) = b else { return };
+            if self.rhs[k] != b {
+                self.rhs[k] = b;
+                changed = true;
+            }
+        }
+        if changed {
+            self.n = 0;
+        }
+        self.ready = true;
+    }
+
+    /// The condition at space `sp` (`None`: a space it does not read in place, or a
+    /// compared value that does not read: left to the general test, which gives the same
+    /// answer or the error).
     #[inline(always)]
-    fn test(&mut self, g: &Game, s: &State, sp: u32, locals: &[Value], me: u8) -> Option<bool> {
+    fn test(&mut self, g: &Game, s: &State, sp: u32) -> Option<bool> {
+        if !self.ready {
+            return None;
+        }
         let v = self.read.at(g, s, sp)?;
         if let Some(&(_, b)) = self.kept[..self.n].iter().find(|(x, _)| *x == v) {
             return Some(b);
         }
-        let b = self.answer(g, s, v, locals, me)?;
+        let b = self.answer(g, v)?;
         if self.n < ONE_READ_KEPT {
             self.kept[self.n] = (v, b);
             self.n += 1;
@@ -1636,25 +1737,16 @@ impl OneRead {
     /// The condition's flag code run with `v` as the value read (the loop of
     /// [`Machine::flags`]: the same comparisons in the same order).
     #[inline(never)]
-    fn answer(&self, g: &Game, s: &State, v: Value, locals: &[Value], me: u8) -> Option<bool> {
-        use crate::ir::vm::Operand;
+    fn answer(&self, g: &Game, v: Value) -> Option<bool> {
         let p = &g.program;
         let mut pc = self.code.start;
         let mut flag = false;
         while pc < self.code.end {
             match *p.ops.get(pc as usize)? {
-                Op::Cmp(i) => {
-                    let c = p.cmps.get(i as usize)?;
-                    let b = match c.b {
-                        Operand::Local(l) => *locals.get(l as usize)?,
-                        Operand::Lit(l) => *p.lits.get(l as usize)?,
-                        Operand::Const(k) => s.consts[k],
-                        Operand::Int(n) => Value::Int(n as i64),
-                        Operand::None => Value::None,
-                        Operand::Me => Value::Player(me),
-                        _ => return None,
-                    };
-                    flag = (v == b) ^ (c.op == BinOp::Ne);
+                Op::Cmp(_) => {
+                    let k = *self.at.get((pc - self.code.start) as usize)? as usize;
+                    let c = p.cmps.get(*self.cmps.get(k)? as usize)?;
+                    flag = (v == *self.rhs.get(k)?) ^ (c.op == BinOp::Ne);
                 }
                 Op::JumpIfNot(t) | Op::AndJump(t) if !flag => {
                     pc = t;

@@ -92,8 +92,9 @@ impl Machine {
         }
     }
 
-    /// [`Machine::cmp`] with every common shape in place, for the op loop (which holds the
-    /// general code: its comparisons are often of other shapes).
+    /// [`Machine::cmp`] with the most common shapes in place ([`fast_cmp_core`]), for the
+    /// op loop (which holds the general code: its comparisons are often of other shapes,
+    /// and a larger dispatch inlined there costs every op).
     #[inline(always)]
     pub(crate) fn cmp_inline(
         &mut self,
@@ -104,7 +105,7 @@ impl Machine {
         locals: &[Value],
         me: u8,
     ) -> Eval<bool> {
-        if let Some(v) = fast_cmp(g, s, i, locals, me) {
+        if let Some(v) = fast_cmp_core(g, s, i, locals, me) {
             return Ok(v);
         }
         self.cmp_quick(g, s, i, pc, locals, me)
@@ -221,6 +222,12 @@ fn fast_cmp(g: &Game, s: &State, i: u32, locals: &[Value], me: u8) -> Option<boo
         FastCmp::TopLit { z, f, lit, ne } => {
             ne ^ (top_field(g, s, z, f, locals)? == *g.program.lits.get(lit as usize)?)
         }
+        FastCmp::TopSlot { z, f, slot, ne } => {
+            ne ^ (top_field(g, s, z, f, locals)? == *s.vars.get(slot as usize)?)
+        }
+        FastCmp::SlotLit { slot, lit, ne } => {
+            ne ^ (*s.vars.get(slot as usize)? == *g.program.lits.get(lit as usize)?)
+        }
         FastCmp::Other => return None,
     })
 }
@@ -252,6 +259,26 @@ fn top_field(g: &Game, s: &State, z: ZoneAt, f: u16, locals: &[Value]) -> Option
             }
         }
     }
+}
+
+/// [`fast_cmp`] for the shapes of one variable read (`var[local]` against `me`, `none`,
+/// another `var[local]` or a number, a zone's length against a number); the others are
+/// left to the general path (`None`).
+#[inline(always)]
+fn fast_cmp_core(g: &Game, s: &State, i: u32, locals: &[Value], me: u8) -> Option<bool> {
+    Some(match *g.program.fast.get(i as usize)? {
+        FastCmp::AtMe { at, ne } => {
+            ne ^ matches!(*read_at(s, at, locals)?, Value::Player(p) if p == me)
+        }
+        FastCmp::AtNone { at, ne } => ne ^ matches!(*read_at(s, at, locals)?, Value::None),
+        FastCmp::AtAt { a, b, ne } => ne ^ (*read_at(s, a, locals)? == *read_at(s, b, locals)?),
+        FastCmp::AtInt { at, n, op } => match *read_at(s, at, locals)? {
+            Value::Int(x) => int_cmp(op, x, n as i64)?,
+            _ => return None,
+        },
+        FastCmp::LenInt { z, n, op } => len_cmp(s, z, n, op, locals)?,
+        _ => return None,
+    })
 }
 
 /// `x op y` for a comparison operator (`None`: not a comparison).
