@@ -6,11 +6,11 @@
 //! actions, several parameter values or several players that call the same function pay for
 //! it once. A function that does not read `me` (nor any function or set kind it uses:
 //! [`crate::ir::vm::CDef::reads_me`]) is keyed without it, so the players of a window, asked
-//! in turn on the same state, share its result. Only functions whose body walks a collection or calls another one
-//! ([`crate::ir::vm::CDef::remember`]) are remembered, in a fixed table of [`CALL_SLOTS`]
-//! entries (a newer result takes the place of an older one with the same hash). A remembered
-//! call costs no work units (fuel). The table is allocated once per thread and forgotten, in
-//! one step, when a listing ends.
+//! in turn on the same state, share its result. Only functions whose body walks a collection
+//! or calls another one ([`crate::ir::vm::CDef::remember`]) are remembered, in a fixed table of
+//! [`CALL_SLOTS`] entries (a newer result takes the place of an older one with the same hash).
+//! A remembered call costs no work units (fuel). The table is allocated once per thread and
+//! forgotten, in one step, when a listing ends.
 
 use super::*;
 use std::hash::{Hash, Hasher};

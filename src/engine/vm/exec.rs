@@ -45,6 +45,10 @@ impl Machine {
         let s = std::hint::black_box(s);
         // The ops up to the code's end: one test per op both ends the code and keeps the
         // read in bounds.
+        debug_assert!(
+            code.end as usize <= g.program.ops.len(),
+            "code past the program's ops"
+        );
         let ops = g.program.ops.get(..code.end as usize).unwrap_or_default();
         let mut pc = code.start;
         while let Some(&op) = ops.get(pc as usize) {
@@ -617,9 +621,10 @@ impl Machine {
     }
 
     /// `ZoneWalk(w)` (the op before `head`, its loop's head), once the walk of the zone's
-    /// components is pushed as [`Op::IterZone`] pushes it: walks them here as the loop would ([`crate::ir::vm::WalkKind`]): each component written to the loop's
-    /// local and costing its unit of work, the comparison or the field read in place, the
-    /// count or the fold kept on top of the stack. Gives the position the op loop goes on
+    /// components is pushed as [`Op::IterZone`] pushes it: walks them here as the loop would
+    /// ([`crate::ir::vm::WalkKind`]): each component written to the loop's local and costing
+    /// its unit of work, the comparison or the field read in place, the count or the fold
+    /// kept on top of the stack. Gives the position the op loop goes on
     /// at: the loop's exit when the zone is walked to its end (the walk dropped), else the
     /// op an answer leads to with the walk past the component. A component the walk does
     /// not finish (a value that is no number, a sum that overflows) goes back to the loop's
