@@ -266,31 +266,9 @@ impl Machine {
         if !g.program.is_flag_code(code) {
             return self.test(g, s, code, locals, me);
         }
-        // the loop of `Machine::flags`: the same comparisons in the same order
-        let ops = &g.program.ops[..];
-        let mut pc = code.start;
-        let mut flag = false;
-        while pc < code.end {
-            match ops[pc as usize] {
-                Op::Cmp(i) => flag = self.walk_cmp(g, s, i, pc, slot, sp, locals, me)?,
-                Op::JumpIfNot(t) | Op::AndJump(t) if !flag => {
-                    pc = t;
-                    continue;
-                }
-                Op::OrJump(t) if flag => {
-                    pc = t;
-                    continue;
-                }
-                Op::Jump(t) => {
-                    pc = t;
-                    continue;
-                }
-                Op::Not => flag = !flag,
-                _ => {}
-            }
-            pc += 1;
-        }
-        Ok(flag)
+        super::compare::run_flags(&g.program.ops, code, |i, pc| {
+            self.walk_cmp(g, s, i, pc, slot, sp, locals, me)
+        })
     }
 
     /// A comparison in a walk's condition: when its left side is the count or the top
@@ -1739,33 +1717,12 @@ impl OneRead {
     #[inline(never)]
     fn answer(&self, g: &Game, v: Value) -> Option<bool> {
         let p = &g.program;
-        let mut pc = self.code.start;
-        let mut flag = false;
-        while pc < self.code.end {
-            match *p.ops.get(pc as usize)? {
-                Op::Cmp(_) => {
-                    let k = *self.at.get((pc - self.code.start) as usize)? as usize;
-                    let c = p.cmps.get(*self.cmps.get(k)? as usize)?;
-                    flag = (v == *self.rhs.get(k)?) ^ (c.op == BinOp::Ne);
-                }
-                Op::JumpIfNot(t) | Op::AndJump(t) if !flag => {
-                    pc = t;
-                    continue;
-                }
-                Op::OrJump(t) if flag => {
-                    pc = t;
-                    continue;
-                }
-                Op::Jump(t) => {
-                    pc = t;
-                    continue;
-                }
-                Op::Not => flag = !flag,
-                _ => {}
-            }
-            pc += 1;
-        }
-        Some(flag)
+        let cmp = |_, pc: u32| {
+            let k = *self.at.get((pc - self.code.start) as usize)? as usize;
+            let c = p.cmps.get(*self.cmps.get(k)? as usize)?;
+            Some((v == *self.rhs.get(k)?) ^ (c.op == BinOp::Ne))
+        };
+        super::compare::run_flags(&p.ops, self.code, |i, pc| cmp(i, pc).ok_or(())).ok()
     }
 }
 

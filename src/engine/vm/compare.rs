@@ -33,30 +33,9 @@ impl Machine {
         locals: &[Value],
         me: u8,
     ) -> Eval<bool> {
-        let ops = &g.program.ops[..];
-        let mut pc = code.start;
-        let mut flag = false;
-        while pc < code.end {
-            match ops[pc as usize] {
-                Op::Cmp(i) => flag = self.cmp(g, s, i, pc, locals, me)?,
-                Op::JumpIfNot(t) | Op::AndJump(t) if !flag => {
-                    pc = t;
-                    continue;
-                }
-                Op::OrJump(t) if flag => {
-                    pc = t;
-                    continue;
-                }
-                Op::Jump(t) => {
-                    pc = t;
-                    continue;
-                }
-                Op::Not => flag = !flag,
-                _ => {}
-            }
-            pc += 1;
-        }
-        Ok(flag)
+        run_flags(&g.program.ops, code, |i, pc| {
+            self.cmp(g, s, i, pc, locals, me)
+        })
     }
 
     /// Runs a flag graph from node `at` ([`FlagNode`]): the same comparisons, in the same
@@ -199,6 +178,41 @@ impl Machine {
             }
         })
     }
+}
+
+/// The loop of flag code ([`Program::is_flag_code`]): one flag, kept in a register, set by
+/// each `Cmp` through `cmp` (given the comparison's index and its position), the jumps taken
+/// on it. Shared by [`Machine::flags`] and the board walks that answer a comparison their
+/// own way, so that all of them make the same comparisons in the same order.
+#[inline(always)]
+pub(super) fn run_flags<E>(
+    ops: &[Op],
+    code: Code,
+    mut cmp: impl FnMut(u32, u32) -> Result<bool, E>,
+) -> Result<bool, E> {
+    let mut pc = code.start;
+    let mut flag = false;
+    while pc < code.end {
+        match ops[pc as usize] {
+            Op::Cmp(i) => flag = cmp(i, pc)?,
+            Op::JumpIfNot(t) | Op::AndJump(t) if !flag => {
+                pc = t;
+                continue;
+            }
+            Op::OrJump(t) if flag => {
+                pc = t;
+                continue;
+            }
+            Op::Jump(t) => {
+                pc = t;
+                continue;
+            }
+            Op::Not => flag = !flag,
+            _ => {}
+        }
+        pc += 1;
+    }
+    Ok(flag)
 }
 
 /// A comparison of a common shape ([`FastCmp`]) that reads without failing (`None`:
