@@ -4,7 +4,7 @@
 //! that take long are in tests/long/perft.sh.
 
 use rulebook::agents::RandomAgent;
-use rulebook::engine::{Actor, ChanceMode, Config};
+use rulebook::engine::{Actor, ChanceMode, Config, View};
 use rulebook::Game;
 
 fn load(name: &str, text: &str) -> Game {
@@ -17,6 +17,15 @@ fn load(name: &str, text: &str) -> Game {
         .collect();
     assert!(problems.is_empty(), "{name}:\n{}", problems.join("\n"));
     loaded.game.expect("valid rules")
+}
+
+/// The value of variable `n` as the view shows it.
+fn view_var(view: &View, n: &str) -> String {
+    view.vars
+        .iter()
+        .find(|(k, _)| k == n)
+        .map(|(_, v)| v.clone())
+        .expect("a variable")
 }
 
 fn game(path: &str) -> Game {
@@ -322,13 +331,7 @@ fn a_group_read_again_sees_what_changed_since() {
     let g = load("again.rules", text);
     let st = g.start(&config(None)).expect("starts");
     let view = g.view(&st, None);
-    let var = |n: &str| {
-        view.vars
-            .iter()
-            .find(|(k, _)| k == n)
-            .map(|(_, v)| v.clone())
-            .expect("a variable")
-    };
+    let var = |n: &str| view_var(&view, n);
     // a1 b1 marked: a group of 2, then b1 unmarked: a1 alone (21). From c1, unmarked: no
     // group of marked squares (0), then the unmarked squares b1 c1 (2).
     assert_eq!([var("written"), var("local")], ["21", "2"]);
@@ -361,13 +364,7 @@ fn a_group_by_the_face_on_top_follows_the_compared_values() {
     let g = load("faces.rules", text);
     let st = g.start(&config(None)).expect("starts");
     let view = g.view(&st, None);
-    let var = |n: &str| {
-        view.vars
-            .iter()
-            .find(|(k, _)| k == n)
-            .map(|(_, v)| v.clone())
-            .expect("a variable")
-    };
+    let var = |n: &str| view_var(&view, n);
     // a1 red, b1 wild, c1 blue, d1 red, e1 empty. Red or wild: from a1 the group a1 b1 (2),
     // from c1 none (0); blue or wild: from a1 none (0), from c1 c1 b1 (2). Not blue: from
     // a1 a1 b1 (2), from e1 (empty, none) e1 d1 (2).

@@ -1526,17 +1526,7 @@ impl SpaceRead {
                 if sp >= size {
                     return None;
                 }
-                match s.zones.top(crate::ir::InstId(base + sp)) {
-                    None => Some(Value::None),
-                    Some(c) => {
-                        let comp = &g.comps[c];
-                        if (f as usize) < comp.fields.len() {
-                            s.fields.get(comp.field_base as usize + f as usize).copied()
-                        } else {
-                            None
-                        }
-                    }
-                }
+                super::compare::top_field_at(g, s, crate::ir::InstId(base + sp), f)
             }
             SpaceRead::Var { base, size } => {
                 if sp >= size {
@@ -1748,17 +1738,9 @@ fn walk_quick(
                 slot: at,
             },
             f,
-        ) if at == slot && sp < size as u32 => match s.zones.top(crate::ir::InstId(base + sp)) {
-            None => Value::None,
-            Some(comp) => {
-                let comp = &g.comps[comp];
-                if (f as usize) < comp.fields.len() {
-                    *s.fields.get(comp.field_base as usize + f as usize)?
-                } else {
-                    return None;
-                }
-            }
-        },
+        ) if at == slot && sp < size as u32 => {
+            super::compare::top_field_at(g, s, crate::ir::InstId(base + sp), f)?
+        }
         Operand::ZoneLen(ZoneAt::Local {
             base,
             size,

@@ -262,6 +262,15 @@ fn top_field(g: &Game, s: &State, z: ZoneAt, f: u16, locals: &[Value]) -> Option
         }
         ZoneAt::Local2(_) => return None,
     };
+    top_field_at(g, s, inst, f)
+}
+
+/// Field `f` of the top component of zone instance `inst`, read in place (`none` when it is
+/// empty; `None`: a field the component does not have, left to the general path, which tells
+/// why). The one reading of a top field for the fast forms, the quick operands and the board
+/// walks.
+#[inline(always)]
+pub(super) fn top_field_at(g: &Game, s: &State, inst: InstId, f: u16) -> Option<Value> {
     match s.zones.top(inst) {
         None => Some(Value::None),
         Some(c) => {
@@ -485,17 +494,7 @@ fn quick(g: &Game, s: &State, o: Operand, locals: &[Value], me: u8) -> Option<Va
 fn quick_more(g: &Game, s: &State, o: Operand, locals: &[Value]) -> Option<Value> {
     match o {
         Operand::ZoneLen(z) => Some(Value::Int(s.zones.len(quick_zone(g, z, locals)?) as i64)),
-        Operand::TopField(z, f) => match s.zones.top(quick_zone(g, z, locals)?) {
-            None => Some(Value::None),
-            Some(c) => {
-                let comp = &g.comps[c];
-                if (f as usize) < comp.fields.len() {
-                    s.fields.get(comp.field_base as usize + f as usize).copied()
-                } else {
-                    None
-                }
-            }
-        },
+        Operand::TopField(z, f) => top_field_at(g, s, quick_zone(g, z, locals)?, f),
         Operand::Var2(i) => {
             let v = g.program.var2s.get(i as usize)?;
             let k = quick_index2(v.base, v.sizes, v.slots, locals)?;
