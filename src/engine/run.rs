@@ -91,6 +91,16 @@ impl Game {
                             .blame($span)?
                     };
                 }
+                // `eval!` for code that is often one op reading a value that cannot fail
+                // (`Game::read_simple`): read here without a call into the machine.
+                macro_rules! value {
+                    ($code:expr, $span:expr) => {
+                        match self.read_simple($code, &locals[base..], me) {
+                            Some(v) => v,
+                            None => eval!($code, $span),
+                        }
+                    };
+                }
                 let step = &code[pc as usize];
                 match step {
                     Step::Let(slot, e, span) => {
@@ -103,10 +113,7 @@ impl Game {
                         value,
                         span,
                     } => {
-                        let v = match self.read_simple(*value, &locals[base..], me) {
-                            Some(v) => v,
-                            None => eval!(*value, Some(*span)),
-                        };
+                        let v = value!(*value, Some(*span));
                         if !self.set_local_var(st, &locals[base..], target, *op, v) {
                             self.assign(m, st, &mut locals[base..], me, target, *op, v, *span)?;
                         }
@@ -117,15 +124,9 @@ impl Game {
                         bottom,
                         span,
                     } => {
-                        let c = match self.read_simple(*what, &locals[base..], me) {
-                            Some(v) => v,
-                            None => eval!(*what, Some(*span)),
-                        };
+                        let c = value!(*what, Some(*span));
                         let c = comp(self, st, c, *span)?;
-                        let z = match self.read_simple(*to, &locals[base..], me) {
-                            Some(v) => v,
-                            None => eval!(*to, Some(*span)),
-                        };
+                        let z = value!(*to, Some(*span));
                         let z = zone(self, st, z, *span)?;
                         self.move_comp(st, c, z, *bottom, *span)?;
                     }
@@ -456,10 +457,7 @@ impl Game {
                         continue 'frame;
                     }
                     Step::TurnStart { player, save, span } => {
-                        let p = match self.read_simple(*player, &locals[base..], me) {
-                            Some(v) => v,
-                            None => eval!(*player, Some(*span)),
-                        };
+                        let p = value!(*player, Some(*span));
                         let p = match p {
                             Value::Player(p) if p < st.players => p,
                             other => {
