@@ -237,6 +237,25 @@ impl Game {
                             next = *exit;
                         }
                     }
+                    Step::ForNextIf {
+                        slot,
+                        var,
+                        exit,
+                        cond,
+                        span,
+                        guard,
+                    } => {
+                        let found = self.for_next_if(
+                            m,
+                            st,
+                            &mut locals[base..],
+                            iters,
+                            me,
+                            &mut last_loop,
+                            (*slot, *var, *cond, *span, *guard),
+                        )?;
+                        next = if found { pc + 2 } else { *exit };
+                    }
                     Step::ForDone { slot } => {
                         if let Value::Int(start) = locals[base + *slot as usize + 2] {
                             iters.truncate(start as usize);
@@ -553,6 +572,7 @@ impl Game {
                         | Step::JumpIfNot(..)
                         | Step::ForInit { .. }
                         | Step::ForNext { .. }
+                        | Step::ForNextIf { .. }
                         | Step::ForDone { .. }
                         | Step::TurnStart { .. }
                         | Step::TurnEnd { .. }
@@ -567,6 +587,56 @@ impl Game {
                 pc = next;
             }
         }
+    }
+
+    /// [`Step::ForNextIf`]: binds the loop's name to the next element whose condition holds
+    /// (true), or finds none left (false). It spends the units of work of the steps the
+    /// unfused loop runs, in the same order and blaming the same loop when they run out: an
+    /// element tested spends the test's unit (the `ForNext` that took it was spent by the
+    /// step loop or below), and one that fails spends those of the loop's `LoopGuard` (from
+    /// which the loop is the one blamed), its `Jump` back and the next `ForNext`.
+    #[allow(clippy::too_many_arguments)]
+    fn for_next_if(
+        &self,
+        m: &mut Machine,
+        st: &State,
+        locals: &mut [Value],
+        iters: &[Value],
+        me: u8,
+        last_loop: &mut Option<Span>,
+        (slot, var, cond, span, guard): (u16, u16, Code, Span, Span),
+    ) -> Result<bool, RunError> {
+        let s = slot as usize;
+        let (Value::Int(mut pos), Value::Int(end)) = (locals[s], locals[s + 1]) else {
+            return Err(err("internal: loop state lost", None));
+        };
+        let flags = self.program.is_flag_code(cond);
+        while pos < end {
+            locals[var as usize] = iters[pos as usize];
+            pos += 1;
+            locals[s] = Value::Int(pos);
+            step_spend(m, last_loop)?;
+            let holds = if flags {
+                m.flag_code(self, st, cond, locals, me).blame(Some(span))?
+            } else {
+                match m.eval(self, st, cond, locals, me).blame(Some(span))? {
+                    Value::Bool(b) => b,
+                    other => return Err(expected(self, st, "true or false", other, span)),
+                }
+            };
+            if holds {
+                return Ok(true);
+            }
+            step_spend(m, last_loop)?;
+            *last_loop = Some(guard);
+            if m.fuel >= 2 {
+                m.fuel -= 2;
+            } else {
+                step_spend(m, last_loop)?;
+                step_spend(m, last_loop)?;
+            }
+        }
+        Ok(false)
     }
 
     /// The elements of a `for` loop's collection when its code is one op walking the seats,

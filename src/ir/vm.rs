@@ -738,6 +738,26 @@ pub enum Step {
         /// Where the loop ends.
         exit: u32,
     },
+    /// A filtered loop's head (`for x in C { if cond { .. } }`, the `if` without `else` and
+    /// the whole body): [`Step::ForNext`] fused with the [`Step::JumpIfNot`] that follows it
+    /// (left in place), the elements whose condition fails skipped in the step. Each skipped
+    /// element charges the units of work of the steps it stands for (the test, the loop's
+    /// `LoopGuard`, its `Jump` back and the next `ForNext`), so the work counted is the same
+    /// as unfused. An element whose condition holds continues two steps on, after the test.
+    ForNextIf {
+        /// The loop's first local.
+        slot: u16,
+        /// The local of the loop's name.
+        var: u16,
+        /// Where the loop ends.
+        exit: u32,
+        /// The condition (the `if`'s).
+        cond: Code,
+        /// The condition's span.
+        span: Span,
+        /// The loop's span (its `LoopGuard`'s).
+        guard: Span,
+    },
     /// Drop the loop's elements.
     ForDone {
         /// The loop's first local.
