@@ -3,6 +3,7 @@
 //! step and reuses the machine's scratch buffers.
 
 use super::*;
+use crate::ir::vm::{FastCmp, ZoneAt};
 
 /// The most other locals a `group` condition may read for its answers to be kept.
 const WALK_KEYS: usize = 4;
@@ -33,6 +34,70 @@ pub(crate) struct WalkMemo {
 }
 
 impl Machine {
+    /// A flow's filtered loop ([`crate::ir::vm::Step::ForNextIf`]) passing over the elements
+    /// `iters[pos..end]` whose condition, the comparison `cmp` in a fast form
+    /// ([`crate::ir::vm::FastCmp`]) reading the loop's local `var`, is false: gives the position of
+    /// the first element whose condition holds or has no fast answer (the step tests it the
+    /// general way), or `end`. `locals[var]` is left holding the last element tested. Spends no
+    /// work: the step charges the elements passed over.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn skip_failing(
+        g: &Game,
+        s: &State,
+        cmp: u32,
+        iters: &[Value],
+        (pos, end): (usize, usize),
+        locals: &mut [Value],
+        var: u16,
+        me: u8,
+    ) -> usize {
+        let (Some(elements), true) = (iters.get(pos..end), (var as usize) < locals.len()) else {
+            return pos;
+        };
+        // `face(s) == f`: a zone indexed by the loop's local, its top component's field
+        // against another local, which the loop does not change; read without the dispatch.
+        if let Some(&FastCmp::TopLocal {
+            z: ZoneAt::Local { base, size, slot },
+            f,
+            l,
+            ne,
+        }) = g.program.fast.get(cmp as usize)
+        {
+            if let (true, Some(&want)) = (slot == var && l != var, locals.get(l as usize)) {
+                let mut at = end;
+                for (k, &e) in elements.iter().enumerate() {
+                    let fails = match e {
+                        Value::Space(_, i) if i < size as u32 => {
+                            compare::top_field_at(g, s, InstId(base + i), f)
+                                .is_some_and(|v| (v == want) == ne)
+                        }
+                        _ => false,
+                    };
+                    if !fails {
+                        at = pos + k;
+                        break;
+                    }
+                }
+                let tested = if at < end {
+                    elements.get(at - pos)
+                } else {
+                    elements.last()
+                };
+                if let Some(&e) = tested {
+                    locals[var as usize] = e;
+                }
+                return at;
+            }
+        }
+        for (k, &e) in elements.iter().enumerate() {
+            locals[var as usize] = e;
+            if compare::fast_cmp(g, s, cmp, locals, me) != Some(false) {
+                return pos + k;
+            }
+        }
+        end
+    }
+
     /// The flow starts running on `st`: answers kept from now on belong to it (every change
     /// it makes to the game is counted in its events, which the answers are kept for). Gives
     /// the scope to restore with [`Machine::walks_leave`] (a run nested in another one, on

@@ -218,7 +218,7 @@ pub(super) fn run_flags<E>(
 /// A comparison of a common shape ([`FastCmp`]) that reads without failing (`None`:
 /// another shape, or an operand that does not read: left to [`quick_cmp`]).
 #[inline(always)]
-fn fast_cmp(g: &Game, s: &State, i: u32, locals: &[Value], me: u8) -> Option<bool> {
+pub(super) fn fast_cmp(g: &Game, s: &State, i: u32, locals: &[Value], me: u8) -> Option<bool> {
     Some(match *g.program.fast.get(i as usize)? {
         FastCmp::AtMe { at, ne } => {
             ne ^ matches!(*read_at(s, at, locals)?, Value::Player(p) if p == me)
