@@ -386,3 +386,50 @@ fn a_match_through_a_simultaneous_block_replays_from_its_save() {
     let back = rulebook::engine::Match::load_text(&g, &text).expect("replays");
     assert_eq!(back.state().outcome(), m.state().outcome());
 }
+
+/// A flow loop whose body is one `if` (fused into one step that passes over the elements
+/// failing the condition) spends the units of work of the steps it stands for, four per
+/// element that fails, so the budget runs out at the same point and blames the same loop as
+/// before loops were fused: the outcome of every budget below was measured at 755cbcf, where
+/// each element ran as separate steps.
+#[test]
+fn a_filtered_loop_spends_the_work_of_the_steps_it_stands_for() {
+    let text = r#"
+        game "Filtered"
+        players 2
+        board row = grid(8, 1)
+        var lit[row]: int
+        var n: int
+        action go() { end }
+        setup { lit[c1] = 1  lit[f1] = 1 }
+        flow {
+            for s in row { if lit[s] == 1 { n += 1 } }
+            turn seat(0) { choose { go } }
+        }
+    "#;
+    let loaded = rulebook::load("filtered.rules", text);
+    let g = loaded.game.expect("valid rules");
+    let outcome = |fuel: u64| {
+        let cfg = Config {
+            fuel: Some(fuel),
+            ..config(2, None, &[])
+        };
+        match g.start(&cfg) {
+            Ok(_) => "runs",
+            Err(e @ RunError::Limit { .. }) => match e.span() {
+                Some(s) if text[s.start..s.end].starts_with("for s in row") => "the loop",
+                Some(_) => panic!("blames something else: {e}"),
+                None => "no loop",
+            },
+            Err(e) => panic!("not a limit: {e}"),
+        }
+    };
+    let expected = |fuel: u64| match fuel {
+        1..=4 | 13..=15 => "no loop",
+        5..=12 | 16..=50 => "the loop",
+        _ => "runs",
+    };
+    for fuel in 1..=56 {
+        assert_eq!(outcome(fuel), expected(fuel), "with a budget of {fuel}");
+    }
+}
