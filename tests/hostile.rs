@@ -155,6 +155,46 @@ fn deep_calls_run_or_stop_at_the_call_limit_on_a_small_stack() {
     );
 }
 
+/// A function whose body walks a zone is compiled in place of its calls in guards and in
+/// other functions; a recursive one is not, so that the limit still counts its every level
+/// (here called from a guard, where the others are compiled in place).
+#[test]
+fn a_recursive_walking_function_in_a_guard_stops_at_the_call_limit() {
+    let text = |depth: u32| {
+        format!(
+            "game \"g\"\nplayers 1\ncomponent Card {{ v: int }}\nzone pile: Card\n\
+             components Card in pile {{ \"c{{i}}\" for i in 1..3 {{ v = i }} }}\n\
+             def f(k: int) = if k == 0 then 0 else 1 + f(k - 1) + count(c in pile where c.v > 9)\n\
+             action go() where f({depth}) >= 0 {{ end draw }}\n\
+             flow {{ turn seat(0) {{ choose {{ go }} }} }}"
+        )
+    };
+    assert_eq!(error_code(&text(60)), "ok");
+    let err = run(&text(70)).expect_err("too deep");
+    assert!(
+        err.message()
+            .contains("`f` calls functions more than 64 deep"),
+        "{}",
+        err.message()
+    );
+}
+
+/// An error inside a function compiled in place of its call (in a guard) points at the
+/// function's text, as it does when the function is called.
+#[test]
+fn an_error_in_a_function_compiled_in_place_points_into_its_body() {
+    let text = "game \"g\"\nplayers 1\ncomponent Card { v: int }\nzone pile: Card\n\
+                components Card in pile { \"c{i}\" for i in 1..3 { v = i } }\n\
+                var zero: int\n\
+                def ratio(k: int) = max(c in pile: c.v / k else 0)\n\
+                action go() where ratio(zero) >= 0 { end draw }\n\
+                flow { turn seat(0) { choose { go } } }";
+    let err = run(text).expect_err("a division by zero");
+    assert_eq!(err.code(), "rules_error", "{err:?}");
+    let span = err.span().expect("the error points at the rule at work");
+    assert_eq!(&text[span.start..span.end], "c.v / k");
+}
+
 /// During a `choose each` every seat picks from its own hidden hand. `why` asked by one seat
 /// about a card in another seat's hand must answer exactly as for a card in the face-down
 /// deck (both unseen): not legal, same reason, no place of a rule that looked at it. Asked in

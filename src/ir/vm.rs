@@ -89,6 +89,9 @@ pub enum Op {
     ElseJump(u32),
     /// Drop the value on top.
     Pop,
+    /// Pop a value into a local slot (an argument of a function compiled in place of its
+    /// call, evaluated once).
+    SetLocal(u16),
     /// A built-in function on the values on top (one, or two for `max`/`min`).
     Builtin(Builtin),
     /// Call a function: pop its arguments, push its value.

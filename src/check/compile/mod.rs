@@ -21,6 +21,8 @@ pub(crate) fn compile(g: &Game) -> Program {
         g,
         p: Program::default(),
         inlining: 0,
+        scratch: None,
+        looping: expr::looping(g),
     };
     c.p.type_comps = g.types.iter().map(|_| Vec::new()).collect();
     for (id, comp) in g.comps.enumerate() {
@@ -45,7 +47,10 @@ pub(crate) fn compile(g: &Game) -> Program {
         c.p.defs[id].reads_me = reads;
     }
     for (id, d) in g.defs.enumerate() {
+        // A body runs on an array of `DEF_LOCALS` locals (`Machine::call_body`).
+        c.scratch = Some((d.locals, DEF_LOCALS as u16));
         let body = c.expr(&d.body);
+        c.scratch = None;
         c.p.defs[id].body = body;
         c.p.defs[id].remember = c.p.ops[body.start as usize..body.end as usize]
             .iter()
@@ -91,7 +96,13 @@ pub(crate) fn compile(g: &Game) -> Program {
     let actions: Vec<COptions> = g
         .actions
         .iter()
-        .map(|a| c.options(&a.params, &a.guard_parts, a.guard.as_ref()))
+        .map(|a| {
+            // Guards are tested on arrays of `MAX_LOCALS` locals (options.rs, why.rs).
+            c.scratch = Some((g.procs[a.proc].locals, MAX_LOCALS as u16));
+            let o = c.options(&a.params, &a.guard_parts, a.guard.as_ref());
+            c.scratch = None;
+            o
+        })
         .collect();
     c.p.actions = actions.into();
     let choices: Vec<CChoice> = g.choices.iter().map(|ch| c.choice(ch)).collect();
@@ -263,6 +274,8 @@ pub(crate) fn compile_procs(g: &mut Game) {
         g: game,
         p,
         inlining: 0,
+        scratch: None,
+        looping: Vec::new(),
     };
     for proc in game.procs.iter().skip(done) {
         let steps = fuse_loops(c.proc(&proc.code));
@@ -282,6 +295,8 @@ pub(crate) fn extend<T>(g: &mut Game, f: impl FnOnce(&mut Compiler) -> T) -> T {
         g: game,
         p,
         inlining: 0,
+        scratch: None,
+        looping: Vec::new(),
     };
     let out = f(&mut c);
     c.p.finish();
@@ -296,6 +311,13 @@ pub(crate) struct Compiler<'g> {
     pub(crate) p: Program,
     /// How many function bodies are being inlined into each other right now.
     pub(crate) inlining: u32,
+    /// The locals free for the bindings of functions inlined into the code being compiled
+    /// (the first free slot, the end of the frame's array): `None` where the frame is no
+    /// larger than its declared locals (the flow's), so functions with bindings stay calls.
+    pub(crate) scratch: Option<(u16, u16)>,
+    /// Per function: whether it may call itself, through others or not (never compiled in
+    /// place of a call, so that the limit of calls deep counts its every level); empty: all.
+    pub(crate) looping: Vec<bool>,
 }
 
 impl Compiler<'_> {

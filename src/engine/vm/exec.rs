@@ -198,6 +198,12 @@ impl Machine {
                 Op::Pop => {
                     self.stack.pop();
                 }
+                Op::SetLocal(l) => {
+                    let v = self.pop();
+                    if let Some(x) = locals.get_mut(l as usize) {
+                        *x = v;
+                    }
+                }
                 Op::Builtin(b) => {
                     let v = self
                         .builtin(g, s, b)
@@ -299,6 +305,12 @@ impl Machine {
             Op::Lit(i) => self.stack.push(p.lits[i as usize]),
             Op::None => self.stack.push(Value::None),
             Op::Local(l) => self.stack.push(local(locals, l)),
+            Op::SetLocal(l) => {
+                let v = self.pop();
+                if let Some(x) = locals.get_mut(l as usize) {
+                    *x = v;
+                }
+            }
             Op::Me => self.stack.push(Value::Player(me)),
             Op::Current => self
                 .stack
