@@ -697,6 +697,20 @@ impl Game {
                     iters.push(Value::Enum(e, i));
                 }
             }
+            Some(&Op::IterBoard(b)) if !self.boards[b].closing(&st.consts) => {
+                // No space closed: every space, its units of work charged together when
+                // the work left pays for them all.
+                let n = self.boards[b].len();
+                if m.fuel >= n as u64 {
+                    m.fuel -= n as u64;
+                    iters.extend((0..n).map(|i| Value::Space(b, i)));
+                } else {
+                    for i in 0..n {
+                        m.spend(sp).blame(sp)?;
+                        iters.push(Value::Space(b, i));
+                    }
+                }
+            }
             Some(&Op::IterBoard(b)) => {
                 let board = &self.boards[b];
                 let closing = board.closing(&st.consts);

@@ -26,6 +26,9 @@ pub(crate) struct WalkMemo {
     /// A group walk holds `answers`: a group flooded inside its condition keeps none (it
     /// would take the other's answers or leave its own context on them).
     busy: bool,
+    /// The group walk under way has the context of the last one ([`Machine::walk_answers`]):
+    /// the same walk, with the same locals its condition reads and the same `me`.
+    again: bool,
     /// The last resolved condition of a `paths`, a `group` and a `groups` walk, by the
     /// walk's id ([`WalkFast`]: what it holds depends on the program and the values it
     /// reads at the start of each walk, not on the state walked); forgotten when the
@@ -130,6 +133,7 @@ impl Machine {
         len: usize,
     ) -> bool {
         let w = &mut self.walks;
+        w.again = false;
         if w.busy
             || w.scope == 0
             || w.scope != s as *const State as usize
@@ -142,7 +146,8 @@ impl Machine {
             *k = local(locals, l);
         }
         let ctx = (id, s.window.changes, s.decisions, s.current, me, keys);
-        if w.ctx != Some(ctx) {
+        w.again = w.ctx == Some(ctx);
+        if !w.again {
             w.ctx = Some(ctx);
             w.answers.clear();
             w.answers.resize(len, 0);
@@ -169,8 +174,15 @@ impl Machine {
         me: u8,
     ) {
         let slot = &mut self.walks.fast[kind];
-        if !matches!(slot, Some((i, _)) if *i == id) {
+        let kept = matches!(slot, Some((i, _)) if *i == id);
+        if !kept {
             *slot = Some((id, WalkFast::of(g, op)));
+        }
+        // A group walk with the context of the last one, whose resolved condition is still
+        // the one kept: the values it compares with are the same (its locals and `me` are in
+        // the context, the rest are literals and constants), nothing to read again.
+        if kept && kind == 1 && self.walks.again {
+            return;
         }
         if let Some((_, Some(WalkFast { one: Some(one), .. }))) = slot {
             one.refresh(g, s, locals, me);
