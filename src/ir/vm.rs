@@ -56,6 +56,8 @@ pub enum Op {
     ZoneLocal(ZoneId, u16),
     /// Push `zone[me]` (a zone of one dimension indexed by `me`).
     ZoneMe(ZoneId),
+    /// Push `zone[me, local]` (a zone of two dimensions, the second indexed by a local).
+    ZoneMeLocal(ZoneId, u16),
     /// Push `zone[a, b]` read from two locals ([`Program::zone2s`]).
     Zone2(u32),
     /// Pop a component, push one of its fields (by index in its type).

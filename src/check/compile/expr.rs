@@ -86,6 +86,8 @@ impl Compiler<'_> {
                     self.emit(Op::ZoneLocal(*z, *l));
                 } else if let [Expr::Me] = ix.as_slice() {
                     self.emit(Op::ZoneMe(*z));
+                } else if let [Expr::Me, Expr::Local(l)] = ix.as_slice() {
+                    self.emit(Op::ZoneMeLocal(*z, *l));
                 } else if let Some(ZoneAt::Local2(i)) = self.zone_at(e) {
                     self.emit(Op::Zone2(i));
                 } else {
@@ -404,8 +406,8 @@ impl Compiler<'_> {
     /// Emits a call of a function whose body walks zones (its aggregates are folds of one
     /// binding over a zone) as its body in place, when the frame has room
     /// ([`Compiler::scratch`]): its bindings take fresh locals past the frame's own, an
-    /// argument that is a local, a literal or a constant is read where the body reads the
-    /// parameter, and any other is evaluated once, in order, into a fresh local
+    /// argument that is a local, a literal, a constant or `me` is read where the body reads
+    /// the parameter, and any other is evaluated once, in order, into a fresh local
     /// ([`Op::SetLocal`]). False (nothing emitted) when not inlined.
     fn inline_walk(&mut self, d: DefId, args: &[Expr]) -> bool {
         let Some((next, cap)) = self.scratch else {
@@ -422,7 +424,8 @@ impl Compiler<'_> {
         if !walk_safe(&def.body, &mut nodes) || nodes > MAX_INLINE_NODES {
             return false;
         }
-        let plain = |a: &Expr| matches!(a, Expr::Local(_) | Expr::Lit(_) | Expr::Const(_));
+        let plain =
+            |a: &Expr| matches!(a, Expr::Local(_) | Expr::Lit(_) | Expr::Const(_) | Expr::Me);
         let bound = args.iter().filter(|a| !plain(a)).count() as u16;
         let need = bound + (def.locals - def.params);
         if next as usize + need as usize > cap as usize {

@@ -10,7 +10,10 @@
 //! or calls another one ([`crate::ir::vm::CDef::remember`]) are remembered, in a fixed table of
 //! [`CALL_SLOTS`] entries (a newer result takes the place of an older one with the same hash).
 //! A remembered call costs no work units (fuel). The table is allocated once per thread and
-//! forgotten, in one step, when a listing ends.
+//! forgotten, in one step, when a listing ends. Functions whose aggregates fold zones are
+//! not called at all in guards and function bodies: they are compiled in place of their
+//! calls there (`check/compile/expr.rs`, `inline_walk`), since walking such a zone, mostly
+//! empty or short, costs less than a look-up in this table.
 
 use super::*;
 use std::hash::{Hash, Hasher};

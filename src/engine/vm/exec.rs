@@ -161,6 +161,10 @@ impl Machine {
                     let inst = zone2(g, s, i, locals)?;
                     self.stack.push(Value::Zone(inst));
                 }
+                Op::ZoneMeLocal(z, l) => {
+                    let inst = zone_me_local(g, s, z, me, locals, l)?;
+                    self.stack.push(Value::Zone(inst));
+                }
                 Op::VarMe(v) => self.stack.push(var_me(g, s, v, me)?),
                 Op::Var2(i) => {
                     let v = self.var2(g, s, i, locals)?;
@@ -319,6 +323,10 @@ impl Machine {
             Op::ZoneMe(z) => self.stack.push(Value::Zone(zone_me(g, z, me)?)),
             Op::Zone2(i) => {
                 let inst = zone2(g, s, i, locals)?;
+                self.stack.push(Value::Zone(inst));
+            }
+            Op::ZoneMeLocal(z, l) => {
+                let inst = zone_me_local(g, s, z, me, locals, l)?;
                 self.stack.push(Value::Zone(inst));
             }
             Op::VarMe(v) => self.stack.push(var_me(g, s, v, me)?),
@@ -821,6 +829,9 @@ pub(super) fn read_op(
         Op::LocalField(l, f) => return Some(field(g, s, local(locals, l), f)),
         Op::ZoneMe(z) => return Some(zone_me(g, z, me).map(Value::Zone)),
         Op::Zone2(i) => return Some(zone2(g, s, i, locals).map(Value::Zone)),
+        Op::ZoneMeLocal(z, l) => {
+            return Some(zone_me_local(g, s, z, me, locals, l).map(Value::Zone))
+        }
         Op::VarMe(v) => return Some(var_me(g, s, v, me)),
         Op::VarLocal(v, l) => {
             let var = &g.vars[v];
@@ -855,6 +866,24 @@ fn var_me(g: &Game, s: &State, v: VarId, me: u8) -> Eval<Value> {
         return Err(bad_index(&var.name));
     }
     Ok(s.vars[(var.base + me as u32) as usize])
+}
+
+/// `zone[me, l]` of a zone of two dimensions ([`Op::ZoneMeLocal`]), failing as [`Op::Zone`]
+/// would (each index in turn: a value that is no index, then one out of range).
+#[inline(always)]
+fn zone_me_local(g: &Game, s: &State, z: ZoneId, me: u8, locals: &[Value], l: u16) -> Eval<InstId> {
+    let zone = &g.zones[z];
+    let (Some(&s0), Some(&s1)) = (zone.sizes.first(), zone.sizes.get(1)) else {
+        return Err(bad_index(&zone.name));
+    };
+    if me as u32 >= s0 {
+        return Err(bad_index(&zone.name));
+    }
+    let idx = index_of(g, s, local(locals, l))?;
+    if idx >= s1 {
+        return Err(bad_index(&zone.name));
+    }
+    Ok(InstId(zone.base.0 + me as u32 * s1 + idx))
 }
 
 /// `zone[a, b]` from two locals ([`Op::Zone2`]), failing as [`Op::Zone`] would (each index
