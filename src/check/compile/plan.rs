@@ -54,6 +54,16 @@ impl Compiler<'_> {
         for i in order {
             let (need, part) = &parts[i];
             if !narrowed[i] {
+                if let Some(code) = self.nonempty(binds, part) {
+                    out.parts.push(Part {
+                        need: *need,
+                        code,
+                        memo: None,
+                        absorbed: false,
+                        split: None,
+                    });
+                    exprs.push(part);
+                }
                 let code = self.expr(part);
                 let memo = self.memo(binds, part);
                 out.parts.push(Part {
@@ -80,6 +90,53 @@ impl Compiler<'_> {
             out.starts.push(start as u32);
         }
         out
+    }
+
+    /// For a guard part `any(x in zone where c)` (or `any(x in zone: c)`), false when the
+    /// zone is empty, a part tested just before it: `not empty(zone)`, one comparison read in
+    /// place, where the part's loop runs through the op loop (a zone of a board's space or of
+    /// a player is mostly empty: `any(a in on[p, t] where mine(a))` over every `p`, `t`). Only
+    /// when the zone reads nothing that can fail (no index, or `me` or bindings over an enum,
+    /// a board or the players as its indexes), so that both make the same errors; the loop
+    /// spends no work on an empty zone, so both spend the same.
+    fn nonempty(&mut self, binds: &[Bind], part: &Expr) -> Option<Code> {
+        let Expr::Agg(agg, span) = part else {
+            return None;
+        };
+        let [Bind {
+            coll: Coll::Zone(zone),
+            ..
+        }] = agg.binds.as_slice()
+        else {
+            return None;
+        };
+        if agg.kind != AggKind::Any {
+            return None;
+        }
+        let Expr::Zone(_, ix) = zone else {
+            return None;
+        };
+        let sure = ix.iter().all(|e| match e {
+            Expr::Lit(_) | Expr::Const(_) | Expr::Me => true,
+            Expr::Local(l) => binds.iter().any(|b| {
+                b.slot == *l && matches!(b.coll, Coll::Enum(_) | Coll::Board(_) | Coll::Players)
+            }),
+            _ => false,
+        });
+        if !sure {
+            return None;
+        }
+        let test = Expr::Not(Box::new(Expr::Builtin(
+            Builtin::Empty,
+            vec![zone.clone()],
+            *span,
+        )));
+        let code = self.expr(&test);
+        // Kept only as one comparison: anything else costs more than the loop it spares.
+        match self.p.ops.get(code.start as usize..code.end as usize) {
+            Some([Op::Cmp(_)]) => Some(code),
+            _ => None,
+        }
     }
 
     /// Remembered lists for binding `k`: when its collection is fixed for the match, its
