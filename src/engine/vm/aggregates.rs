@@ -466,6 +466,18 @@ impl Machine {
         let mut result = Ok(());
         let mut memo = (0, 0);
         self.fast_ready(g, s, 0, id, op, locals, me);
+        // Fixed parts made of comparisons only are answered before the walk: they read no
+        // space, spend no work and change nothing, so answering one early gives the walk the
+        // same answer (one that fails to read is left to the walk, which tells why when a
+        // space reaches it).
+        for (i, &(code, fixed)) in op.parts.iter().enumerate().take(64) {
+            if fixed && g.program.is_flag_code(code) {
+                if let Ok(b) = self.test(g, s, code, locals, me) {
+                    memo.0 |= 1 << i;
+                    memo.1 |= (b as u64) << i;
+                }
+            }
+        }
         if n == 0 {
             marks[start as usize] |= ITEM;
             self.buf.push(Value::Space(op.board, start));
