@@ -433,3 +433,33 @@ fn a_filtered_loop_spends_the_work_of_the_steps_it_stands_for() {
         assert_eq!(outcome(fuel), expected(fuel), "with a budget of {fuel}");
     }
 }
+
+/// A def that walks a zone, called in a guard with arguments that read no binding, is
+/// answered once per listing (a remembered answer costs no work): 50 values of `k` test
+/// `total(0)` at the cost of one walk of 20 tokens, not 50 walks, so a budget of 300 units
+/// lists the options. (Compiled in place of the call, the walk spent its work at each use
+/// and the budget ran out.)
+#[test]
+fn a_walking_def_with_fixed_arguments_is_walked_once_per_listing() {
+    let text = r#"
+        game "Memo"
+        players 2
+        component Tok { v: int }
+        zone pile: Tok public
+        components Tok in pile { "t{v}" for v in 1..20 { v = v } }
+        def total(z: int) = count(t in pile where t.v > z)
+        action pick(k in 1..50) where total(0) > k { end }
+        flow { turn seat(0) { choose { pick } } }
+    "#;
+    let loaded = rulebook::load("memo.rules", text);
+    let g = loaded.game.expect("valid rules");
+    let cfg = Config {
+        fuel: Some(300),
+        ..config(2, None, &[])
+    };
+    let st = g.start(&cfg).expect("starts within the budget");
+    let mut options = Vec::new();
+    g.legal(&st, &mut options).expect("lists within the budget");
+    // `total(0)` is 20: `pick` for k in 1..19.
+    assert_eq!(options.len(), 19);
+}

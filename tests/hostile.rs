@@ -245,3 +245,32 @@ fn why_in_a_simultaneous_choice_tells_a_seat_nothing_about_other_hands() {
         }
     }
 }
+
+/// Small functions are inlined into each other, four deep; a function body calling the next
+/// eleven times, four levels down, would be 11^4 copies at every guard (a 1.4 KB file once
+/// compiled to over a gigabyte). The nodes inlined into one expression are capped
+/// (`MAX_INLINED_NODES`): further calls stay calls, and the program stays small.
+#[test]
+fn nested_calls_inlined_into_each_other_do_not_multiply_the_program() {
+    let call = |f: usize| vec![format!("f{f}(p)"); 11].join(" + ");
+    let mut text = String::from(
+        "game \"g\"\nplayers 1\ncomponent Card { v: int }\nzone deck: Card public\n\
+         zone hand[Player]: Card public\n\
+         components Card in deck { \"c{v}\" for v in 1..6 { v = v } }\n",
+    );
+    for f in 0..5 {
+        text += &format!("def f{f}(p: Player) = {}\n", call(f + 1));
+    }
+    text += "def f5(p: Player) = count(hand[p])\n";
+    let mut actions = String::new();
+    for k in 0..8 {
+        text += &format!("action go{k}() where f0(me) + f1(me) >= {k} {{ end draw }}\n");
+        actions += &format!(" go{k}");
+    }
+    text += &format!("flow {{ turn seat(0) {{ choose {{{actions} }} }} }}");
+    let g = game(&text);
+    let ops = g.program.ops.len();
+    assert!(ops < 200_000, "{ops} ops");
+    // The first action, `go0` (its guard holds), ends the game.
+    assert!(run(&text).expect("plays").is_over());
+}

@@ -397,7 +397,10 @@ impl Compiler<'_> {
             return None;
         }
         let mut nodes = 0;
-        if !inline_safe(&def.body, &mut nodes) || nodes > MAX_INLINE_NODES {
+        if !inline_safe(&def.body, &mut nodes)
+            || nodes > MAX_INLINE_NODES
+            || !self.spend_inline(nodes)
+        {
             return None;
         }
         Some(substitute(&def.body, args))
@@ -424,11 +427,22 @@ impl Compiler<'_> {
         if !walk_safe(&def.body, &mut nodes) || nodes > MAX_INLINE_NODES {
             return false;
         }
+        // A call whose arguments read no local gets the same answer at every use while one
+        // decision's options are listed: it stays a call, answered from the remembered table
+        // at no cost in work, where its body in place would walk (and spend) at each use.
+        let mut reads = false;
+        args.iter().for_each(|a| a.reads(&mut |_| reads = true));
+        if !reads {
+            return false;
+        }
         let plain =
             |a: &Expr| matches!(a, Expr::Local(_) | Expr::Lit(_) | Expr::Const(_) | Expr::Me);
         let bound = args.iter().filter(|a| !plain(a)).count() as u16;
         let need = bound + (def.locals - def.params);
         if next as usize + need as usize > cap as usize {
+            return false;
+        }
+        if !self.spend_inline(nodes) {
             return false;
         }
         // What each parameter reads: the argument itself, or the local it is bound to.
@@ -456,6 +470,17 @@ impl Compiler<'_> {
         self.emit_expr(&body);
         self.inlining -= 1;
         self.scratch = Some((next, cap));
+        true
+    }
+
+    /// Counts `nodes` more inlined into the expression being compiled; false (nothing
+    /// counted) when that would pass [`super::MAX_INLINED_NODES`].
+    fn spend_inline(&self, nodes: usize) -> bool {
+        let total = self.inlined_nodes.get() + nodes;
+        if total > super::MAX_INLINED_NODES {
+            return false;
+        }
+        self.inlined_nodes.set(total);
         true
     }
 

@@ -21,6 +21,7 @@ pub(crate) fn compile(g: &Game) -> Program {
         g,
         p: Program::default(),
         inlining: 0,
+        inlined_nodes: Default::default(),
         scratch: None,
         looping: expr::looping(g),
     };
@@ -274,6 +275,7 @@ pub(crate) fn compile_procs(g: &mut Game) {
         g: game,
         p,
         inlining: 0,
+        inlined_nodes: Default::default(),
         scratch: None,
         looping: Vec::new(),
     };
@@ -295,6 +297,7 @@ pub(crate) fn extend<T>(g: &mut Game, f: impl FnOnce(&mut Compiler) -> T) -> T {
         g: game,
         p,
         inlining: 0,
+        inlined_nodes: Default::default(),
         scratch: None,
         looping: Vec::new(),
     };
@@ -318,7 +321,16 @@ pub(crate) struct Compiler<'g> {
     /// Per function: whether it may call itself, through others or not (never compiled in
     /// place of a call, so that the limit of calls deep counts its every level); empty: all.
     pub(crate) looping: Vec<bool>,
+    /// The nodes of function bodies inlined into the expression being compiled (from its
+    /// outermost [`Compiler::expr`] or [`Compiler::coll`]), kept under
+    /// [`MAX_INLINED_NODES`] so that calls nested in inlined bodies cannot multiply the
+    /// code a small file compiles to.
+    pub(crate) inlined_nodes: std::cell::Cell<usize>,
 }
+
+/// The most nodes of function bodies inlined into one expression (a guard, a function's
+/// body, a statement's value); further calls in it stay calls.
+pub(crate) const MAX_INLINED_NODES: usize = 4096;
 
 impl Compiler<'_> {
     pub(crate) fn here(&self) -> u32 {
@@ -352,6 +364,9 @@ impl Compiler<'_> {
 
     /// A compiled expression: one value on the stack.
     pub(crate) fn expr(&mut self, e: &Expr) -> Code {
+        if self.inlining == 0 {
+            self.inlined_nodes.set(0);
+        }
         let start = self.here();
         self.emit_expr(e);
         Code {
@@ -362,6 +377,9 @@ impl Compiler<'_> {
 
     /// A compiled collection: one iterator on the iterator stack.
     pub(crate) fn coll(&mut self, c: &Coll) -> Code {
+        if self.inlining == 0 {
+            self.inlined_nodes.set(0);
+        }
         let start = self.here();
         self.emit_coll(c);
         Code {
