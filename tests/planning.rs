@@ -113,3 +113,26 @@ fn a_count_tested_per_listed_element_lists_what_the_whole_guard_lists() {
     ));
     same_options(&game(&text), &whole, 20);
 }
+
+#[test]
+fn an_any_over_a_zone_led_by_its_emptiness_lists_what_the_whole_guard_lists() {
+    // `any(x in open[column] where ...)` is false for a full column (an empty zone): the
+    // planned listing tests `not empty(open[column])` first and runs the loop only on the
+    // others; the whole guard, one call of a function, always runs it.
+    const DROP: &str = "where not empty(open[column]) {";
+    let text = std::fs::read_to_string("rules/classic/connect_four.rules").expect("readable");
+    assert!(
+        text.contains(DROP),
+        "the guard of `drop` is as this test expects"
+    );
+    let planned = game(&text.replace(
+        DROP,
+        "where any(x in open[column] where mark[x.at] == none) {",
+    ));
+    let whole = game(&text.replace(DROP, "where free_in(column) {").replace(
+        "flow {",
+        "def free_in(c: Column) = any(x in open[c] where mark[x.at] == none)\n\nflow {",
+    ));
+    same_options(&planned, &whole, 20);
+    same_options(&planned, &game(&text), 20);
+}
