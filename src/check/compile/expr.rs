@@ -397,7 +397,7 @@ impl Compiler<'_> {
             return None;
         }
         let mut nodes = 0;
-        if !inline_safe(&def.body, &mut nodes)
+        if !body_safe(&def.body, false, &mut nodes)
             || nodes > MAX_INLINE_NODES
             || !self.spend_inline(nodes)
         {
@@ -424,7 +424,7 @@ impl Compiler<'_> {
             return false;
         }
         let mut nodes = 0;
-        if !walk_safe(&def.body, &mut nodes) || nodes > MAX_INLINE_NODES {
+        if !body_safe(&def.body, true, &mut nodes) || nodes > MAX_INLINE_NODES {
             return false;
         }
         // A call whose arguments read no local gets the same answer at every use while one
@@ -975,28 +975,6 @@ impl Compiler<'_> {
 /// A field index may hold at most this many bits (values times components).
 const MAX_FIELD_INDEX_BITS: u64 = 1 << 16;
 
-/// Whether a function body can be inlined (no bindings of its own), counting its nodes.
-fn inline_safe(e: &Expr, nodes: &mut usize) -> bool {
-    *nodes += 1;
-    match e {
-        Expr::Lit(_)
-        | Expr::Const(_)
-        | Expr::Local(_)
-        | Expr::Me
-        | Expr::Current
-        | Expr::PlayerCount => true,
-        Expr::Var(_, ix) | Expr::Zone(_, ix) | Expr::Builtin(_, ix, _) | Expr::CallDef(_, ix) => {
-            ix.iter().all(|x| inline_safe(x, nodes))
-        }
-        Expr::Field(x, _) | Expr::Not(x) | Expr::Neg(x) => inline_safe(x, nodes),
-        Expr::Bin(_, a, b, _) => inline_safe(a, nodes) && inline_safe(b, nodes),
-        Expr::If(a, b, c) => {
-            inline_safe(a, nodes) && inline_safe(b, nodes) && inline_safe(c, nodes)
-        }
-        Expr::Agg(..) => false,
-    }
-}
-
 /// A function body with its parameters (locals `0..args.len()`) replaced by the arguments.
 fn substitute(e: &Expr, args: &[Expr]) -> Expr {
     let sub = |x: &Expr| substitute(x, args);
@@ -1020,12 +998,13 @@ fn substitute(e: &Expr, args: &[Expr]) -> Expr {
     }
 }
 
-/// Whether a function body can be inlined with its bindings given fresh locals: its
-/// aggregates are folds (`count`, `sum`, `max`, `min`, `any`, `all`, `first`) over zones
-/// (walked in place, [`Op::ZoneWalk`], and often empty: cheaper than a remembered call's
-/// look-up); counts its nodes.
-fn walk_safe(e: &Expr, nodes: &mut usize) -> bool {
+/// Whether a function body can be inlined, counting its nodes: without aggregates, or
+/// (`walks`) with its bindings given fresh locals when its aggregates are folds (`count`,
+/// `sum`, `max`, `min`, `any`, `all`, `first`) over zones (walked in place,
+/// [`Op::ZoneWalk`], and often empty: cheaper than a remembered call's look-up).
+fn body_safe(e: &Expr, walks: bool, nodes: &mut usize) -> bool {
     *nodes += 1;
+    let safe = |x: &Expr, nodes: &mut usize| body_safe(x, walks, nodes);
     match e {
         Expr::Agg(a, _) => {
             let fold = matches!(
@@ -1038,16 +1017,18 @@ fn walk_safe(e: &Expr, nodes: &mut usize) -> bool {
                     | AggKind::All
                     | AggKind::First
             );
-            fold && a.sets.is_empty()
+            walks
+                && fold
+                && a.sets.is_empty()
                 && a.args.is_empty()
                 && a.binds.iter().all(|b| match &b.coll {
-                    Coll::Zone(x) => walk_safe(x, nodes),
+                    Coll::Zone(x) => safe(x, nodes),
                     _ => false,
                 })
                 && [&a.filter, &a.body, &a.otherwise]
                     .into_iter()
                     .flatten()
-                    .all(|x| walk_safe(x, nodes))
+                    .all(|x| safe(x, nodes))
         }
         Expr::Lit(_)
         | Expr::Const(_)
@@ -1056,15 +1037,15 @@ fn walk_safe(e: &Expr, nodes: &mut usize) -> bool {
         | Expr::Current
         | Expr::PlayerCount => true,
         Expr::Var(_, ix) | Expr::Zone(_, ix) | Expr::Builtin(_, ix, _) | Expr::CallDef(_, ix) => {
-            ix.iter().all(|x| walk_safe(x, nodes))
+            ix.iter().all(|x| safe(x, nodes))
         }
-        Expr::Field(x, _) | Expr::Not(x) | Expr::Neg(x) => walk_safe(x, nodes),
-        Expr::Bin(_, a, b, _) => walk_safe(a, nodes) && walk_safe(b, nodes),
-        Expr::If(a, b, c) => walk_safe(a, nodes) && walk_safe(b, nodes) && walk_safe(c, nodes),
+        Expr::Field(x, _) | Expr::Not(x) | Expr::Neg(x) => safe(x, nodes),
+        Expr::Bin(_, a, b, _) => safe(a, nodes) && safe(b, nodes),
+        Expr::If(a, b, c) => safe(a, nodes) && safe(b, nodes) && safe(c, nodes),
     }
 }
 
-/// A body accepted by [`walk_safe`] with its parameters (locals `0..n`) read as `params`
+/// A body accepted by [`body_safe`] with its parameters (locals `0..n`) read as `params`
 /// and its other locals moved to `base` and above; `None` for a shape it does not handle.
 fn remap(e: &Expr, params: &[Expr], n: u16, base: u16) -> Option<Expr> {
     let slot = |l: u16| base.checked_add(l.checked_sub(n)?);
