@@ -1339,6 +1339,7 @@ impl Game {
                     };
                     items.swap(i, pos);
                     st.zones.set_items(z, &items);
+                    st.wrote(&self.program.families, self.program.families.inst(z));
                     st.chance_step += 1;
                     if st.chance_step as usize + 1 >= len {
                         st.chance_step = 0;

@@ -98,6 +98,20 @@ impl Game {
         // The players' options are listed from one unchanged state: function results are
         // shared between them (the loop changes only the cached options and runs).
         let at = &*st as *const State as usize;
+        let arms = &self.choices[cid].arms;
+        // The window's actions (the first 64 arms; `None`: `pass`, or not remembered) and
+        // where their entries start in the machine's table.
+        let mut actions = [None; 64];
+        for (slot, arm) in actions.iter_mut().zip(arms) {
+            if let Arm::Action(a) = arm {
+                *slot = Some(*a);
+            }
+        }
+        let actions = &actions[..arms.len().min(64)];
+        let memo = if before { 64 * 8 } else { 0 };
+        if m.windows.is_empty() {
+            m.windows.resize(2 * 64 * 8, (0, 0));
+        }
         m.listing_at(self, at, |m| {
             for k in 0..st.players {
                 let p = (start + k) % st.players;
@@ -105,17 +119,34 @@ impl Game {
                     continue;
                 }
                 let mut any = false;
+                let mut found = arms.len();
                 let only_before = st.window.only_before;
-                let arms = &self.choices[cid].arms;
                 let mut runs = std::mem::take(&mut st.runs);
                 runs.clear();
-                // `pass` is never what makes a seat worth asking: it is not listed here.
-                m.skip_arms = (pass_arm < 64).then_some((cid, 1u64 << pass_arm));
+                // `pass` is never what makes a seat worth asking: it is not listed here; nor
+                // is an action the seat had no option of while nothing its guard reads changed.
+                let mut skip = if pass_arm < 64 { 1u64 << pass_arm } else { 0 };
+                for (ai, a) in actions.iter().enumerate() {
+                    let e = m.windows[memo + ai * 8 + p as usize];
+                    if let Some(a) = a {
+                        if e.0 == st.stamps.lineage
+                            && st
+                                .stamps
+                                .unchanged(self.program.action_reads[a.0 as usize], e.1)
+                        {
+                            skip |= 1 << ai;
+                        }
+                    }
+                }
+                m.skip_arms = Some((cid, skip));
                 let r = self.options(m, st, cid, p, &mut runs, &mut |a| {
                     any = a.arm as usize != pass_arm
                         && (!only_before
                             || matches!(arms[a.arm as usize],
                             Arm::Action(ai) if self.actions[ai].window == Some(true)));
+                    if any {
+                        found = a.arm as usize;
+                    }
                     !any
                 });
                 m.skip_arms = None;
@@ -123,6 +154,15 @@ impl Game {
                 if let Err(e) = r {
                     asked = Err(e);
                     break;
+                }
+                // The actions listed before the one found (all, when none was) had no option.
+                if !only_before {
+                    let at = (st.stamps.lineage, st.stamps.clock);
+                    for ai in (0..found.min(actions.len())).filter(|ai| skip >> ai & 1 == 0) {
+                        if actions[ai].is_some() {
+                            m.windows[memo + ai * 8 + p as usize] = at;
+                        }
+                    }
                 }
                 if any {
                     let mut cache = std::mem::take(&mut st.cache);

@@ -5,7 +5,7 @@ use super::react::WindowStep;
 use super::simul::Go;
 use super::vm::{with_machine, Iter, Machine};
 use super::*;
-use crate::ir::vm::{Code, Op, Step, Target};
+use crate::ir::vm::{Code, Family, Op, Step, Target};
 use crate::ir::*;
 use rand::Rng;
 
@@ -170,6 +170,7 @@ impl Game {
                                 items.swap(i, j);
                             }
                             st.zones.set_items(z, &items);
+                            st.wrote(&self.program.families, self.program.families.inst(z));
                         }
                     }
                     Step::Roll {
@@ -492,6 +493,7 @@ impl Game {
                         locals[base + *save as usize] =
                             st.current.map_or(Value::None, Value::Player);
                         st.current = Some(p);
+                        st.wrote(&self.program.families, Family::CURRENT);
                         st.frames[fi].me = p;
                     }
                     Step::TurnEnd { save } => {
@@ -501,6 +503,7 @@ impl Game {
                         } else {
                             None
                         };
+                        st.wrote(&self.program.families, Family::CURRENT);
                         st.frames[fi].me = st.current.unwrap_or(0);
                     }
                     Step::End(kind) => {
@@ -977,10 +980,23 @@ impl Game {
                 Some(span),
             ));
         }
+        let fam = &self.program.families;
+        if fam.on {
+            moved(st, fam, c, to);
+        }
         st.zones.put(c, to, bottom);
         st.window.changes += 1;
         Ok(())
     }
+}
+
+/// Stamps a move of `c` to `to` ([`Game::move_comp`]): out of line, as games without
+/// remembered functions or windows do not stamp.
+#[inline(never)]
+fn moved(st: &mut State, fam: &crate::ir::vm::Families, c: CompId, to: InstId) {
+    st.stamps.write(fam.inst(st.zones.loc(c)));
+    st.stamps.write(fam.inst(to));
+    st.stamps.write(Family::WHERE);
 }
 
 /// A step's unit of work ([`Machine::spend`]), the span of the last loop read only when the

@@ -149,6 +149,7 @@ impl Game {
             decisions: 0,
             window: Default::default(),
             outcome: None,
+            stamps: Default::default(),
         };
         with_machine(fuel, |m| -> Result<(), RunError> {
             let mut locals = [Value::None; MAX_LOCALS];

@@ -108,6 +108,75 @@ pub struct State {
     #[serde(default)]
     pub(crate) window: WindowState,
     pub(crate) outcome: Option<Outcome>,
+    /// When each family of the state ([`crate::ir::vm::Family`]) was last written, and who this state is:
+    /// remembered function results are kept from one decision to the next while what they
+    /// read is unchanged ([`Stamps`]).
+    #[serde(skip)]
+    pub(crate) stamps: Stamps,
+}
+
+/// The write stamps of a state's families ([`crate::ir::vm::Family`]). Every write of a variable, a field, a
+/// zone's contents or order, or `current` that changes it counts one on the clock and stamps
+/// its family with it; a function result computed at clock `t` is still valid while every
+/// family it reads has a stamp of at most `t`. `lineage` names the sequence of states one
+/// state went through: a clone, a copy or a loaded state starts a new one (nothing is
+/// remembered for it), so a result is never read for a state it was not computed on.
+#[derive(Debug)]
+pub(crate) struct Stamps {
+    pub lineage: u64,
+    pub clock: u64,
+    pub at: [u64; 64],
+}
+
+/// The last lineage handed out.
+static LINEAGE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+impl Default for Stamps {
+    fn default() -> Self {
+        Stamps {
+            lineage: LINEAGE.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1,
+            clock: 0,
+            at: [0; 64],
+        }
+    }
+}
+
+impl State {
+    /// Part of family `bit` was written (stamped when anything reads the stamps).
+    #[inline(always)]
+    pub(crate) fn wrote(&mut self, fam: &crate::ir::vm::Families, bit: u32) {
+        if fam.on {
+            self.stamps.write_apart(bit);
+        }
+    }
+}
+
+impl Stamps {
+    /// [`Stamps::write`] out of line (for the flow's step loop).
+    #[inline(never)]
+    pub fn write_apart(&mut self, bit: u32) {
+        self.write(bit);
+    }
+
+    /// Family `bit` was written.
+    #[inline(always)]
+    pub fn write(&mut self, bit: u32) {
+        self.clock += 1;
+        self.at[bit as usize & 63] = self.clock;
+    }
+
+    /// Whether none of the families in `reads` was written after clock `t`.
+    #[inline(always)]
+    pub fn unchanged(&self, reads: u64, t: u64) -> bool {
+        let mut m = reads;
+        while m != 0 {
+            if self.at[m.trailing_zeros() as usize] > t {
+                return false;
+            }
+            m &= m - 1;
+        }
+        true
+    }
 }
 
 impl Clone for State {
@@ -140,6 +209,7 @@ impl Clone for State {
             decisions: self.decisions,
             window: self.window,
             outcome: self.outcome.clone(),
+            stamps: Stamps::default(),
         }
     }
 
@@ -171,6 +241,7 @@ impl Clone for State {
         self.decisions = src.decisions;
         self.window = src.window;
         self.outcome.clone_from(&src.outcome);
+        self.stamps = Stamps::default();
     }
 }
 
@@ -226,6 +297,9 @@ impl State {
     #[inline]
     pub(crate) fn set_var(&mut self, p: &Program, var: VarId, base: u32, slot: usize, v: Value) {
         let old = std::mem::replace(&mut self.vars[slot], v);
+        if old != v && p.families.on {
+            self.stamps.write(p.families.var(var));
+        }
         if let Some(ix) = p.var_index[var] {
             if old != v {
                 let ix = p.indexes[ix as usize];
@@ -249,7 +323,13 @@ impl State {
     #[inline]
     pub(crate) fn set_field(&mut self, p: &Program, c: CompId, f: u16, slot: usize, v: Value) {
         let old = std::mem::replace(&mut self.fields[slot], v);
-        if old == v || p.field_indexes.is_empty() {
+        if old == v {
+            return;
+        }
+        if let Some(b) = p.families.field(f).filter(|_| p.families.on) {
+            self.stamps.write(b);
+        }
+        if p.field_indexes.is_empty() {
             return;
         }
         let Some(&(ty, pos)) = p.comp_pos.get(c.0 as usize) else {

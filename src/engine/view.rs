@@ -386,6 +386,7 @@ impl Game {
         }
         for (inst, items) in &lists {
             out.zones.set_items(*inst, items);
+            out.wrote(&self.program.families, self.program.families.inst(*inst));
         }
     }
 

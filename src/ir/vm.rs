@@ -872,6 +872,87 @@ pub struct CDef {
     /// Whether its value may depend on `me`: its body (or a function or set kind it uses)
     /// reads `me`. A remembered result of a function that does not serves every player.
     pub reads_me: bool,
+    /// The families of the state its value may depend on ([`Family`]), one bit each: a
+    /// remembered result stays valid, from one decision to the next, while none of them is
+    /// written. All bits: it may read anything (its results serve one listing only).
+    pub reads: u64,
+}
+
+/// What a function may read of the state, grouped in 64 families (one bit of a `u64`), each
+/// with a write stamp in the state (`engine::state::Stamps`): a variable (all its slots), a
+/// zone (all its instances: their contents and order), a field number (that field of every
+/// type), where components are (`zone_of`, `owner`, `space_of`), and `current`. The compiler
+/// hands out the bits ([`Families`]); declarations past the room share one: a write then makes
+/// more results stale, never fewer.
+pub struct Family;
+
+impl Family {
+    /// Bits `0..ROOM` go to the variables written after setup, zones and written fields
+    /// that some function or action guard reads.
+    pub const ROOM: u32 = 60;
+    /// The parts no function or action guard reads.
+    pub const UNREAD: u32 = 60;
+    /// The variables only `setup` writes.
+    pub const SETUP: u32 = 61;
+    /// Where components are: every move writes it.
+    pub const WHERE: u32 = 62;
+    /// `current`.
+    pub const CURRENT: u32 = 63;
+}
+
+/// The family bit of every variable, zone and field number ([`Family`]).
+#[derive(Clone, Debug, Default)]
+pub struct Families {
+    /// Per variable.
+    pub var: Vec<u8>,
+    /// Per zone.
+    pub zone: Vec<u8>,
+    /// Per field number: `NONE` when no procedure writes a field with that number and none
+    /// is secret (it never changes once the match starts).
+    pub field: Vec<u8>,
+    /// Per zone instance: its zone's bit.
+    pub inst: Vec<u8>,
+    /// The bits of all zones.
+    pub all_zones: u64,
+    /// Whether anything reads the stamps (some function is remembered, or the game has
+    /// windows): otherwise writes do not stamp.
+    pub on: bool,
+}
+
+impl Families {
+    /// A field number whose fields never change.
+    pub const NONE: u8 = u8::MAX;
+
+    /// The bit of a variable.
+    #[inline(always)]
+    pub fn var(&self, v: VarId) -> u32 {
+        self.var
+            .get(v.0 as usize)
+            .map_or(Family::SETUP, |&b| b as u32)
+    }
+    /// The bit of a zone.
+    #[inline(always)]
+    pub fn zone(&self, z: ZoneId) -> u32 {
+        self.zone
+            .get(z.0 as usize)
+            .map_or(Family::WHERE, |&b| b as u32)
+    }
+    /// The bit of a zone instance's zone.
+    #[inline(always)]
+    pub fn inst(&self, i: InstId) -> u32 {
+        self.inst
+            .get(i.0 as usize)
+            .map_or(Family::WHERE, |&b| b as u32)
+    }
+    /// The bit of a field number, `None` for one that never changes.
+    #[inline(always)]
+    pub fn field(&self, f: u16) -> Option<u32> {
+        match self.field.get(f as usize) {
+            Some(&Self::NONE) => None,
+            Some(&b) => Some(b as u32),
+            None => Some(Family::WHERE),
+        }
+    }
 }
 
 /// A compiled `when` trigger.
@@ -1004,6 +1085,12 @@ pub struct Program {
     pub filters: Vec<FilterDef>,
     /// Variables that only `setup` writes: after it, they never change in a match.
     pub frozen: Vec<VarId>,
+    /// The family bits of what functions read ([`CDef::reads`]).
+    pub families: Families,
+    /// Per action: the families its parameters' collections and its guard read (all bits
+    /// for a sequence action): a window remembers that a seat had no option of it while
+    /// none of them is written.
+    pub action_reads: Vec<u64>,
     /// Tells programs apart for caches kept outside a state (remembered answers).
     pub id: u64,
     /// Per op position: the end of the run of flag ops ([`Program::is_flag_op`]) starting

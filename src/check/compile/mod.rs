@@ -42,11 +42,16 @@ pub(crate) fn compile(g: &Game) -> Program {
             body: Code::default(),
             remember: false,
             reads_me: false,
+            reads: 0,
         })
         .collect();
-    for (id, reads) in g.defs.ids().zip(reads_me(g)) {
-        c.p.defs[id].reads_me = reads;
+    let (families, defs, actions) = def_reads(g, &c.p.frozen);
+    c.p.families = families;
+    for (id, (me, reads)) in g.defs.ids().zip(defs) {
+        c.p.defs[id].reads_me = me;
+        c.p.defs[id].reads = reads;
     }
+    c.p.action_reads = actions;
     for (id, d) in g.defs.enumerate() {
         // A body runs on an array of `DEF_LOCALS` locals (`Machine::call_body`).
         c.scratch = Some((d.locals, DEF_LOCALS as u16));
@@ -58,6 +63,7 @@ pub(crate) fn compile(g: &Game) -> Program {
             .any(|op| op.walks());
         c.p.remember |= c.p.defs[id].remember;
     }
+    c.p.families.on = c.p.remember || g.windows.is_some();
     c.p.sets = g
         .sets
         .iter()
@@ -118,58 +124,222 @@ pub(crate) fn compile(g: &Game) -> Program {
     c.p
 }
 
-/// Per function: whether its value may depend on `me` ([`CDef::reads_me`]): its body reads
-/// `me`, or calls a function or scores a set kind that may.
-fn reads_me(g: &Game) -> Vec<bool> {
-    // What each function reads directly, and the functions it calls.
-    let mut direct = vec![false; g.defs.len()];
-    let mut calls: Vec<Vec<DefId>> = vec![Vec::new(); g.defs.len()];
-    let set_me: Vec<(bool, Vec<DefId>)> = g
-        .sets
-        .iter()
-        .map(|k| {
-            let (mut me, mut called) = (false, Vec::new());
-            for e in k.conds.iter().map(|(_, e)| e).chain([&k.points]) {
-                e.visit(&mut |x| match x {
-                    Expr::Me => me = true,
-                    Expr::CallDef(d, _) => called.push(*d),
-                    _ => {}
-                });
-            }
-            (me, called)
-        })
-        .collect();
-    for (id, d) in g.defs.enumerate() {
-        let i = id.0 as usize;
-        d.body.visit(&mut |x| match x {
-            Expr::Me => direct[i] = true,
-            Expr::CallDef(d, _) => calls[i].push(*d),
+/// A part of the state an expression reads (it has a family bit, [`Family`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Part {
+    Var(VarId),
+    Zone(ZoneId),
+    /// The contents of a zone not named where it is read: any zone's.
+    AnyZone,
+    Field(u16),
+    Where,
+    Current,
+}
+
+/// What expressions read: `me`, parts of the state, and the functions they call.
+#[derive(Clone, Default)]
+struct Reads {
+    me: bool,
+    parts: Vec<Part>,
+    calls: Vec<DefId>,
+}
+
+impl Reads {
+    /// Adds what `e` reads itself (not what the functions it calls read).
+    fn expr(&mut self, e: &Expr) {
+        e.visit(&mut |x| self.node(x));
+    }
+
+    /// Adds what collection `c` reads itself.
+    fn coll(&mut self, c: &Coll) {
+        self.walked(c);
+        c.visit(&mut |x| self.node(x));
+    }
+
+    /// The contents of a zone: of that zone when it is named, else of any zone.
+    fn zone(&mut self, z: &Expr) {
+        self.parts.push(match z {
+            Expr::Zone(z, _) => Part::Zone(*z),
+            _ => Part::AnyZone,
+        });
+    }
+
+    /// What walking collection `c` reads besides its expressions.
+    fn walked(&mut self, c: &Coll) {
+        match c {
+            Coll::Zone(z) => self.zone(z),
+            // Fixed for a match: boards, their geometry, enums, types, seats, values.
+            Coll::Board(_)
+            | Coll::Enum(_)
+            | Coll::Type(_)
+            | Coll::Players
+            | Coll::Range(..)
+            | Coll::List(_)
+            | Coll::Adjacent(_)
+            | Coll::Ray(..)
+            | Coll::Paths { .. }
+            | Coll::Group { .. }
+            | Coll::Groups { .. } => {}
+        }
+    }
+
+    /// One node of an expression (its children are visited on their own). Every kind of
+    /// expression is named: a new one must say what it reads.
+    fn node(&mut self, x: &Expr) {
+        match x {
+            Expr::Me => self.me = true,
+            Expr::Current => self.parts.push(Part::Current),
+            Expr::Var(v, _) => self.parts.push(Part::Var(*v)),
+            Expr::Zone(z, _) => self.parts.push(Part::Zone(*z)),
+            Expr::Field(_, f) => self.parts.push(Part::Field(*f)),
+            Expr::Builtin(b, args, _) => match b {
+                Builtin::Count | Builtin::Top | Builtin::Bottom | Builtin::Empty => {
+                    match args.first() {
+                        Some(z) => self.zone(z),
+                        None => self.parts.push(Part::AnyZone),
+                    }
+                }
+                Builtin::Owner | Builtin::SpaceOf | Builtin::ZoneOf => self.parts.push(Part::Where),
+                Builtin::Next
+                | Builtin::Prev
+                | Builtin::Seat
+                | Builtin::Abs
+                | Builtin::Max2
+                | Builtin::Min2
+                | Builtin::Step
+                | Builtin::Col
+                | Builtin::Row
+                | Builtin::Opposite
+                | Builtin::Ord => {}
+            },
+            Expr::CallDef(d, _) => self.calls.push(*d),
             Expr::Agg(a, _) => {
+                for b in &a.binds {
+                    self.walked(&b.coll);
+                }
+            }
+            // Fixed for a match (constants are set before it starts), or read by the nodes
+            // below.
+            Expr::Lit(_)
+            | Expr::Const(_)
+            | Expr::Local(_)
+            | Expr::PlayerCount
+            | Expr::Not(_)
+            | Expr::Neg(_)
+            | Expr::Bin(..)
+            | Expr::If(..) => {}
+        }
+    }
+
+    /// Adds what the set kinds scored by `e`'s aggregates read.
+    fn sets(&mut self, e: &Expr, sets: &[Reads]) {
+        e.visit(&mut |x| {
+            if let Expr::Agg(a, _) = x {
                 for k in &a.sets {
-                    if let Some((me, called)) = set_me.get(k.0 as usize) {
-                        direct[i] |= *me;
-                        calls[i].extend(called);
+                    if let Some(r) = sets.get(k.0 as usize) {
+                        self.me |= r.me;
+                        self.parts.extend(&r.parts);
+                        self.calls.extend(&r.calls);
                     }
                 }
             }
-            _ => {}
         });
     }
-    // A function reads `me` when one it calls does (until nothing changes: at most one
-    // round per function).
-    let mut out = direct;
+
+    /// The family bits of what it reads itself.
+    fn bits(&self, fam: &Families) -> u64 {
+        self.parts.iter().fold(0, |m, p| {
+            m | match *p {
+                Part::Var(v) => 1 << fam.var(v),
+                Part::Zone(z) => 1 << fam.zone(z),
+                Part::AnyZone => fam.all_zones,
+                Part::Field(f) => fam.field(f).map_or(0, |b| 1 << b),
+                Part::Where => 1 << Family::WHERE,
+                Part::Current => 1 << Family::CURRENT,
+            }
+        })
+    }
+
+    /// `(me, bits)` with what the functions called read (`defs`: theirs, closed).
+    fn closed(&self, own: (bool, u64), defs: &[(bool, u64)]) -> (bool, u64) {
+        self.calls.iter().fold(own, |(me, bits), d| {
+            (me | defs[d.0 as usize].0, bits | defs[d.0 as usize].1)
+        })
+    }
+}
+
+/// The family bits ([`Families`]) and, per function, whether its value may depend on `me`
+/// ([`CDef::reads_me`]) and the families of the state it may read ([`CDef::reads`]): what its
+/// body reads, and what the functions and set kinds it uses read. Per action: the families
+/// its parameters' collections and its guard read ([`Program::action_reads`]; all of them for
+/// a sequence action, whose options depend on the choices its effect reaches).
+fn def_reads(g: &Game, frozen: &[VarId]) -> (Families, Vec<(bool, u64)>, Vec<u64>) {
+    let sets: Vec<Reads> = g
+        .sets
+        .iter()
+        .map(|k| {
+            let mut r = Reads::default();
+            for e in k.conds.iter().map(|(_, e)| e).chain([&k.points]) {
+                r.expr(e);
+            }
+            r
+        })
+        .collect();
+    let defs: Vec<Reads> = g
+        .defs
+        .iter()
+        .map(|d| {
+            let mut r = Reads::default();
+            r.expr(&d.body);
+            r.sets(&d.body, &sets);
+            r
+        })
+        .collect();
+    let actions: Vec<Option<Reads>> = g
+        .actions
+        .iter()
+        .map(|a| {
+            if a.sequence {
+                return None;
+            }
+            let mut r = Reads::default();
+            for b in &a.params {
+                r.coll(&b.coll);
+            }
+            if let Some(e) = &a.guard {
+                r.expr(e);
+                r.sets(e, &sets);
+            }
+            Some(r)
+        })
+        .collect();
+    let read = defs.iter().chain(actions.iter().flatten());
+    let fam = families(g, frozen, read.flat_map(|r| &r.parts));
+    // A function reads what the functions it calls read (until nothing changes: at most
+    // one round per function).
+    let own: Vec<(bool, u64)> = defs.iter().map(|r| (r.me, r.bits(&fam))).collect();
+    let mut out = own.clone();
     loop {
         let mut changed = false;
-        for i in 0..out.len() {
-            if !out[i] && calls[i].iter().any(|d| out[d.0 as usize]) {
-                out[i] = true;
+        for (i, r) in defs.iter().enumerate() {
+            let now = r.closed(own[i], &out);
+            if now != out[i] {
+                out[i] = now;
                 changed = true;
             }
         }
         if !changed {
-            return out;
+            break;
         }
     }
+    let actions = actions
+        .iter()
+        .map(|r| match r {
+            Some(r) => r.closed((r.me, r.bits(&fam)), &out).1,
+            None => u64::MAX,
+        })
+        .collect();
+    (fam, out, actions)
 }
 
 /// Fuses each filtered loop's head, `for x in C { if cond { .. } }` whose body is one `if`
@@ -206,6 +376,83 @@ fn fuse_loops(mut steps: Vec<Step>) -> Vec<Step> {
 
 /// Tells compiled programs apart (for caches kept outside a state).
 static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+/// The family bits ([`Families`]): each part of the state some function or action guard
+/// reads (`read`) has a bit of its own, shared past [`Family::ROOM`]: variables written after
+/// setup, zones (all of them when one is read unnamed) and field numbers some procedure
+/// writes (or that are secret: a view deals them). The variables only setup writes share one
+/// bit, parts nothing reads another; fields with other numbers never change once the match
+/// starts and have none.
+fn families<'r>(g: &Game, frozen: &[VarId], read: impl Iterator<Item = &'r Part>) -> Families {
+    let (mut vars, mut zones, mut fields) = (
+        vec![false; g.vars.len()],
+        vec![false; g.zones.len()],
+        vec![false; g.types.iter().map(|t| t.fields.len()).max().unwrap_or(0)],
+    );
+    for p in read {
+        match *p {
+            Part::Var(v) => vars[v.0 as usize] = true,
+            Part::Zone(z) => zones[z.0 as usize] = true,
+            Part::AnyZone => zones.iter_mut().for_each(|z| *z = true),
+            Part::Field(f) => fields[f as usize] = true,
+            Part::Where | Part::Current => {}
+        }
+    }
+    let mut written = vec![false; fields.len()];
+    for t in g.types.iter() {
+        for (i, f) in t.fields.iter().enumerate() {
+            written[i] |= f.seen_by.is_some();
+        }
+    }
+    for proc in g.procs.iter() {
+        for i in &proc.code {
+            if let Instr::Assign { target, .. } | Instr::Roll { target, .. } = i {
+                if let LValue::Field { field: f, .. } = target {
+                    written[*f as usize] = true;
+                }
+            }
+        }
+    }
+    let mut next = 0u32;
+    let mut bit = |read: bool| {
+        if !read {
+            return Family::UNREAD as u8;
+        }
+        let b = next % Family::ROOM;
+        next += 1;
+        b as u8
+    };
+    let var = g
+        .vars
+        .ids()
+        .map(|v| {
+            if frozen.contains(&v) {
+                Family::SETUP as u8
+            } else {
+                bit(vars[v.0 as usize])
+            }
+        })
+        .collect();
+    let zone: Vec<u8> = zones.iter().map(|&r| bit(r)).collect();
+    let field = fields
+        .iter()
+        .zip(&written)
+        .map(|(&r, &w)| if w { bit(r) } else { Families::NONE })
+        .collect();
+    let all_zones = zone.iter().fold(0, |m, &b| m | 1u64 << b);
+    Families {
+        var,
+        inst: g
+            .instances
+            .iter()
+            .map(|i| zone[i.zone.0 as usize])
+            .collect(),
+        zone,
+        field,
+        all_zones,
+        on: false,
+    }
+}
 
 /// Variables that no procedure but `setup` writes (assigned or rolled).
 fn frozen_vars(g: &Game) -> Vec<VarId> {

@@ -9,8 +9,10 @@
 //! in turn on the same state, share its result. Only functions whose body walks a collection
 //! or calls another one ([`crate::ir::vm::CDef::remember`]) are remembered, in a fixed table of
 //! [`CALL_SLOTS`] entries (a newer result takes the place of an older one with the same hash).
-//! A remembered call costs no work units (fuel). The table is allocated once per thread and
-//! forgotten, in one step, when a listing ends. Functions whose aggregates fold zones are
+//! A remembered call costs no work units (fuel). The table is allocated once per thread.
+//! An entry also serves later listings of the same state (by its lineage,
+//! [`crate::engine::state::Stamps`]) while none of the families of the state the function
+//! reads ([`crate::ir::vm::CDef::reads`]) has been written since it was computed. Functions whose aggregates fold zones are
 //! not called at all in guards and function bodies: they are compiled in place of their
 //! calls there (`check/compile/expr.rs`, `inline_walk`), since walking such a zone, mostly
 //! empty or short, costs less than a look-up in this table.
@@ -28,6 +30,11 @@ pub(super) const CALL_ARGS: usize = 4;
 pub(crate) struct CallEntry {
     /// The listing it belongs to (0: none).
     listing: u32,
+    /// The state it was computed on ([`crate::engine::State`]'s lineage) and that state's
+    /// write clock then: it serves later listings of that state while none of the families
+    /// the function reads ([`crate::ir::vm::CDef::reads`]) has been written since.
+    lineage: u64,
+    at: u64,
     def: u32,
     /// `me` when the function reads it, else `u8::MAX` (any player).
     me: u8,
@@ -127,16 +134,11 @@ impl Machine {
     }
 
     /// Calls function `d` on the arguments on top of the stack (popped) and pushes its
-    /// result, remembered while `s` is being listed.
-    pub(super) fn call_remembered(
-        &mut self,
-        g: &Game,
-        s: &State,
-        d: DefId,
-        n: usize,
-        me: u8,
-        reads_me: bool,
-    ) -> Eval<()> {
+    /// result, remembered while `s` is being listed and, for later listings of `s`, while
+    /// nothing the function reads is written.
+    pub(super) fn call_remembered(&mut self, g: &Game, s: &State, d: DefId, me: u8) -> Eval<()> {
+        let def = &g.program.defs[d];
+        let (n, reads_me, reads) = (def.params as usize, def.reads_me, def.reads);
         // A function that does not read `me` gives every player the same result.
         let key = if reads_me { me } else { u8::MAX };
         let from = self.stack.len().saturating_sub(n);
@@ -146,10 +148,11 @@ impl Machine {
         let slot = (h.finish() >> 32) as usize & (CALL_SLOTS - 1);
         let listing = self.calls.listing;
         if let Some(e) = self.calls.entries.get(slot) {
-            if e.listing == listing
-                && e.def == d.0 as u32
+            if e.def == d.0 as u32
                 && e.me == key
                 && e.args[..n] == self.stack[from..]
+                && (e.listing == listing
+                    || (e.lineage == s.stamps.lineage && s.stamps.unchanged(reads, e.at)))
             {
                 let result = e.result;
                 self.stack.truncate(from);
@@ -165,6 +168,8 @@ impl Machine {
         let result = self.stack.last().copied().unwrap_or_default();
         if let Some(e) = self.calls.entries.get_mut(slot) {
             e.listing = listing;
+            e.lineage = s.stamps.lineage;
+            e.at = s.stamps.clock;
             e.def = d.0 as u32;
             e.me = key;
             e.args = args;

@@ -774,7 +774,7 @@ impl Machine {
     fn call(&mut self, g: &Game, s: &State, d: DefId, me: u8) -> Eval<()> {
         let def = &g.program.defs[d];
         if def.remember && self.remembers(s) && (def.params as usize) <= calls::CALL_ARGS {
-            return self.call_remembered(g, s, d, def.params as usize, me, def.reads_me);
+            return self.call_remembered(g, s, d, me);
         }
         self.call_body(g, s, d, me)
     }

@@ -101,6 +101,11 @@ pub(crate) struct Machine {
     pub(crate) skip_arms: Option<(ChoiceId, u64)>,
     /// Answers of `group` conditions, per space, kept from one group to the next.
     walks: aggregates::WalkMemo,
+    /// Per window choice (anytime, before turn), arm (the first 64) and seat: the state
+    /// ([`super::state::Stamps`]'s lineage) and clock at which the seat had no option of that
+    /// arm's action: while none of the families its guard reads is written since, the window
+    /// does not list it for that seat again.
+    pub(crate) windows: Vec<(u64, u64)>,
 }
 
 /// The remembered lists of one binding: per key, where its list starts in `elems` and
