@@ -375,7 +375,7 @@ impl Game {
         let Some(b) = opts.binds.get(k) else {
             return f.take(m, locals);
         };
-        if let Some(scan) = opts.scan.as_ref().filter(|s| s.from as usize == k) {
+        if let (true, Some(scan)) = (b.scan, &opts.scan) {
             if let Some(go) = self.bind_scan(m, st, opts, scan, locals, me, f)? {
                 return Ok(go);
             }
@@ -570,10 +570,9 @@ impl Game {
             Some(CBind {
                 narrow: None,
                 filter: Some(fid),
+                scan: false,
                 ..
-            }) if k + 1 == opts.binds.len()
-                && opts.scan.as_ref().is_none_or(|s| s.from as usize != k) =>
-            {
+            }) if k + 1 == opts.binds.len() => {
                 if !self.parts_hold(m, st, opts, k, None, locals, me)? {
                     return Ok(true);
                 }

@@ -546,6 +546,8 @@ pub struct CBind {
     /// only `setup` writes), the elements that pass them are listed once per key and
     /// remembered ([`Program::filters`]): `to in adjacent(from) where rank[to] == rank[from] + 1`.
     pub filter: Option<u32>,
+    /// The first binding of [`COptions::scan`].
+    pub scan: bool,
 }
 
 /// A binding's remembered lists: the key (the earlier bindings and `me` the collection and

@@ -44,6 +44,7 @@ impl Compiler<'_> {
                 dedup: matches!(b.coll, Coll::Zone(_)),
                 narrow,
                 filter: None,
+                scan: false,
             });
         }
         // The source of each part kept, for the `if` parts a remembered list may split.
@@ -96,6 +97,13 @@ impl Compiler<'_> {
         let last = out.starts.get(binds.len()).copied();
         if let Some(&(at, zone)) = leads.iter().find(|(at, _)| Some(*at as u32) == last) {
             out.scan = self.scan(binds, &out, at, zone);
+            if let Some(first) = out
+                .scan
+                .as_ref()
+                .and_then(|s| out.binds.get_mut(s.from as usize))
+            {
+                first.scan = true;
+            }
         }
         out
     }
