@@ -3,7 +3,9 @@
 use super::vm::int_cmp;
 use super::vm::{with_machine, Eval, Machine};
 use super::*;
-use crate::ir::vm::{At, CBind, COptions, FastCmp, Narrow, Op, Part, Program, Step, ZoneAt};
+use crate::ir::vm::{
+    At, CBind, COptions, FastCmp, Narrow, Op, Part, Program, Scan, ScanDim, Step, ZoneAt,
+};
 use crate::ir::*;
 use crate::ops::BinOp;
 
@@ -373,6 +375,11 @@ impl Game {
         let Some(b) = opts.binds.get(k) else {
             return f.take(m, locals);
         };
+        if let (true, Some(scan)) = (b.scan, &opts.scan) {
+            if let Some(go) = self.bind_scan(m, st, opts, scan, locals, me, f)? {
+                return Ok(go);
+            }
+        }
         // The last binding calls `f` from its loop instead of through one more level.
         let leaf = k + 1 == opts.binds.len();
         if let Some(n) = b.narrow {
@@ -397,6 +404,116 @@ impl Game {
             }
         }
         self.bind_walk(m, st, opts, k, locals, me, f)
+    }
+
+    /// [`Game::bind_at`] for the bindings of `scan`, from its first on: their values are
+    /// walked in order, nested, as the general way walks them, and the units of work it
+    /// spends on them (one a value) are counted, but a value whose instance of the zone is
+    /// empty (the first part tested, `not empty(zone[..])`, false: it reads nothing that can
+    /// fail and spends no work) is passed over in place. Before the other parts are tested
+    /// on a value, the units counted so far are spent, so that the work left when they run
+    /// and the point where the budget runs out are as in the general way. `None`: a binding's
+    /// remembered list is not listed yet (the general way lists it, spending its work).
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn bind_scan<F: Take>(
+        &self,
+        m: &mut Machine,
+        st: &State,
+        opts: &COptions,
+        scan: &Scan,
+        locals: &mut [Value],
+        me: u8,
+        f: &mut F,
+    ) -> Eval<Option<bool>> {
+        let from = scan.from as usize;
+        let binds = opts.binds.get(from..).unwrap_or(&[]);
+        for b in binds {
+            if let Some(fid) = b.filter {
+                if st.frozen == 0 || m.listed(self, st, fid, 0).is_none() {
+                    return Ok(None);
+                }
+            }
+        }
+        let n = opts.binds.len();
+        let (Some(&first), Some(&end)) = (opts.starts.get(n), opts.starts.get(n + 1)) else {
+            return Ok(None);
+        };
+        let mut walk = ScanWalk {
+            rest: opts
+                .parts
+                .get(first as usize + 1..end as usize)
+                .unwrap_or(&[]),
+            counted: 0,
+            spent: 0,
+        };
+        let go = self.scan_dim(m, st, scan, binds, 0, scan.base, &mut walk, locals, me, f)?;
+        if go {
+            walk.spend(m, walk.counted)?;
+        }
+        Ok(Some(go))
+    }
+
+    /// Dimension `d` of [`Game::bind_scan`]: the values of `binds[d]` from instance `inst`
+    /// of the zone on.
+    #[allow(clippy::too_many_arguments)]
+    fn scan_dim<F: Take>(
+        &self,
+        m: &mut Machine,
+        st: &State,
+        scan: &Scan,
+        binds: &[CBind],
+        d: usize,
+        inst: u32,
+        walk: &mut ScanWalk,
+        locals: &mut [Value],
+        me: u8,
+        f: &mut F,
+    ) -> Eval<bool> {
+        let (Some(&(dim, stride)), Some(b)) = (scan.dims.get(d), binds.get(d)) else {
+            return Ok(true);
+        };
+        let (len, closing) = match dim {
+            ScanDim::Enum(e) => (self.enums[e].values.len() as u32, false),
+            ScanDim::Players => (st.players as u32, false),
+            ScanDim::Board(bd) => (self.boards[bd].len(), self.boards[bd].closing(&st.consts)),
+        };
+        let last = d + 1 == scan.dims.len();
+        for pos in 0..len {
+            if let ScanDim::Board(bd) = dim {
+                if self.boards[bd].is_closed(pos, closing) {
+                    continue;
+                }
+            }
+            walk.counted += 1;
+            let at = inst + pos * stride;
+            if last && st.zones.len(InstId(at)) == 0 {
+                continue;
+            }
+            locals[b.slot as usize] = match dim {
+                ScanDim::Enum(e) => Value::Enum(e, pos as u16),
+                ScanDim::Players => Value::Player(pos as u8),
+                ScanDim::Board(bd) => Value::Space(bd, pos),
+            };
+            if !last {
+                if !self.scan_dim(m, st, scan, binds, d + 1, at, walk, locals, me, f)? {
+                    return Ok(false);
+                }
+                continue;
+            }
+            walk.spend(m, walk.counted)?;
+            let mut pass = true;
+            for part in walk.rest {
+                if !self.part_holds(m, st, part, None, locals, me)? {
+                    pass = false;
+                    break;
+                }
+            }
+            if pass && !f.take(m, locals)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
     }
 
     /// [`Game::bind_at`] when binding `k` is neither narrowed nor read from a remembered
@@ -453,6 +570,7 @@ impl Game {
             Some(CBind {
                 narrow: None,
                 filter: Some(fid),
+                scan: false,
                 ..
             }) if k + 1 == opts.binds.len() => {
                 if !self.parts_hold(m, st, opts, k, None, locals, me)? {
@@ -1641,6 +1759,33 @@ enum Sink<'a> {
 }
 
 /// The option of arm `arm` whose parameters are bound in `l` at the slots of `binds`.
+/// The walk of a [`Game::bind_scan`]: the parts tested on a value whose instance is not
+/// empty, and the units of work of the values walked (`counted`) and spent so far.
+struct ScanWalk<'p> {
+    rest: &'p [Part],
+    counted: u64,
+    spent: u64,
+}
+
+impl ScanWalk<'_> {
+    /// Spends the units counted up to `to` not spent yet: at once when the budget pays for
+    /// them, else one by one (the error of the one it cannot pay for, as in the general
+    /// way).
+    #[inline(always)]
+    fn spend(&mut self, m: &mut Machine, to: u64) -> Eval<()> {
+        let k = to - self.spent;
+        self.spent = to;
+        if m.fuel >= k {
+            m.fuel -= k;
+            return Ok(());
+        }
+        for _ in 0..k {
+            m.spend(None)?;
+        }
+        Ok(())
+    }
+}
+
 fn action_of(arm: usize, l: &[Value], binds: &[CBind]) -> Action {
     let mut args = [Value::None; MAX_ARGS];
     for (i, b) in binds.iter().enumerate() {

@@ -546,6 +546,8 @@ pub struct CBind {
     /// only `setup` writes), the elements that pass them are listed once per key and
     /// remembered ([`Program::filters`]): `to in adjacent(from) where rank[to] == rank[from] + 1`.
     pub filter: Option<u32>,
+    /// The first binding of [`COptions::scan`].
+    pub scan: bool,
 }
 
 /// A binding's remembered lists: the key (the earlier bindings and `me` the collection and
@@ -588,6 +590,36 @@ pub struct COptions {
     pub starts: Vec<u32>,
     /// The whole guard (for "why not" answers).
     pub guard: Option<Code>,
+    /// The last bindings walked over the instances of the zone they index, when the first
+    /// part tested once they are bound is `not empty(zone[..])` of it.
+    pub scan: Option<Scan>,
+}
+
+/// The last bindings of an action (from [`Scan::from`] on), each over an enum, the players
+/// or a board, are the indexes, in order, of a zone whose emptiness leads the parts tested
+/// once they are all bound (`act(p in Peninsula, t in Tile) where any(a in on[p, t] where
+/// ..)`): their values are walked in the same order and at the same work, but an empty
+/// instance is passed over in place, without binding and testing it.
+#[derive(Clone, Debug)]
+pub struct Scan {
+    /// The first binding of the run (it goes on to the last).
+    pub from: u16,
+    /// The zone's first instance.
+    pub base: u32,
+    /// Per binding of the run: what it walks, and the distance between instances of the
+    /// zone for one step of its value (the zone's later sizes multiplied).
+    pub dims: Vec<(ScanDim, u32)>,
+}
+
+/// What a binding of a [`Scan`] walks.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ScanDim {
+    /// The values of an enum.
+    Enum(EnumId),
+    /// The seats of the match.
+    Players,
+    /// The spaces of a board, closed ones passed over.
+    Board(BoardId),
 }
 
 /// One part of a guard.

@@ -23,6 +23,7 @@ impl Compiler<'_> {
             parts: Vec::with_capacity(parts.len()),
             starts: Vec::with_capacity(binds.len() + 2),
             guard: guard.map(|g| self.expr(g)),
+            scan: None,
         };
         let mut narrowed = vec![false; parts.len()];
         for (k, b) in binds.iter().enumerate() {
@@ -43,10 +44,13 @@ impl Compiler<'_> {
                 dedup: matches!(b.coll, Coll::Zone(_)),
                 narrow,
                 filter: None,
+                scan: false,
             });
         }
         // The source of each part kept, for the `if` parts a remembered list may split.
         let mut exprs = Vec::with_capacity(parts.len());
+        // The parts `not empty(zone)` led in by [`Compiler::nonempty`], and their zones.
+        let mut leads = Vec::new();
         // Grouped by the bindings they need (a stable sort: the guard's order within a
         // group, which is the order they are tested in).
         let mut order: Vec<usize> = (0..parts.len()).collect();
@@ -54,7 +58,8 @@ impl Compiler<'_> {
         for i in order {
             let (need, part) = &parts[i];
             if !narrowed[i] {
-                if let Some(code) = self.nonempty(binds, part) {
+                if let Some((code, zone)) = self.nonempty(binds, part) {
+                    leads.push((out.parts.len(), zone));
                     out.parts.push(Part {
                         need: *need,
                         code,
@@ -89,7 +94,73 @@ impl Compiler<'_> {
                 .count();
             out.starts.push(start as u32);
         }
+        let last = out.starts.get(binds.len()).copied();
+        if let Some(&(at, zone)) = leads.iter().find(|(at, _)| Some(*at as u32) == last) {
+            out.scan = self.scan(binds, &out, at, zone);
+            if let Some(first) = out
+                .scan
+                .as_ref()
+                .and_then(|s| out.binds.get_mut(s.from as usize))
+            {
+                first.scan = true;
+            }
+        }
         out
+    }
+
+    /// The [`Scan`] of the last bindings when part `at` is `not empty(zone)` (from
+    /// [`Compiler::nonempty`]), the first part tested once all are bound, and the zone's
+    /// indexes are those bindings, in order, each over an enum, the players or a board
+    /// (walked whole: no value index, no remembered list that drops or answers anything),
+    /// with no part tested between them.
+    fn scan(&self, binds: &[Bind], out: &COptions, at: usize, zone: &Expr) -> Option<Scan> {
+        let Expr::Zone(z, ix) = zone else {
+            return None;
+        };
+        let n = binds.len();
+        let from = n.checked_sub(ix.len())?;
+        let part = out.parts.get(at)?;
+        if ix.is_empty()
+            || part.need as usize != n
+            || out.starts.get(n).copied() != Some(at as u32)
+            || out.starts.get(from + 1).copied() != Some(at as u32)
+            || part.memo.is_some()
+            || part.absorbed
+            || part.split.is_some()
+        {
+            return None;
+        }
+        let def = &self.g.zones[*z];
+        let mut dims = Vec::with_capacity(ix.len());
+        for (i, (x, b)) in ix.iter().zip(&binds[from..]).enumerate() {
+            let cb = &out.binds[from + i];
+            if !matches!(x, Expr::Local(l) if *l == b.slot) || cb.narrow.is_some() {
+                return None;
+            }
+            if let Some(fid) = cb.filter {
+                let f = &self.p.filters[fid as usize];
+                if !f.parts.is_empty() || !f.splits.is_empty() || !f.key.keys.is_empty() {
+                    return None;
+                }
+            }
+            let dim = match (&b.coll, def.dims.get(i)?) {
+                (Coll::Enum(e), Dim::Enum(d)) if e == d => ScanDim::Enum(*e),
+                (Coll::Players, Dim::Player) => ScanDim::Players,
+                (Coll::Board(b), Dim::Board(d)) if b == d => ScanDim::Board(*b),
+                _ => return None,
+            };
+            let stride = def
+                .sizes
+                .get(i + 1..)?
+                .iter()
+                .try_fold(1u32, |a, s| a.checked_mul(*s))?;
+            dims.push((dim, stride));
+        }
+        Some(Scan {
+            from: from as u16,
+            base: def.base.0,
+            dims,
+        })
     }
 
     /// For a guard part `any(x in zone where c)` (or `any(x in zone: c)`), false when the
@@ -99,7 +170,7 @@ impl Compiler<'_> {
     /// when the zone reads nothing that can fail (no index, or `me` or bindings over an enum,
     /// a board or the players as its indexes), so that both make the same errors; the loop
     /// spends no work on an empty zone, so both spend the same.
-    fn nonempty(&mut self, binds: &[Bind], part: &Expr) -> Option<Code> {
+    fn nonempty<'e>(&mut self, binds: &[Bind], part: &'e Expr) -> Option<(Code, &'e Expr)> {
         let Expr::Agg(agg, span) = part else {
             return None;
         };
@@ -134,7 +205,7 @@ impl Compiler<'_> {
         let code = self.expr(&test);
         // Kept only as one comparison: anything else costs more than the loop it spares.
         match self.p.ops.get(code.start as usize..code.end as usize) {
-            Some([Op::Cmp(_)]) => Some(code),
+            Some([Op::Cmp(_)]) => Some((code, zone)),
             _ => None,
         }
     }
