@@ -6,7 +6,9 @@ use crate::ir::*;
 use crate::source::Span;
 
 impl Game {
-    /// Tests the triggers in declaration order (a trigger whose body is running is skipped);
+    /// Tests the triggers in declaration order (a trigger whose body is running is skipped,
+    /// and so is one whose test did not hold for the same player with nothing it reads
+    /// written since);
     /// the first that holds gets its body pushed as a frame, with `me` the current player
     /// (or seat 0), and its span is returned: the caller resumes the loop and reaches the
     /// same pause again once the body is done. `None`: no trigger holds.
@@ -20,8 +22,16 @@ impl Game {
             return Ok(None);
         }
         let me = st.current.unwrap_or(0);
-        for t in &self.program.triggers {
+        if m.triggers.len() < self.program.triggers.len() {
+            m.triggers.resize(self.program.triggers.len(), (0, 0, 0));
+        }
+        for (i, t) in self.program.triggers.iter().enumerate() {
             if st.frames.iter().any(|f| f.proc == t.proc) {
+                continue;
+            }
+            // A test that did not hold is not run again while nothing it reads changed.
+            let (lineage, at, who) = m.triggers[i];
+            if lineage == st.stamps.lineage && who == me && st.stamps.unchanged(t.reads, at) {
                 continue;
             }
             let mut scratch = [Value::None; MAX_LOCALS];
@@ -30,7 +40,10 @@ impl Game {
                 .blame(Some(t.span))?;
             let elem = match (t.each, v) {
                 (None, Value::Bool(true)) => None,
-                (None, _) | (Some(_), Value::None) => continue,
+                (None, _) | (Some(_), Value::None) => {
+                    m.triggers[i] = (st.stamps.lineage, st.stamps.clock, me);
+                    continue;
+                }
                 (Some(slot), v) => Some((slot, v)),
             };
             super::run::push(self, &mut st.frames, locals, t.proc, me, &[], Some(t.span))?;

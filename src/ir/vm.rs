@@ -998,6 +998,9 @@ pub struct CTrigger {
     pub proc: ProcId,
     /// The trigger's name in its declaration.
     pub span: Span,
+    /// The families of the state its test reads ([`Family`]): a test that did not hold is
+    /// not tested again, for the same player, while none of them is written.
+    pub reads: u64,
 }
 
 /// A compiled set kind.

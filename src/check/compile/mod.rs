@@ -45,7 +45,7 @@ pub(crate) fn compile(g: &Game) -> Program {
             reads: 0,
         })
         .collect();
-    let (families, defs, actions) = def_reads(g, &c.p.frozen);
+    let (families, defs, actions, triggers) = def_reads(g, &c.p.frozen);
     c.p.families = families;
     for (id, (me, reads)) in g.defs.ids().zip(defs) {
         c.p.defs[id].reads_me = me;
@@ -63,7 +63,7 @@ pub(crate) fn compile(g: &Game) -> Program {
             .any(|op| op.walks());
         c.p.remember |= c.p.defs[id].remember;
     }
-    c.p.families.on = c.p.remember || g.windows.is_some();
+    c.p.families.on = c.p.remember || g.windows.is_some() || !g.triggers.is_empty();
     c.p.sets = g
         .sets
         .iter()
@@ -90,11 +90,13 @@ pub(crate) fn compile(g: &Game) -> Program {
     c.p.triggers = g
         .triggers
         .iter()
-        .map(|t| CTrigger {
+        .zip(triggers)
+        .map(|(t, reads)| CTrigger {
             test: c.expr(&t.test),
             each: t.each,
             proc: t.proc,
             span: t.span,
+            reads,
         })
         .collect();
     c.p.score = g.score.as_ref().map(|e| c.expr(e));
@@ -272,8 +274,10 @@ impl Reads {
 /// ([`CDef::reads_me`]) and the families of the state it may read ([`CDef::reads`]): what its
 /// body reads, and what the functions and set kinds it uses read. Per action: the families
 /// its parameters' collections and its guard read ([`Program::action_reads`]; all of them for
-/// a sequence action, whose options depend on the choices its effect reaches).
-fn def_reads(g: &Game, frozen: &[VarId]) -> (Families, Vec<(bool, u64)>, Vec<u64>) {
+/// a sequence action, whose options depend on the choices its effect reaches). Per trigger:
+/// the families its test reads ([`CTrigger::reads`]).
+#[allow(clippy::type_complexity)]
+fn def_reads(g: &Game, frozen: &[VarId]) -> (Families, Vec<(bool, u64)>, Vec<u64>, Vec<u64>) {
     let sets: Vec<Reads> = g
         .sets
         .iter()
@@ -313,7 +317,17 @@ fn def_reads(g: &Game, frozen: &[VarId]) -> (Families, Vec<(bool, u64)>, Vec<u64
             Some(r)
         })
         .collect();
-    let read = defs.iter().chain(actions.iter().flatten());
+    let triggers: Vec<Reads> = g
+        .triggers
+        .iter()
+        .map(|t| {
+            let mut r = Reads::default();
+            r.expr(&t.test);
+            r.sets(&t.test, &sets);
+            r
+        })
+        .collect();
+    let read = defs.iter().chain(actions.iter().flatten()).chain(&triggers);
     let fam = families(g, frozen, read.flat_map(|r| &r.parts));
     // A function reads what the functions it calls read (until nothing changes: at most
     // one round per function).
@@ -339,7 +353,11 @@ fn def_reads(g: &Game, frozen: &[VarId]) -> (Families, Vec<(bool, u64)>, Vec<u64
             None => u64::MAX,
         })
         .collect();
-    (fam, out, actions)
+    let triggers = triggers
+        .iter()
+        .map(|r| r.closed((r.me, r.bits(&fam)), &out).1)
+        .collect();
+    (fam, out, actions, triggers)
 }
 
 /// Fuses each filtered loop's head, `for x in C { if cond { .. } }` whose body is one `if`

@@ -106,6 +106,10 @@ pub(crate) struct Machine {
     /// arm's action: while none of the families its guard reads is written since, the window
     /// does not list it for that seat again.
     pub(crate) windows: Vec<(u64, u64)>,
+    /// Per trigger: the state's lineage, clock and player (`me`) at which its test last
+    /// did not hold: while none of the families it reads is written since, it is not tested
+    /// again for that player.
+    pub(crate) triggers: Vec<(u64, u64, u8)>,
 }
 
 /// The remembered lists of one binding: per key, where its list starts in `elems` and
