@@ -28,7 +28,7 @@ pub(super) const CALL_ARGS: usize = 4;
 /// One remembered call.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct CallEntry {
-    /// The listing it belongs to (0: none).
+    /// The listing it belongs to (0: none, or made outside a listing).
     listing: u32,
     /// The state it was computed on ([`crate::engine::State`]'s lineage) and that state's
     /// write clock then: it serves later listings of that state while none of the families
@@ -134,8 +134,8 @@ impl Machine {
     }
 
     /// Calls function `d` on the arguments on top of the stack (popped) and pushes its
-    /// result, remembered while `s` is being listed and, for later listings of `s`, while
-    /// nothing the function reads is written.
+    /// result, remembered while `s` is being listed and, for later listings of `s` and calls
+    /// from its flow, while nothing the function reads is written.
     pub(super) fn call_remembered(&mut self, g: &Game, s: &State, d: DefId, me: u8) -> Eval<()> {
         let def = &g.program.defs[d];
         let (n, reads_me, reads) = (def.params as usize, def.reads_me, def.reads);
@@ -146,12 +146,20 @@ impl Machine {
         h.write_u8(key);
         self.stack[from..].hash(&mut h);
         let slot = (h.finish() >> 32) as usize & (CALL_SLOTS - 1);
-        let listing = self.calls.listing;
+        // Outside a listing of `s` (0), only the stamps tell whether an entry is valid.
+        let listing = if self.remembers(s) {
+            self.calls.listing
+        } else {
+            if self.calls.entries.is_empty() {
+                self.calls.entries.resize(CALL_SLOTS, CallEntry::default());
+            }
+            0
+        };
         if let Some(e) = self.calls.entries.get(slot) {
             if e.def == d.0 as u32
                 && e.me == key
                 && e.args[..n] == self.stack[from..]
-                && (e.listing == listing
+                && ((listing != 0 && e.listing == listing)
                     || (e.lineage == s.stamps.lineage && s.stamps.unchanged(reads, e.at)))
             {
                 let result = e.result;

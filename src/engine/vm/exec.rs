@@ -773,7 +773,7 @@ impl Machine {
     #[inline(never)]
     fn call(&mut self, g: &Game, s: &State, d: DefId, me: u8) -> Eval<()> {
         let def = &g.program.defs[d];
-        if def.remember && self.remembers(s) && (def.params as usize) <= calls::CALL_ARGS {
+        if def.remember && (def.params as usize) <= calls::CALL_ARGS {
             return self.call_remembered(g, s, d, me);
         }
         self.call_body(g, s, d, me)
