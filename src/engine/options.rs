@@ -437,6 +437,20 @@ impl Game {
                 }
             }
         }
+        // The last instance walked lies within the state's (as it does for a zone whose
+        // dimensions are these collections': else the general way tells what is wrong).
+        let mut last = scan.base as u64;
+        for &(dim, stride) in &scan.dims {
+            let len = match dim {
+                ScanDim::Enum(e) => self.enums[e].values.len() as u64,
+                ScanDim::Players => st.players as u64,
+                ScanDim::Board(bd) => self.boards[bd].len() as u64,
+            };
+            last += len.saturating_sub(1) * stride as u64;
+        }
+        if last >= st.zones.instances() as u64 {
+            return Ok(None);
+        }
         let n = opts.binds.len();
         let (Some(&first), Some(&end)) = (opts.starts.get(n), opts.starts.get(n + 1)) else {
             return Ok(None);
@@ -588,19 +602,18 @@ impl Game {
                 Some(_) => self.same_key(m, st, same, locals, me, v),
                 None => None,
             };
-            if let Some(key) = key {
-                if let Some(r) = seen[..n].iter().find(|r| r.key == key) {
-                    if let (true, Some((out, ..))) = (m.fuel >= r.work, f.push()) {
-                        m.fuel -= r.work;
-                        let from = out.len();
-                        out.extend_from_within(r.start..r.end);
-                        for o in &mut out[from..] {
-                            if let Some(a) = o.args.get_mut(k) {
-                                *a = v;
-                            }
+            let found = key.and_then(|key| seen[..n].iter().find(|r| r.key == key));
+            if let (Some(r), Some((out, ..))) = (found, f.push()) {
+                if m.fuel >= r.work && r.end <= out.len() {
+                    m.fuel -= r.work;
+                    let from = out.len();
+                    out.extend_from_within(r.start..r.end);
+                    for o in &mut out[from..] {
+                        if let Some(a) = o.args.get_mut(k) {
+                            *a = v;
                         }
-                        continue;
                     }
+                    continue;
                 }
             }
             let start = f.push().map(|(out, ..)| out.len());
