@@ -4,10 +4,12 @@ use super::vm::int_cmp;
 use super::vm::{with_machine, Eval, Machine};
 use super::*;
 use crate::ir::vm::{
-    At, CBind, COptions, FastCmp, Narrow, Op, Part, Program, Scan, ScanDim, Step, ZoneAt,
+    At, CBind, COptions, FastCmp, Narrow, Op, Part, Program, Same, SameRead, Scan, ScanDim, Step,
+    ZoneAt,
 };
 use crate::ir::*;
 use crate::ops::BinOp;
+use std::cell::Cell;
 
 impl Game {
     /// The index in [`Game::choices`] of the choice a player must make now, if any.
@@ -435,6 +437,20 @@ impl Game {
                 }
             }
         }
+        // The last instance walked lies within the state's (as it does for a zone whose
+        // dimensions are these collections': else the general way tells what is wrong).
+        let mut last = scan.base as u64;
+        for &(dim, stride) in &scan.dims {
+            let len = match dim {
+                ScanDim::Enum(e) => self.enums[e].values.len() as u64,
+                ScanDim::Players => st.players as u64,
+                ScanDim::Board(bd) => self.boards[bd].len() as u64,
+            };
+            last += len.saturating_sub(1) * stride as u64;
+        }
+        if last >= st.zones.instances() as u64 {
+            return Ok(None);
+        }
         let n = opts.binds.len();
         let (Some(&first), Some(&end)) = (opts.starts.get(n), opts.starts.get(n + 1)) else {
             return Ok(None);
@@ -531,6 +547,9 @@ impl Game {
         f: &mut F,
     ) -> Eval<bool> {
         let b = &opts.binds[k];
+        if let (true, Some(same)) = (b.same, &opts.same) {
+            return self.bind_walk_same(m, st, opts, k, same, locals, me, f);
+        }
         let leaf = k + 1 == opts.binds.len();
         m.start(self, st, b.coll, locals, me)?;
         while let Some(v) = m.next(self, st, None)? {
@@ -549,6 +568,110 @@ impl Game {
             }
         }
         Ok(true)
+    }
+
+    /// [`Game::bind_walk`] for the binding of `same`: when the options are pushed onto a
+    /// list, a value that reads the same as an earlier one there ([`Same::reads`]) is not
+    /// walked further: the options the earlier one listed are copied with this value in its
+    /// place, and the work they cost is spent again (the general way when the budget left
+    /// is smaller, or when a remembered list was filled meanwhile, which costs work once).
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn bind_walk_same<F: Take>(
+        &self,
+        m: &mut Machine,
+        st: &State,
+        opts: &COptions,
+        k: usize,
+        same: &Same,
+        locals: &mut [Value],
+        me: u8,
+        f: &mut F,
+    ) -> Eval<bool> {
+        let b = &opts.binds[k];
+        let leaf = k + 1 == opts.binds.len();
+        let mut seen = [SameSeen::default(); 4];
+        let mut n = 0;
+        m.start(self, st, b.coll, locals, me)?;
+        while let Some(v) = m.next(self, st, None)? {
+            if b.dedup && self.offered_before(st, v, me) {
+                continue;
+            }
+            locals[b.slot as usize] = v;
+            let key = match f.push() {
+                Some(_) => self.same_key(m, st, same, locals, me, v),
+                None => None,
+            };
+            let found = key.and_then(|key| seen[..n].iter().find(|r| r.key == key));
+            if let (Some(r), Some((out, ..))) = (found, f.push()) {
+                if m.fuel >= r.work && r.end <= out.len() {
+                    m.fuel -= r.work;
+                    let from = out.len();
+                    out.extend_from_within(r.start..r.end);
+                    for o in &mut out[from..] {
+                        if let Some(a) = o.args.get_mut(k) {
+                            *a = v;
+                        }
+                    }
+                    continue;
+                }
+            }
+            let start = f.push().map(|(out, ..)| out.len());
+            let (fuel, fills) = (m.fuel, FILLS.with(Cell::get));
+            let go = if leaf {
+                !self.parts_hold(m, st, opts, k + 1, None, locals, me)? || f.take(m, locals)?
+            } else {
+                self.bind_next(m, st, opts, k + 1, locals, me, f)?
+            };
+            if !go {
+                m.stop();
+                return Ok(false);
+            }
+            if let (Some(key), Some(start)) = (key, start) {
+                if n < seen.len()
+                    && FILLS.with(Cell::get) == fills
+                    && !seen[..n].iter().any(|r| r.key == key)
+                {
+                    let end = f.push().map_or(start, |(out, ..)| out.len());
+                    seen[n] = SameSeen {
+                        key,
+                        start,
+                        end,
+                        work: fuel - m.fuel,
+                    };
+                    n += 1;
+                }
+            }
+        }
+        Ok(true)
+    }
+
+    /// What the rest of the listing reads of value `v` of a [`Same`] binding (bound in
+    /// `locals`); `None` when a read fails (the general way meets the failure in order).
+    fn same_key(
+        &self,
+        m: &mut Machine,
+        st: &State,
+        same: &Same,
+        locals: &mut [Value],
+        me: u8,
+        v: Value,
+    ) -> Option<[Value; Same::MAX_READS]> {
+        let mut key = [Value::None; Same::MAX_READS];
+        for (d, r) in key.iter_mut().zip(&same.reads) {
+            *d = match *r {
+                SameRead::Field(f) => {
+                    let Value::Comp(c) = v else { return None };
+                    let comp = &self.comps[c];
+                    if f as usize >= comp.fields.len() {
+                        return None;
+                    }
+                    *st.fields.get(comp.field_base as usize + f as usize)?
+                }
+                SameRead::Cmp { i, pc } => Value::Bool(m.cmp(self, st, i, pc, locals, me).ok()?),
+            };
+        }
+        Some(key)
     }
 
     /// [`Game::bind`] from binding `k` on (no earlier binding came from a remembered list).
@@ -837,6 +960,7 @@ impl Game {
             Some(_) => {}
             None => return Ok(None),
         }
+        FILLS.with(|n| n.set(n.get() + 1));
         let b = &opts.binds[k];
         // The last binding's elements resolve the first part tested on them.
         let leaf = if k + 1 == opts.binds.len() {
@@ -1758,7 +1882,23 @@ enum Sink<'a> {
     Each(&'a mut dyn FnMut(Action) -> bool),
 }
 
-/// The option of arm `arm` whose parameters are bound in `l` at the slots of `binds`.
+thread_local! {
+    /// Remembered lists filled on this thread ([`Game::fill_list`]): filling one costs work
+    /// that using it later does not, so [`Game::bind_walk_same`] does not copy the options
+    /// of a value whose walk filled one.
+    static FILLS: Cell<u64> = const { Cell::new(0) };
+}
+
+/// The options listed for a value of a [`Same`] binding: what it read, where its options
+/// lie in the list, and the work they cost.
+#[derive(Clone, Copy, Default)]
+struct SameSeen {
+    key: [Value; Same::MAX_READS],
+    start: usize,
+    end: usize,
+    work: u64,
+}
+
 /// The walk of a [`Game::bind_scan`]: the parts tested on a value whose instance is not
 /// empty, and the units of work of the values walked (`counted`) and spent so far.
 struct ScanWalk<'p> {
@@ -1786,6 +1926,7 @@ impl ScanWalk<'_> {
     }
 }
 
+/// The option of arm `arm` whose parameters are bound in `l` at the slots of `binds`.
 fn action_of(arm: usize, l: &[Value], binds: &[CBind]) -> Action {
     let mut args = [Value::None; MAX_ARGS];
     for (i, b) in binds.iter().enumerate() {

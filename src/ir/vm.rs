@@ -548,6 +548,8 @@ pub struct CBind {
     pub filter: Option<u32>,
     /// The first binding of [`COptions::scan`].
     pub scan: bool,
+    /// The binding of [`COptions::same`].
+    pub same: bool,
 }
 
 /// A binding's remembered lists: the key (the earlier bindings and `me` the collection and
@@ -593,6 +595,42 @@ pub struct COptions {
     /// The last bindings walked over the instances of the zone they index, when the first
     /// part tested once they are bound is `not empty(zone[..])` of it.
     pub scan: Option<Scan>,
+    /// A binding over a zone whose components the rest of the listing reads only through
+    /// a few fields and comparisons: two that read the same there list the same options.
+    pub same: Option<Same>,
+}
+
+/// A binding over a zone ([`Same::bind`]) that everything tested once it is bound (the later
+/// parts, bindings, remembered lists) reads only through [`Same::reads`]: fields of its
+/// component, and comparisons that read no other local. Nothing there calls a function or
+/// walks a board (whose answers are remembered from one use to the next), so two components
+/// that agree on these reads take the same path through the same code on one state: the
+/// same options but for this parameter, at the same work, with the same errors.
+#[derive(Clone, Debug)]
+pub struct Same {
+    /// The binding.
+    pub bind: u16,
+    /// What is read of its value (at most [`Same::MAX_READS`]).
+    pub reads: Vec<SameRead>,
+}
+
+impl Same {
+    /// The most reads a [`Same`] keeps.
+    pub const MAX_READS: usize = 4;
+}
+
+/// A read of a [`Same`] binding's value.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum SameRead {
+    /// Field `f` of the component.
+    Field(u16),
+    /// The answer of a comparison whose operands read no other local.
+    Cmp {
+        /// The comparison ([`Program::cmps`]).
+        i: u32,
+        /// Its op's position (for the span of an error).
+        pc: u32,
+    },
 }
 
 /// The last bindings of an action (from [`Scan::from`] on), each over an enum, the players

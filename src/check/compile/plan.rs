@@ -24,6 +24,7 @@ impl Compiler<'_> {
             starts: Vec::with_capacity(binds.len() + 2),
             guard: guard.map(|g| self.expr(g)),
             scan: None,
+            same: None,
         };
         let mut narrowed = vec![false; parts.len()];
         for (k, b) in binds.iter().enumerate() {
@@ -45,6 +46,7 @@ impl Compiler<'_> {
                 narrow,
                 filter: None,
                 scan: false,
+                same: false,
             });
         }
         // The source of each part kept, for the `if` parts a remembered list may split.
@@ -105,7 +107,124 @@ impl Compiler<'_> {
                 first.scan = true;
             }
         }
+        out.same = self.same(binds, &out);
+        if let Some(b) = out
+            .same
+            .as_ref()
+            .and_then(|s| out.binds.get_mut(s.bind as usize))
+        {
+            b.same = true;
+        }
         out
+    }
+
+    /// The [`Same`] of the first binding over a zone that the code run once it is bound
+    /// reads only through fields and comparisons reading no other local. Not the last
+    /// binding: the few parts tested on a value of the last cost about what finding that it
+    /// reads the same as an earlier one costs.
+    fn same(&self, binds: &[Bind], out: &COptions) -> Option<Same> {
+        for (k, b) in binds.iter().enumerate().take(binds.len().saturating_sub(1)) {
+            if !matches!(b.coll, Coll::Zone(_)) {
+                continue;
+            }
+            // The parts tested once it is bound, the later bindings and their lists.
+            let first = *out.starts.get(k + 1)? as usize;
+            let mut codes = Vec::new();
+            for part in out.parts.get(first..)? {
+                codes.push(part.code);
+                if let Some(sp) = part.split {
+                    codes.extend([sp.then, sp.other]);
+                }
+            }
+            for cb in out.binds.get(k + 1..)? {
+                codes.push(cb.coll);
+                if let Some(n) = cb.narrow {
+                    codes.push(n.value);
+                }
+                if let Some(f) = cb.filter.and_then(|f| self.p.filters.get(f as usize)) {
+                    codes.extend(f.parts.iter().chain(&f.splits).copied());
+                }
+            }
+            if let Some(reads) = self.same_reads(b.slot, &codes) {
+                return Some(Same {
+                    bind: k as u16,
+                    reads,
+                });
+            }
+        }
+        None
+    }
+
+    /// What `codes` read of local `slot`: its component's fields, and comparisons that
+    /// read no other local. `None`: they read it otherwise (whole, as an index), write it,
+    /// or call a function or walk a board (answers remembered from one use to the next,
+    /// so that the work would not be the same).
+    fn same_reads(&self, slot: u16, codes: &[Code]) -> Option<Vec<SameRead>> {
+        let p = &self.p;
+        let mut reads = Vec::new();
+        let mut add = |r: SameRead| {
+            if !reads.contains(&r) {
+                reads.push(r);
+            }
+        };
+        let pair = |slots: Option<[u16; 2]>| slots.is_none_or(|s| s.contains(&slot));
+        for code in codes {
+            for pc in code.start..code.end {
+                match *p.ops.get(pc as usize)? {
+                    Op::Local(l)
+                    | Op::VarLocal(_, l)
+                    | Op::ZoneLocal(_, l)
+                    | Op::ZoneMeLocal(_, l)
+                    | Op::SetLocal(l)
+                    | Op::IterNext { slot: l, .. }
+                        if l == slot =>
+                    {
+                        return None
+                    }
+                    Op::Var2(i) if pair(p.var2s.get(i as usize).map(|v| v.slots)) => return None,
+                    Op::Zone2(i) if pair(p.zone2s.get(i as usize).map(|z| z.slots)) => return None,
+                    Op::LocalField(l, f) if l == slot => add(SameRead::Field(f)),
+                    Op::Cmp(i) => {
+                        let c = p.cmps.get(i as usize)?;
+                        let (mut mine, mut other) = (false, false);
+                        for o in [c.a, c.b] {
+                            operand_locals(p, o, &mut |l| {
+                                if l == slot {
+                                    mine = true
+                                } else {
+                                    other = true
+                                }
+                            })?;
+                        }
+                        if mine && !other {
+                            add(SameRead::Cmp { i, pc });
+                        } else if mine {
+                            for o in [c.a, c.b] {
+                                let mut reads = false;
+                                operand_locals(p, o, &mut |l| reads |= l == slot)?;
+                                match o {
+                                    Operand::LocalField(l, f) if l == slot => {
+                                        add(SameRead::Field(f))
+                                    }
+                                    _ if reads => return None,
+                                    _ => {}
+                                }
+                            }
+                        }
+                    }
+                    Op::Call(_)
+                    | Op::IterPaths(_)
+                    | Op::IterGroup(_)
+                    | Op::IterGroups(_)
+                    | Op::Line(_)
+                    | Op::BestSets(_)
+                    | Op::Connected(_)
+                    | Op::Majority(_) => return None,
+                    _ => {}
+                }
+            }
+        }
+        (reads.len() <= Same::MAX_READS).then_some(reads)
     }
 
     /// The [`Scan`] of the last bindings when part `at` is `not empty(zone)` (from
@@ -673,4 +792,32 @@ impl Compiler<'_> {
             })
             .collect()
     }
+}
+
+/// Calls `f` with each local an operand reads (`None`: an operand this does not know).
+fn operand_locals(p: &Program, o: Operand, f: &mut impl FnMut(u16)) -> Option<()> {
+    let slots: &[u16] = match o {
+        Operand::Local(l)
+        | Operand::LocalField(l, _)
+        | Operand::VarAt { slot: l, .. }
+        | Operand::ZoneLen(ZoneAt::Local { slot: l, .. })
+        | Operand::TopField(ZoneAt::Local { slot: l, .. }, _) => {
+            f(l);
+            return Some(());
+        }
+        Operand::ZoneLen(ZoneAt::Local2(i)) | Operand::TopField(ZoneAt::Local2(i), _) => {
+            &p.zone2s.get(i as usize)?.slots
+        }
+        Operand::Var2(i) => &p.var2s.get(i as usize)?.slots,
+        Operand::ZoneLen(ZoneAt::Inst(_))
+        | Operand::TopField(ZoneAt::Inst(_), _)
+        | Operand::Me
+        | Operand::None
+        | Operand::Int(_)
+        | Operand::Lit(_)
+        | Operand::Const(_)
+        | Operand::Slot(_) => &[],
+    };
+    slots.iter().for_each(|l| f(*l));
+    Some(())
 }
