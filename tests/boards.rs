@@ -524,3 +524,63 @@ fn paths_and_groups_agree_with_a_search_on_boards_walked_either_way() {
         }
     }
 }
+
+/// `count(t in paths(...))`, `count(t in group(...))` and `count(g in groups(...))`
+/// (reference 6.1) give what `sum(t in ...: 1)` gives, which visits each element, and cost
+/// the same work: the smallest budget the setup runs in is the same, and one unit less stops
+/// both with the same error.
+#[test]
+fn counting_a_board_walk_costs_what_visiting_it_does() {
+    let mut seed = 24681357u64;
+    for round in 0..4u64 {
+        let mut setup = String::new();
+        for i in 0..36 {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            if (seed >> 33) % 100 < 45 + round * 5 {
+                let name = format!("{}{}", (b'a' + (i % 6) as u8) as char, i / 6 + 1);
+                setup.push_str(&format!("mark[{name}] = true\n"));
+            }
+        }
+        let mut seen = Vec::new();
+        for form in ["count(t in {})", "sum(t in {}: 1)"] {
+            let of = |walk: &str| form.replace("{}", walk);
+            let text = format!(
+                "game \"Counts\"\nplayers 2\nboard b = grid(6, 6)\n\
+                 var mark[b]: bool = false\nvar total: int = 0\n\
+                 setup {{\n{setup}\nfor s in b {{\n\
+                  total = (total * 7 + {} * 3 + {}) % 1000003\n}}\n total = total + {}\n}}\n\
+                 action pass() {{ end }}\nflow {{ turn seat(0) {{ choose {{ pass }} }} }}\n",
+                of("paths(u in b, s, 2 where mark[u] == true)"),
+                of("group(u in b, s where mark[u] == true)"),
+                of("groups(u in b where mark[u] == true)"),
+            );
+            let g = load("counts.rules", &text);
+            let total = {
+                let st = g.start(&config(None)).expect("starts");
+                view_var(&g.view(&st, None), "total")
+            };
+            let start = |fuel: u64| {
+                g.start(&Config {
+                    fuel: Some(fuel),
+                    ..config(None)
+                })
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+            };
+            let (mut lo, mut hi) = (1u64, 10_000_000u64);
+            assert!(start(hi).is_ok() && start(lo).is_err());
+            while hi - lo > 1 {
+                let mid = (lo + hi) / 2;
+                if start(mid).is_ok() {
+                    hi = mid;
+                } else {
+                    lo = mid;
+                }
+            }
+            seen.push((total, hi, start(hi - 1).expect_err("runs out")));
+        }
+        assert_eq!(seen[0], seen[1], "round {round}");
+    }
+}

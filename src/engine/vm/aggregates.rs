@@ -633,6 +633,46 @@ impl Machine {
         Ok(())
     }
 
+    /// After a board walk pushed its buffer iterator (the op before `pc`): when the ops from
+    /// `pc` are the loop of a `count` without filter or body (`IterNext` into a local,
+    /// `AccCount`, a `Jump` back to the `IterNext`), the elements are counted at once, each
+    /// costing its unit of work as through `IterNext` (the local left holding the last one),
+    /// and the op loop goes on past the loop; otherwise (or when the work left does not cover
+    /// them: the loop then runs and stops where it runs out) at `pc`.
+    pub(super) fn count_walked(&mut self, g: &Game, pc: u32, locals: &mut [Value]) -> u32 {
+        let ops = &g.program.ops;
+        let at = |k: u32| ops.get((pc + k) as usize).copied();
+        let (Some(Op::IterNext { slot, exit }), Some(Op::AccCount), Some(Op::Jump(head))) =
+            (at(0), at(1), at(2))
+        else {
+            return pc;
+        };
+        let Some(&Iter::Buf { pos, end, .. }) = self.iters.last() else {
+            return pc;
+        };
+        let n = end.saturating_sub(pos);
+        let last = match end.checked_sub(1).map(|i| self.buf.get(i as usize)) {
+            Some(Some(&v)) => Some(v),
+            _ => None,
+        };
+        let count = match self.stack.last_mut() {
+            Some(Value::Int(c)) => c,
+            _ => return pc,
+        };
+        match (head == pc && exit == pc + 3, count.checked_add(n as i64)) {
+            (true, Some(sum)) if self.fuel >= n as u64 => {
+                *count = sum;
+                self.fuel -= n as u64;
+                if let (true, Some(v), Some(l)) = (n > 0, last, locals.get_mut(slot as usize)) {
+                    *l = v;
+                }
+                self.stop();
+                exit
+            }
+            _ => pc,
+        }
+    }
+
     /// Pushes a buffer iterator over the spaces of `set` (of a board of at most 64 spaces),
     /// in board order.
     fn push_spaces(&mut self, board: BoardId, mut set: u64) {
