@@ -370,3 +370,217 @@ fn a_group_by_the_face_on_top_follows_the_compared_values() {
     // a1 a1 b1 (2), from e1 (empty, none) e1 d1 (2).
     assert_eq!([var("same"), var("differ")], ["2002", "22"]);
 }
+
+/// `paths(...)` and `group(...)` (reference 6.1) on random patterns of an 8 x 8 grid and of a
+/// 9 x 8 grid whose last column is closed (the same adjacency; boards of more than 64 spaces
+/// are walked another way), and of the same two with column h closed as well (a 7 x 8
+/// pattern), against a search written here: for every start, the ends of the
+/// paths of exactly 3 steps through marked squares and the group of marked squares, each
+/// through a condition read as one value (`mark[u] == true`), through a general one
+/// (`mark[u]`) and through a zone's count with a part that reads no space (`empty(cell[u])
+/// and go == true`, tokens on the unmarked squares). Both boards spend the same work: the
+/// smallest budget the setup runs in is the same.
+#[test]
+fn paths_and_groups_agree_with_a_search_on_boards_walked_either_way() {
+    let conds = [
+        "mark[u] == true",
+        "mark[u]",
+        "empty(cell[u]) and go == true",
+    ];
+    // Column h closed too: the 8 x 8 board walks its adjacency without the closed squares.
+    let h_closed = " closed [h1, h2, h3, h4, h5, h6, h7, h8]";
+    let i_closed = " closed [i1, i2, i3, i4, i5, i6, i7, i8]";
+    let hi_closed = format!(
+        "{}, i1, i2, i3, i4, i5, i6, i7, i8]",
+        &h_closed[..h_closed.len() - 1]
+    );
+    let mut seed = 987654321u64;
+    for round in 0..8 {
+        let (w, h) = (8 - round % 2, 8usize);
+        let boards = if w == 8 {
+            [
+                ("grid(8, 8)", String::new()),
+                ("grid(9, 8)", i_closed.to_string()),
+            ]
+        } else {
+            [
+                ("grid(8, 8)", h_closed.to_string()),
+                ("grid(9, 8)", hi_closed.clone()),
+            ]
+        };
+        let mut marked = vec![false; w * h];
+        for m in marked.iter_mut() {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            *m = (seed >> 33) % 100 < 40 + round as u64 * 5;
+        }
+        let name = |i: usize| format!("{}{}", (b'a' + (i % w) as u8) as char, i / w + 1);
+        let nbs = |i: usize| {
+            let (c, r) = ((i % w) as i64, (i / w) as i64);
+            [(c + 1, r), (c - 1, r), (c, r + 1), (c, r - 1)]
+                .into_iter()
+                .filter(|&(x, y)| x >= 0 && y >= 0 && x < w as i64 && y < h as i64)
+                .map(|(x, y)| y as usize * w + x as usize)
+                .collect::<Vec<_>>()
+        };
+        // The search: ends of simple paths of 3 steps, and groups by flood fill.
+        let mut ends = vec![Vec::new(); w * h];
+        let mut groups = vec![Vec::new(); w * h];
+        for (s, (e, gr)) in ends.iter_mut().zip(groups.iter_mut()).enumerate() {
+            let mut found = vec![false; w * h];
+            for a in nbs(s) {
+                for b in nbs(a) {
+                    for c in nbs(b) {
+                        let path = [s, a, b, c];
+                        let simple = (0..4).all(|i| (i + 1..4).all(|j| path[i] != path[j]));
+                        if simple && marked[a] && marked[b] && marked[c] {
+                            found[c] = true;
+                        }
+                    }
+                }
+            }
+            *e = (0..w * h).filter(|&i| found[i]).collect();
+            if marked[s] {
+                let mut seen = vec![false; w * h];
+                let mut todo = vec![s];
+                seen[s] = true;
+                while let Some(i) = todo.pop() {
+                    for j in nbs(i) {
+                        if marked[j] && !seen[j] {
+                            seen[j] = true;
+                            todo.push(j);
+                        }
+                    }
+                }
+                *gr = (0..w * h).filter(|&i| seen[i]).collect();
+            }
+        }
+        let mut setup = String::new();
+        for (i, m) in marked.iter().enumerate() {
+            if *m {
+                setup.push_str(&format!("mark[{}] = true\n", name(i)));
+            } else {
+                setup.push_str(&format!("move top(pile) to cell[{}]\n", name(i)));
+            }
+        }
+        for cond in conds {
+            let mut least = Vec::new();
+            for (shape, closed) in &boards {
+                let text = format!(
+                    "game \"Walks\"\nplayers 2\nboard b = {shape}{closed}\ncomponent T {{ }}\n\
+                     zone pile: T public\nzone cell[b]: T public\n\
+                     components T in pile {{ \"t\" for n in 1..64 {{ }} }}\n\
+                     var mark[b]: bool = false\nvar go: bool = true\nvar idx[b]: int = 0\n\
+                     var ends[b]: int = 0\nvar ends_sq[b]: int = 0\n\
+                     var size[b]: int = 0\nvar size_sq[b]: int = 0\n\
+                     setup {{\n{setup}\nlet k = 0\nfor s in b {{\n idx[s] = k\n k += 1\n}}\n\
+                     for s in b {{\n\
+                      ends[s] = count(t in paths(u in b, s, 3 where {cond}))\n\
+                      ends_sq[s] = sum(t in paths(u in b, s, 3 where {cond}): idx[t] * idx[t])\n\
+                      size[s] = count(t in group(u in b, s where {cond}))\n\
+                      size_sq[s] = sum(t in group(u in b, s where {cond}): idx[t] * idx[t])\n\
+                     }}\n}}\n\
+                     action pass() where go {{ end }}\n\
+                     flow {{ turn seat(0) {{ choose {{ pass }} }} }}\n"
+                );
+                let g = load("walks.rules", &text);
+                let st = g.start(&config(None)).expect("starts");
+                let view = g.view(&st, None);
+                let var = |n: String| view_var(&view, &n).parse::<i64>().expect("a number");
+                for s in 0..w * h {
+                    let sq = |xs: &[usize]| xs.iter().map(|&i| (i * i) as i64).sum::<i64>();
+                    let at = |v: &str| var(format!("{v}[{}]", name(s)));
+                    let what = format!("{shape} {cond} round {round}: {}", name(s));
+                    assert_eq!(at("ends"), ends[s].len() as i64, "{what}");
+                    assert_eq!(at("ends_sq"), sq(&ends[s]), "{what}");
+                    assert_eq!(at("size"), groups[s].len() as i64, "{what}");
+                    assert_eq!(at("size_sq"), sq(&groups[s]), "{what}");
+                }
+                // The smallest budget the setup runs in.
+                let runs = |fuel: u64| {
+                    g.start(&Config {
+                        fuel: Some(fuel),
+                        ..config(None)
+                    })
+                    .is_ok()
+                };
+                let (mut lo, mut hi) = (1u64, 10_000_000u64);
+                assert!(runs(hi) && !runs(lo));
+                while hi - lo > 1 {
+                    let mid = (lo + hi) / 2;
+                    if runs(mid) {
+                        hi = mid;
+                    } else {
+                        lo = mid;
+                    }
+                }
+                least.push(hi);
+            }
+            assert_eq!(
+                least[0], least[1],
+                "{cond} round {round}: the work of both boards"
+            );
+        }
+    }
+}
+
+/// `count(t in paths(...))`, `count(t in group(...))` and `count(g in groups(...))`
+/// (reference 6.1) give what `sum(t in ...: 1)` gives, which visits each element, and cost
+/// the same work: the smallest budget the setup runs in is the same, and one unit less stops
+/// both with the same error.
+#[test]
+fn counting_a_board_walk_costs_what_visiting_it_does() {
+    let mut seed = 24681357u64;
+    for round in 0..4u64 {
+        let mut setup = String::new();
+        for i in 0..36 {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            if (seed >> 33) % 100 < 45 + round * 5 {
+                let name = format!("{}{}", (b'a' + (i % 6) as u8) as char, i / 6 + 1);
+                setup.push_str(&format!("mark[{name}] = true\n"));
+            }
+        }
+        let mut seen = Vec::new();
+        for form in ["count(t in {})", "sum(t in {}: 1)"] {
+            let of = |walk: &str| form.replace("{}", walk);
+            let text = format!(
+                "game \"Counts\"\nplayers 2\nboard b = grid(6, 6)\n\
+                 var mark[b]: bool = false\nvar total: int = 0\n\
+                 setup {{\n{setup}\nfor s in b {{\n\
+                  total = (total * 7 + {} * 3 + {}) % 1000003\n}}\n total = total + {}\n}}\n\
+                 action pass() {{ end }}\nflow {{ turn seat(0) {{ choose {{ pass }} }} }}\n",
+                of("paths(u in b, s, 2 where mark[u] == true)"),
+                of("group(u in b, s where mark[u] == true)"),
+                of("groups(u in b where mark[u] == true)"),
+            );
+            let g = load("counts.rules", &text);
+            let total = {
+                let st = g.start(&config(None)).expect("starts");
+                view_var(&g.view(&st, None), "total")
+            };
+            let start = |fuel: u64| {
+                g.start(&Config {
+                    fuel: Some(fuel),
+                    ..config(None)
+                })
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+            };
+            let (mut lo, mut hi) = (1u64, 10_000_000u64);
+            assert!(start(hi).is_ok() && start(lo).is_err());
+            while hi - lo > 1 {
+                let mid = (lo + hi) / 2;
+                if start(mid).is_ok() {
+                    hi = mid;
+                } else {
+                    lo = mid;
+                }
+            }
+            seen.push((total, hi, start(hi - 1).expect_err("runs out")));
+        }
+        assert_eq!(seen[0], seen[1], "round {round}");
+    }
+}

@@ -67,6 +67,11 @@ impl Checker {
         if let Some(c) = closed {
             self.close_spaces(bid, c);
         }
+        let b = &mut self.game.boards[bid];
+        if b.len() <= 64 {
+            b.geo.near = ir::geometry::near_sets(&b.adj_start, &b.adj);
+            b.geo.open_near = ir::geometry::near_sets(&b.geo.open_adj_start, &b.geo.open_adj);
+        }
     }
 
     /// Directions, steps and coordinates of a grid, a hex board or a ring.

@@ -88,6 +88,32 @@ pub struct Geometry {
     pub open_adj_start: Vec<u32>,
     /// Its neighbours, one space after another.
     pub open_adj: Vec<u32>,
+    /// On a board of at most 64 spaces, per space: its neighbours as a set (bit `t` for
+    /// space `t`), from the adjacency; empty on a larger board.
+    pub near: Vec<u64>,
+    /// The same from the adjacency while the closed spaces are closed (empty when the board
+    /// closes none).
+    pub open_near: Vec<u64>,
+}
+
+/// The neighbours of every space as sets ([`Geometry::near`]) from an adjacency in
+/// compressed rows: empty when a space is past the 64th or a row names a space twice.
+pub fn near_sets(starts: &[u32], adj: &[u32]) -> Vec<u64> {
+    let rows = starts
+        .windows(2)
+        .map(|w| adj.get(w[0] as usize..w[1] as usize));
+    let mut sets = Vec::with_capacity(starts.len().saturating_sub(1));
+    for row in rows {
+        let mut set = 0u64;
+        for &t in row.unwrap_or_default() {
+            if t >= 64 || set & 1u64 << t != 0 {
+                return Vec::new();
+            }
+            set |= 1u64 << t;
+        }
+        sets.push(set);
+    }
+    sets
 }
 
 impl Board {
@@ -124,6 +150,17 @@ impl Board {
             (&self.geo.open_adj_start, &self.geo.open_adj)
         } else {
             (&self.adj_start, &self.adj)
+        }
+    }
+
+    /// The neighbours of every space as sets, in the adjacency in force (`closing` from
+    /// [`Board::closing`]); empty on a board of more than 64 spaces.
+    #[inline]
+    pub fn near(&self, closing: bool) -> &[u64] {
+        if closing {
+            &self.geo.open_near
+        } else {
+            &self.geo.near
         }
     }
 

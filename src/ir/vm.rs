@@ -1242,6 +1242,10 @@ impl Program {
             .iter()
             .flat_map(|c| c.arms.iter().flatten())
             .for_each(&mut add);
+        // A board walk's fixed parts, answered before the walk (`Machine::paths`).
+        for w in self.paths.iter().chain(&self.groups) {
+            codes.extend(w.parts.iter().filter(|p| p.1).map(|p| p.0));
+        }
         self.flag_nodes.clear();
         self.flag_graphs.clear();
         self.flag_graphs.resize(n, (0, 0));

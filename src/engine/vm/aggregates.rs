@@ -453,17 +453,10 @@ impl Machine {
             return Ok(());
         };
         let board = &g.boards[op.board];
-        let (starts, adj) = board.adjacency(board.closing(&s.consts));
+        let closing = board.closing(&s.consts);
+        let (starts, adj) = board.adjacency(closing);
         let len = board.len() as usize;
-        let mut marks = std::mem::take(&mut self.marks);
-        let mut walk = std::mem::take(&mut self.walk);
-        marks.clear();
-        marks.resize(len, 0);
-        walk.clear();
         let n = n.min(len as u64) as u32;
-        marks[start as usize] |= SEEN;
-        walk.push((start, starts[start as usize], n));
-        let mut result = Ok(());
         let mut memo = (0, 0);
         self.fast_ready(g, s, 0, id, op, locals, me);
         // Fixed parts made of comparisons only are answered before the walk: they read no
@@ -478,6 +471,19 @@ impl Machine {
                 }
             }
         }
+        if n > 0 && len <= 64 && (start as usize) < len {
+            let near = board.near(closing);
+            let graph = (starts, adj, near);
+            return self.paths_small(g, s, id, (start, n), graph, memo, locals, me);
+        }
+        let mut marks = std::mem::take(&mut self.marks);
+        let mut walk = std::mem::take(&mut self.walk);
+        marks.clear();
+        marks.resize(len, 0);
+        walk.clear();
+        marks[start as usize] |= SEEN;
+        walk.push((start, starts[start as usize], n));
+        let mut result = Ok(());
         if n == 0 {
             marks[start as usize] |= ITEM;
             self.buf.push(Value::Space(op.board, start));
@@ -530,6 +536,237 @@ impl Machine {
         self.push_listed(marks, walk, start_buf, result)
     }
 
+    /// [`Machine::paths`] of `n >= 1` steps from `start` on a board of at most 64 spaces: the
+    /// same walk (the same spaces tested in the same order, one unit of work per step), its
+    /// marks held in bit sets and its stack in a fixed array, and the ends pushed in board
+    /// order from their set, without sorting the buffer.
+    #[allow(clippy::too_many_arguments)]
+    fn paths_small(
+        &mut self,
+        g: &Game,
+        s: &State,
+        id: u32,
+        (start, n): (u32, u32),
+        (starts, adj, near): (&[u32], &[u32], &[u64]),
+        mut memo: (u64, u64),
+        locals: &mut [Value],
+        me: u8,
+    ) -> Eval<()> {
+        let op = &g.program.paths[id as usize];
+        // A walk whose every space the resolved condition answers reads the game and
+        // nothing else: walked without its units of work, spent together after it (the
+        // same number: one per step, the same error when they run out).
+        if near.len() + 1 == starts.len() {
+            let mut walk = BitWalk {
+                near,
+                starts,
+                known: 0,
+                ok: 0,
+                found: 0,
+                steps: 0,
+            };
+            let lens = match &self.walks.fast[0] {
+                Some((i, Some(f))) if *i == id => f.lens(memo),
+                _ => None,
+            };
+            let done = match lens {
+                Some(lens) => self.paths_dfs(&mut walk, start, n, (lens, s)),
+                None => self.paths_dfs(&mut walk, start, n, (g, s, (0, id), memo)),
+            };
+            if done.is_some() {
+                self.spend_n(walk.steps)?;
+                self.push_spaces(op.board, walk.found);
+                return Ok(());
+            }
+        }
+        let mut stack = std::mem::take(&mut self.walk);
+        stack.clear();
+        stack.push((start, starts[start as usize], n));
+        let (mut seen, mut checked, mut ok, mut ends) = (1u64 << start, 0u64, 0u64, 0u64);
+        let mut result = Ok(());
+        while let Some(&mut (at, ref mut pos, left)) = stack.last_mut() {
+            if *pos >= starts[at as usize + 1] {
+                seen &= !(1u64 << at);
+                stack.pop();
+                continue;
+            }
+            let nb = adj[*pos as usize];
+            *pos += 1;
+            if let Err(e) = self.spend(None) {
+                result = Err(e);
+                break;
+            }
+            let bit = 1u64 << nb;
+            if seen & bit != 0 {
+                continue;
+            }
+            if checked & bit == 0 {
+                let pass = match self.fast_test(g, s, 0, id, memo, nb) {
+                    Some(b) => b,
+                    None => {
+                        let v = Value::Space(op.board, nb);
+                        match self.walk_ok(g, s, op, &mut memo, v, locals, me) {
+                            Ok(b) => b,
+                            Err(e) => {
+                                result = Err(e);
+                                break;
+                            }
+                        }
+                    }
+                };
+                checked |= bit;
+                ok |= if pass { bit } else { 0 };
+            }
+            if ok & bit == 0 {
+                continue;
+            }
+            if left == 1 {
+                ends |= bit;
+            } else {
+                seen |= bit;
+                stack.push((nb, starts[nb as usize], left - 1));
+            }
+        }
+        self.walk = stack;
+        result?;
+        self.push_spaces(op.board, ends);
+        Ok(())
+    }
+
+    /// After a board walk pushed its buffer iterator (the op before `pc`): when the ops from
+    /// `pc` are the loop of a `count` without filter or body (`IterNext` into a local,
+    /// `AccCount`, a `Jump` back to the `IterNext`), the elements are counted at once, each
+    /// costing its unit of work as through `IterNext` (the local left holding the last one),
+    /// and the op loop goes on past the loop; otherwise (or when the work left does not cover
+    /// them: the loop then runs and stops where it runs out) at `pc`.
+    pub(super) fn count_walked(&mut self, g: &Game, pc: u32, locals: &mut [Value]) -> u32 {
+        let ops = &g.program.ops;
+        let at = |k: u32| ops.get((pc + k) as usize).copied();
+        let (Some(Op::IterNext { slot, exit }), Some(Op::AccCount), Some(Op::Jump(head))) =
+            (at(0), at(1), at(2))
+        else {
+            return pc;
+        };
+        let Some(&Iter::Buf { pos, end, .. }) = self.iters.last() else {
+            return pc;
+        };
+        let n = end.saturating_sub(pos);
+        let last = match end.checked_sub(1).map(|i| self.buf.get(i as usize)) {
+            Some(Some(&v)) => Some(v),
+            _ => None,
+        };
+        let count = match self.stack.last_mut() {
+            Some(Value::Int(c)) => c,
+            _ => return pc,
+        };
+        match (head == pc && exit == pc + 3, count.checked_add(n as i64)) {
+            (true, Some(sum)) if self.fuel >= n as u64 => {
+                *count = sum;
+                self.fuel -= n as u64;
+                if let (true, Some(v), Some(l)) = (n > 0, last, locals.get_mut(slot as usize)) {
+                    *l = v;
+                }
+                self.stop();
+                exit
+            }
+            _ => pc,
+        }
+    }
+
+    /// Pushes a buffer iterator over the spaces of `set` (of a board of at most 64 spaces),
+    /// in board order.
+    fn push_spaces(&mut self, board: BoardId, mut set: u64) {
+        let start = self.buf.len() as u32;
+        while set != 0 {
+            self.buf.push(Value::Space(board, set.trailing_zeros()));
+            set &= set - 1;
+        }
+        self.iters.push(Iter::Buf {
+            start,
+            pos: start,
+            end: self.buf.len() as u32,
+        });
+    }
+
+    /// The ends of the paths of `n` steps from `start` (`1 <= n <= 64`, a board of at most 64
+    /// spaces) added to `walk.found` and their steps to `walk.steps`, each space answered by
+    /// the resolved condition of paths walk `id` (`None`: a space it does not answer; the
+    /// walk is then run again the general way). The same walk as [`Machine::paths`]: a space
+    /// is tested when a path first reaches it.
+    #[inline(always)]
+    fn paths_dfs(
+        &mut self,
+        walk: &mut BitWalk,
+        start: u32,
+        n: u32,
+        mut test: impl SpaceTest,
+    ) -> Option<()> {
+        let (sets, starts) = (walk.near, walk.starts);
+        // A space's neighbours as a set, and how many they are.
+        let near = |sp: u32| -> Option<(u64, u64)> {
+            let (a, b) = (*starts.get(sp as usize)?, *starts.get(sp as usize + 1)?);
+            Some((*sets.get(sp as usize)?, b.wrapping_sub(a) as u64))
+        };
+        // Per depth: the neighbours not yet walked to (as two halves), the space. A path of
+        // one step less than `n` ends at the neighbours of its last space at once.
+        let mut stack = std::mem::take(&mut self.walk);
+        stack.clear();
+        let mut r = Some(());
+        let mut seen = 1u64 << start;
+        let (near_start, deg) = near(start)?;
+        walk.steps += deg;
+        if n == 1 {
+            let ends = near_start & !seen;
+            if !walk.learn(self, &mut test, ends) {
+                return None;
+            }
+            walk.found |= ends & walk.ok;
+            return Some(());
+        }
+        let push = |stack: &mut Vec<(u32, u32, u32)>, set: u64, at: u32| {
+            stack.push((set as u32, (set >> 32) as u32, at))
+        };
+        push(&mut stack, near_start & !seen, start);
+        while let Some(&mut (ref mut lo, ref mut hi, at)) = stack.last_mut() {
+            let mut left = *lo as u64 | (*hi as u64) << 32;
+            if left == 0 {
+                seen &= !(1u64 << at);
+                stack.pop();
+                continue;
+            }
+            let nb = left.trailing_zeros();
+            left &= left - 1;
+            (*lo, *hi) = (left as u32, (left >> 32) as u32);
+            let bit = 1u64 << nb;
+            if !walk.learn(self, &mut test, bit) {
+                r = None;
+                break;
+            }
+            if walk.ok & bit == 0 {
+                continue;
+            }
+            let Some((next, deg)) = near(nb) else {
+                r = None;
+                break;
+            };
+            walk.steps += deg;
+            // The path to `nb` has as many steps as the stack holds spaces.
+            if stack.len() as u32 + 1 == n {
+                let ends = next & !seen & !bit;
+                if !walk.learn(self, &mut test, ends) {
+                    r = None;
+                    break;
+                }
+                walk.found |= ends & walk.ok;
+                continue;
+            }
+            seen |= bit;
+            push(&mut stack, next & !seen, nb);
+        }
+        self.walk = stack;
+        r
+    }
+
     /// `group(...)`: the connected spaces meeting the condition around `start`, in board
     /// order, pushed as a buffer iterator.
     #[inline(never)]
@@ -569,6 +806,15 @@ impl Machine {
         } else {
             Vec::new()
         };
+        if board.len() <= 64 && first < board.len() {
+            self.fast_ready(g, s, 1, id, op, locals, me);
+            let r = self.group_small(g, s, id, first, (starts, adj), &mut answers, locals, me);
+            if kept {
+                self.walks.answers = answers;
+                self.walks.busy = false;
+            }
+            return r;
+        }
         let mut marks = std::mem::take(&mut self.marks);
         let mut walk = std::mem::take(&mut self.walk);
         marks.clear();
@@ -621,6 +867,136 @@ impl Machine {
             self.walks.busy = false;
         }
         self.push_listed(marks, walk, start_buf, result)
+    }
+
+    /// [`Machine::group`] from `first` on a board of at most 64 spaces: the same flood (the
+    /// same spaces tested in the same order, one unit of work per space taken from the
+    /// stack, the answers kept in `answers` when it holds one per space), its marks held in
+    /// bit sets and its stack in a fixed array, and the group pushed in board order from its
+    /// set, without sorting the buffer.
+    #[allow(clippy::too_many_arguments)]
+    fn group_small(
+        &mut self,
+        g: &Game,
+        s: &State,
+        id: u32,
+        first: u32,
+        (starts, adj): (&[u32], &[u32]),
+        answers: &mut [u8],
+        locals: &mut [Value],
+        me: u8,
+    ) -> Eval<()> {
+        let op = &g.program.groups[id as usize];
+        let mut memo = (0, 0);
+        // A flood whose every space the answers kept or the resolved condition answer reads
+        // the game and nothing else: flooded without its units of work, spent together
+        // after it (the same number: one per space reached, the same error when they run
+        // out).
+        if let Some((members, reached)) =
+            self.group_flood(first, (starts, adj), answers, (g, s, (1, id), memo))
+        {
+            self.spend_n(reached as u64)?;
+            self.push_spaces(op.board, members);
+            return Ok(());
+        }
+        let mut stack = std::mem::take(&mut self.walk);
+        stack.clear();
+        stack.push((first, 0, 0));
+        let (mut seen, mut members) = (1u64 << first, 0u64);
+        let mut result = Ok(());
+        while let Some((sp, _, _)) = stack.pop() {
+            if let Err(e) = self.spend(None) {
+                result = Err(e);
+                break;
+            }
+            let known = answers.get(sp as usize).copied().unwrap_or(0);
+            let pass = if known != 0 {
+                known == 2
+            } else {
+                let b = match self.fast_test(g, s, 1, id, memo, sp) {
+                    Some(b) => b,
+                    None => {
+                        let v = Value::Space(op.board, sp);
+                        match self.walk_ok(g, s, op, &mut memo, v, locals, me) {
+                            Ok(b) => b,
+                            Err(e) => {
+                                result = Err(e);
+                                break;
+                            }
+                        }
+                    }
+                };
+                if let Some(a) = answers.get_mut(sp as usize) {
+                    *a = 1 + b as u8;
+                }
+                b
+            };
+            if !pass {
+                continue;
+            }
+            members |= 1u64 << sp;
+            for &nb in &adj[starts[sp as usize] as usize..starts[sp as usize + 1] as usize] {
+                if seen & (1u64 << nb) == 0 {
+                    seen |= 1u64 << nb;
+                    stack.push((nb, 0, 0));
+                }
+            }
+        }
+        self.walk = stack;
+        result?;
+        let start_buf = self.buf.len() as u32;
+        while members != 0 {
+            self.buf
+                .push(Value::Space(op.board, members.trailing_zeros()));
+            members &= members - 1;
+        }
+        self.iters.push(Iter::Buf {
+            start: start_buf,
+            pos: start_buf,
+            end: self.buf.len() as u32,
+        });
+        Ok(())
+    }
+
+    /// The group around `first` on a board of at most 64 spaces, each space answered from
+    /// `answers` (when it holds one per space) or by `test`, whose answers it keeps there:
+    /// (the group, the number of spaces reached: the group and the spaces next to it, or
+    /// `first` alone). `None`: a space `test` does not answer.
+    #[inline(always)]
+    fn group_flood(
+        &mut self,
+        first: u32,
+        (starts, adj): (&[u32], &[u32]),
+        answers: &mut [u8],
+        mut test: impl SpaceTest,
+    ) -> Option<(u64, u32)> {
+        let (mut seen, mut todo, mut members) = (1u64 << first, 1u64 << first, 0u64);
+        while todo != 0 {
+            let sp = todo.trailing_zeros();
+            todo &= todo - 1;
+            let pass = match answers.get_mut(sp as usize) {
+                Some(a) if *a != 0 => *a == 2,
+                a => {
+                    let b = test.test(self, sp)?;
+                    if let Some(a) = a {
+                        *a = 1 + b as u8;
+                    }
+                    b
+                }
+            };
+            if !pass {
+                continue;
+            }
+            members |= 1u64 << sp;
+            let row = adj
+                .get(*starts.get(sp as usize)? as usize..*starts.get(sp as usize + 1)? as usize)?;
+            for &nb in row {
+                let bit = 1u64 << (nb & 63);
+                todo |= bit & !seen;
+                seen |= bit;
+            }
+        }
+        Some((members, seen.count_ones()))
     }
 
     /// `groups(...)`: the first space of every maximal connected group of spaces meeting the
@@ -1482,6 +1858,38 @@ fn line_shape(
     }
 }
 
+/// A board walk over at most 64 spaces held in bit sets ([`Machine::paths_dfs`]).
+struct BitWalk<'a> {
+    /// The neighbours of each space as sets, in the adjacency in force ([`Board::near`]),
+    /// and the starts of its rows (how many neighbours each space has).
+    near: &'a [u64],
+    starts: &'a [u32],
+    /// The spaces whose condition is known, and those of them that meet it.
+    known: u64,
+    ok: u64,
+    /// The spaces found (the ends of the paths).
+    found: u64,
+    /// The steps taken: the units of work of the walk.
+    steps: u64,
+}
+
+impl BitWalk<'_> {
+    /// Tests the spaces of `set` not known yet; false when `test` does not answer one.
+    #[inline(always)]
+    fn learn(&mut self, m: &mut Machine, test: &mut impl SpaceTest, set: u64) -> bool {
+        let unknown = set & !self.known;
+        if unknown == 0 {
+            return true;
+        }
+        let Some(ok) = test.test_set(m, unknown) else {
+            return false;
+        };
+        self.known |= unknown;
+        self.ok |= ok;
+        true
+    }
+}
+
 /// The most parts of a split walk condition resolved by a [`WalkFast`].
 const FAST_PARTS: usize = 6;
 
@@ -1572,6 +1980,38 @@ impl WalkFast {
         })
     }
 
+    /// The condition with the fixed parts' answers in `memo`, when it is made of parts that
+    /// compare the count of `zone[s]` with a number and fixed parts all answered.
+    fn lens(&self, memo: (u64, u64)) -> Option<LenTests> {
+        if self.one.is_some() {
+            return None;
+        }
+        let mut t = LenTests {
+            parts: [LenPart::False; FAST_PARTS],
+            n: 0,
+        };
+        for (i, p) in self.parts[..self.n].iter().enumerate() {
+            let part = match *p {
+                PartFast::Fixed if memo.0 & (1 << i) == 0 => return None,
+                PartFast::Fixed if memo.1 & (1 << i) != 0 => continue,
+                PartFast::Fixed => LenPart::False,
+                PartFast::Len { base, size, n, op } => LenPart::Len {
+                    base,
+                    size,
+                    n: n as i64,
+                    op,
+                },
+                PartFast::Other => return None,
+            };
+            t.parts[t.n] = part;
+            t.n += 1;
+            if matches!(part, LenPart::False) {
+                break;
+            }
+        }
+        Some(t)
+    }
+
     /// The condition at space `sp` (`None`: left to [`Machine::walk_ok`]).
     #[inline(always)]
     fn test(&mut self, g: &Game, s: &State, memo: (u64, u64), sp: u32) -> Option<bool> {
@@ -1589,6 +2029,116 @@ impl WalkFast {
             };
             if !ok {
                 return Some(false);
+            }
+        }
+        Some(true)
+    }
+}
+
+/// A board walk's condition at a space, answered without the general test (`None`: a
+/// space it does not answer).
+trait SpaceTest {
+    fn test(&mut self, m: &mut Machine, sp: u32) -> Option<bool>;
+
+    /// The spaces of `set` that meet the condition (`None`: one it does not answer).
+    #[inline(always)]
+    fn test_set(&mut self, m: &mut Machine, set: u64) -> Option<u64> {
+        let (mut left, mut ok) = (set, 0u64);
+        while left != 0 {
+            let sp = left.trailing_zeros();
+            left &= left - 1;
+            ok |= (self.test(m, sp)? as u64) << sp;
+        }
+        Some(ok)
+    }
+}
+
+/// Through the walk's [`WalkFast`] kept in the machine ([`Machine::fast_test`]): a paths
+/// walk's id and fixed parts' answers.
+impl SpaceTest for (&Game, &State, (usize, u32), (u64, u64)) {
+    #[inline(always)]
+    fn test(&mut self, m: &mut Machine, sp: u32) -> Option<bool> {
+        let (g, s, (kind, id), memo) = *self;
+        m.fast_test(g, s, kind, id, memo, sp)
+    }
+}
+
+impl SpaceTest for (LenTests, &State) {
+    #[inline(always)]
+    fn test(&mut self, _: &mut Machine, sp: u32) -> Option<bool> {
+        self.0.test(self.1, sp)
+    }
+
+    #[inline(always)]
+    fn test_set(&mut self, _: &mut Machine, set: u64) -> Option<u64> {
+        self.0.test_set(self.1, set)
+    }
+}
+
+/// A part of [`LenTests`].
+#[derive(Clone, Copy, Debug)]
+enum LenPart {
+    /// `count(zone[s]) op n`: the zone's first instance and the size of its dimension.
+    Len {
+        base: u32,
+        size: u32,
+        n: i64,
+        op: BinOp,
+    },
+    /// A fixed part known to be false.
+    False,
+}
+
+/// A [`WalkFast`] of parts that compare the count of `zone[s]` with a number and fixed parts
+/// already answered, with those answers in place ([`WalkFast::lens`]): the fixed parts found
+/// true are left out, the first found false ends the parts.
+#[derive(Clone, Copy, Debug)]
+struct LenTests {
+    parts: [LenPart; FAST_PARTS],
+    n: usize,
+}
+
+impl LenTests {
+    /// [`LenTests::test`] at each space of `set`: those that meet the condition (each part
+    /// read at the spaces that passed the parts before it).
+    #[inline(never)]
+    fn test_set(&self, s: &State, set: u64) -> Option<u64> {
+        let mut ok = set;
+        for p in &self.parts[..self.n] {
+            let LenPart::Len { base, size, n, op } = *p else {
+                return Some(0);
+            };
+            let mut left = ok;
+            while left != 0 {
+                let sp = left.trailing_zeros();
+                left &= left - 1;
+                if sp >= size {
+                    return None;
+                }
+                let len = s.zones.len(crate::ir::InstId(base + sp)) as i64;
+                if !super::compare::int_cmp(op, len, n)? {
+                    ok &= !(1u64 << sp);
+                }
+            }
+        }
+        Some(ok)
+    }
+
+    /// [`WalkFast::test`] at space `sp`.
+    #[inline(always)]
+    fn test(&self, s: &State, sp: u32) -> Option<bool> {
+        for p in &self.parts[..self.n] {
+            match *p {
+                LenPart::Len { base, size, n, op } => {
+                    if sp >= size {
+                        return None;
+                    }
+                    let len = s.zones.len(crate::ir::InstId(base + sp)) as i64;
+                    if !super::compare::int_cmp(op, len, n)? {
+                        return Some(false);
+                    }
+                }
+                LenPart::False => return Some(false),
             }
         }
         Some(true)

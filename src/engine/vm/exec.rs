@@ -488,12 +488,17 @@ impl Machine {
                 let steps = self.pop();
                 let from = self.pop();
                 self.paths(g, s, id, from, steps, locals, me)?;
+                *pc = self.count_walked(g, *pc, locals);
             }
             Op::IterGroup(id) => {
                 let start = self.pop();
                 self.group(g, s, id, start, locals, me)?;
+                *pc = self.count_walked(g, *pc, locals);
             }
-            Op::IterGroups(id) => self.groups(g, s, id, locals, me)?,
+            Op::IterGroups(id) => {
+                self.groups(g, s, id, locals, me)?;
+                *pc = self.count_walked(g, *pc, locals);
+            }
             Op::IterNext { slot, exit } => match self.next(g, s, p.span_at(*pc - 1))? {
                 Some(v) => {
                     if let Some(l) = locals.get_mut(slot as usize) {
