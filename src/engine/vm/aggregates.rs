@@ -141,14 +141,21 @@ impl Machine {
         {
             return false;
         }
-        let mut keys = [Value::None; WALK_KEYS];
-        for (k, &l) in keys.iter_mut().zip(&op.reads) {
-            *k = local(locals, l);
-        }
-        let ctx = (id, s.window.changes, s.decisions, s.current, me, keys);
-        w.again = w.ctx == Some(ctx);
+        // The same walk reads the same locals: only they are compared (the other keys are
+        // `none` both times).
+        w.again = matches!(&w.ctx, Some((i, changes, decisions, current, m, keys))
+            if *i == id
+                && *changes == s.window.changes
+                && *decisions == s.decisions
+                && *current == s.current
+                && *m == me
+                && op.reads.iter().zip(keys).all(|(&l, k)| local(locals, l) == *k));
         if !w.again {
-            w.ctx = Some(ctx);
+            let mut keys = [Value::None; WALK_KEYS];
+            for (k, &l) in keys.iter_mut().zip(&op.reads) {
+                *k = local(locals, l);
+            }
+            w.ctx = Some((id, s.window.changes, s.decisions, s.current, me, keys));
             w.answers.clear();
             w.answers.resize(len, 0);
         }
@@ -633,18 +640,54 @@ impl Machine {
         Ok(())
     }
 
-    /// After a board walk pushed its buffer iterator (the op before `pc`): when the ops from
-    /// `pc` are the loop of a `count` without filter or body (`IterNext` into a local,
-    /// `AccCount`, a `Jump` back to the `IterNext`), the elements are counted at once, each
-    /// costing its unit of work as through `IterNext` (the local left holding the last one),
-    /// and the op loop goes on past the loop; otherwise (or when the work left does not cover
-    /// them: the loop then runs and stops where it runs out) at `pc`.
+    /// The loop of a `count` without filter or body starting at `pc` (`IterNext` into a
+    /// local, `AccCount`, a `Jump` back to the `IterNext`): the local and the loop's exit.
+    #[inline(always)]
+    fn count_loop(g: &Game, pc: u32) -> Option<(u16, u32)> {
+        let ops = g.program.ops.get(pc as usize..pc as usize + 3)?;
+        match *ops {
+            [Op::IterNext { slot, exit }, Op::AccCount, Op::Jump(head)]
+                if head == pc && exit == pc + 3 =>
+            {
+                Some((slot, exit))
+            }
+            _ => None,
+        }
+    }
+
+    /// `n` elements, the last `last`, counted at once by a `count` loop (`count_loop`, the
+    /// count on top of the stack), each costing its unit of work as through `IterNext`, the
+    /// loop's local left holding the last one: the loop's exit. `None` (nothing done) when
+    /// the work left does not cover them (the loop then runs and stops where it runs out)
+    /// or the count is not a number that takes them.
+    #[inline(always)]
+    fn count_at_once(
+        &mut self,
+        (slot, exit): (u16, u32),
+        n: u32,
+        last: Value,
+        locals: &mut [Value],
+    ) -> Option<u32> {
+        let Some(Value::Int(count)) = self.stack.last_mut() else {
+            return None;
+        };
+        let sum = count.checked_add(n as i64)?;
+        if self.fuel < n as u64 {
+            return None;
+        }
+        *count = sum;
+        self.fuel -= n as u64;
+        if let (true, Some(l)) = (n > 0, locals.get_mut(slot as usize)) {
+            *l = last;
+        }
+        Some(exit)
+    }
+
+    /// After a board walk pushed its buffer iterator (the op before `pc`): when a `count`
+    /// loop follows (`count_loop`), its elements are counted at once (`count_at_once`) and
+    /// the iterator dropped; the position the op loop goes on at.
     pub(super) fn count_walked(&mut self, g: &Game, pc: u32, locals: &mut [Value]) -> u32 {
-        let ops = &g.program.ops;
-        let at = |k: u32| ops.get((pc + k) as usize).copied();
-        let (Some(Op::IterNext { slot, exit }), Some(Op::AccCount), Some(Op::Jump(head))) =
-            (at(0), at(1), at(2))
-        else {
+        let Some(lp) = Self::count_loop(g, pc) else {
             return pc;
         };
         let Some(&Iter::Buf { pos, end, .. }) = self.iters.last() else {
@@ -652,24 +695,15 @@ impl Machine {
         };
         let n = end.saturating_sub(pos);
         let last = match end.checked_sub(1).map(|i| self.buf.get(i as usize)) {
-            Some(Some(&v)) => Some(v),
-            _ => None,
+            Some(Some(&v)) => v,
+            _ => Value::None,
         };
-        let count = match self.stack.last_mut() {
-            Some(Value::Int(c)) => c,
-            _ => return pc,
-        };
-        match (head == pc && exit == pc + 3, count.checked_add(n as i64)) {
-            (true, Some(sum)) if self.fuel >= n as u64 => {
-                *count = sum;
-                self.fuel -= n as u64;
-                if let (true, Some(v), Some(l)) = (n > 0, last, locals.get_mut(slot as usize)) {
-                    *l = v;
-                }
+        match self.count_at_once(lp, n, last, locals) {
+            Some(exit) => {
                 self.stop();
                 exit
             }
-            _ => pc,
+            None => pc,
         }
     }
 
@@ -767,8 +801,11 @@ impl Machine {
         r
     }
 
-    /// `group(...)`: the connected spaces meeting the condition around `start`, in board
-    /// order, pushed as a buffer iterator.
+    /// `group(...)` (the op before `pc`): the connected spaces meeting the condition around
+    /// `start`, in board order, pushed as a buffer iterator, or counted at once by the
+    /// `count` loop that follows ([`Machine::count_walked`]); the position the op loop goes
+    /// on at.
+    #[allow(clippy::too_many_arguments)]
     #[inline(never)]
     pub(super) fn group(
         &mut self,
@@ -776,9 +813,10 @@ impl Machine {
         s: &State,
         id: u32,
         start: Value,
+        pc: u32,
         locals: &mut [Value],
         me: u8,
-    ) -> Eval<()> {
+    ) -> Eval<u32> {
         let op = &g.program.groups[id as usize];
         let start_buf = self.buf.len() as u32;
         let Value::Space(_, first) = start else {
@@ -787,7 +825,7 @@ impl Machine {
                 pos: start_buf,
                 end: start_buf,
             });
-            return Ok(());
+            return Ok(self.count_walked(g, pc, locals));
         };
         let board = &g.boards[op.board];
         let closing = board.closing(&s.consts);
@@ -798,7 +836,7 @@ impl Machine {
                 pos: start_buf,
                 end: start_buf,
             });
-            return Ok(());
+            return Ok(self.count_walked(g, pc, locals));
         }
         let kept = self.walk_answers(s, id, op, locals, me, board.len() as usize);
         let mut answers = if kept {
@@ -813,7 +851,17 @@ impl Machine {
                 self.walks.answers = answers;
                 self.walks.busy = false;
             }
-            return r;
+            // Flooded over bit sets: counted at once when a `count` loop follows, without
+            // listing the spaces.
+            let members = r?;
+            if let Some(lp) = Self::count_loop(g, pc) {
+                let last = Value::Space(op.board, 63u32.saturating_sub(members.leading_zeros()));
+                if let Some(exit) = self.count_at_once(lp, members.count_ones(), last, locals) {
+                    return Ok(exit);
+                }
+            }
+            self.push_spaces(op.board, members);
+            return Ok(pc);
         }
         let mut marks = std::mem::take(&mut self.marks);
         let mut walk = std::mem::take(&mut self.walk);
@@ -866,14 +914,16 @@ impl Machine {
             self.walks.answers = answers;
             self.walks.busy = false;
         }
-        self.push_listed(marks, walk, start_buf, result)
+        self.push_listed(marks, walk, start_buf, result)?;
+        Ok(self.count_walked(g, pc, locals))
     }
 
-    /// [`Machine::group`] from `first` on a board of at most 64 spaces: the same flood (the
-    /// same spaces tested in the same order, one unit of work per space taken from the
-    /// stack, the answers kept in `answers` when it holds one per space), its marks held in
-    /// bit sets and its stack in a fixed array, and the group pushed in board order from its
-    /// set, without sorting the buffer.
+    /// [`Machine::group`] from `first` on a board of at most 64 spaces: the group as a set.
+    /// Flooded over the neighbours' sets when every space is answered without the general
+    /// test ([`Machine::group_flood`]), its units of work spent after it; otherwise the
+    /// same flood as on a larger board (the same spaces tested in the same order, one unit
+    /// of work per space taken from the stack, the answers kept in `answers` when it holds
+    /// one per space), its marks held in bit sets.
     #[allow(clippy::too_many_arguments)]
     fn group_small(
         &mut self,
@@ -885,19 +935,20 @@ impl Machine {
         answers: &mut [u8],
         locals: &mut [Value],
         me: u8,
-    ) -> Eval<()> {
+    ) -> Eval<u64> {
         let op = &g.program.groups[id as usize];
         let mut memo = (0, 0);
         // A flood whose every space the answers kept or the resolved condition answer reads
         // the game and nothing else: flooded without its units of work, spent together
         // after it (the same number: one per space reached, the same error when they run
         // out).
-        if let Some((members, reached)) =
-            self.group_flood(first, (starts, adj), answers, (g, s, (1, id), memo))
-        {
-            self.spend_n(reached as u64)?;
-            self.push_spaces(op.board, members);
-            return Ok(());
+        let near = g.boards[op.board].near(g.boards[op.board].closing(&s.consts));
+        if near.len() + 1 == starts.len() {
+            let test = (g, s, (1, id), memo);
+            if let Some((members, reached)) = self.group_flood(first, near, answers, test) {
+                self.spend_n(reached as u64)?;
+                return Ok(members);
+            }
         }
         let mut stack = std::mem::take(&mut self.walk);
         stack.clear();
@@ -944,29 +995,19 @@ impl Machine {
         }
         self.walk = stack;
         result?;
-        let start_buf = self.buf.len() as u32;
-        while members != 0 {
-            self.buf
-                .push(Value::Space(op.board, members.trailing_zeros()));
-            members &= members - 1;
-        }
-        self.iters.push(Iter::Buf {
-            start: start_buf,
-            pos: start_buf,
-            end: self.buf.len() as u32,
-        });
-        Ok(())
+        Ok(members)
     }
 
-    /// The group around `first` on a board of at most 64 spaces, each space answered from
-    /// `answers` (when it holds one per space) or by `test`, whose answers it keeps there:
+    /// The group around `first` on a board of at most 64 spaces whose neighbours are the sets
+    /// `near` ([`Board::near`]), each space answered from `answers` (when it holds one per
+    /// space) or by `test`, whose answers it keeps there:
     /// (the group, the number of spaces reached: the group and the spaces next to it, or
     /// `first` alone). `None`: a space `test` does not answer.
     #[inline(always)]
     fn group_flood(
         &mut self,
         first: u32,
-        (starts, adj): (&[u32], &[u32]),
+        near: &[u64],
         answers: &mut [u8],
         mut test: impl SpaceTest,
     ) -> Option<(u64, u32)> {
@@ -988,13 +1029,9 @@ impl Machine {
                 continue;
             }
             members |= 1u64 << sp;
-            let row = adj
-                .get(*starts.get(sp as usize)? as usize..*starts.get(sp as usize + 1)? as usize)?;
-            for &nb in row {
-                let bit = 1u64 << (nb & 63);
-                todo |= bit & !seen;
-                seen |= bit;
-            }
+            let next = *near.get(sp as usize)?;
+            todo |= next & !seen;
+            seen |= next;
         }
         Some((members, seen.count_ones()))
     }

@@ -492,8 +492,7 @@ impl Machine {
             }
             Op::IterGroup(id) => {
                 let start = self.pop();
-                self.group(g, s, id, start, locals, me)?;
-                *pc = self.count_walked(g, *pc, locals);
+                *pc = self.group(g, s, id, start, *pc, locals, me)?;
             }
             Op::IterGroups(id) => {
                 self.groups(g, s, id, locals, me)?;
