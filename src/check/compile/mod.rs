@@ -233,6 +233,14 @@ impl Reads {
         }
     }
 
+    /// What `e` reads itself and through the set kinds its aggregates score.
+    fn of(e: &Expr, sets: &[Reads]) -> Reads {
+        let mut r = Reads::default();
+        r.expr(e);
+        r.sets(e, sets);
+        r
+    }
+
     /// Adds what the set kinds scored by `e`'s aggregates read.
     fn sets(&mut self, e: &Expr, sets: &[Reads]) {
         e.visit(&mut |x| {
@@ -289,16 +297,7 @@ fn def_reads(g: &Game, frozen: &[VarId]) -> (Families, Vec<(bool, u64)>, Vec<u64
             r
         })
         .collect();
-    let defs: Vec<Reads> = g
-        .defs
-        .iter()
-        .map(|d| {
-            let mut r = Reads::default();
-            r.expr(&d.body);
-            r.sets(&d.body, &sets);
-            r
-        })
-        .collect();
+    let defs: Vec<Reads> = g.defs.iter().map(|d| Reads::of(&d.body, &sets)).collect();
     let actions: Vec<Option<Reads>> = g
         .actions
         .iter()
@@ -306,13 +305,12 @@ fn def_reads(g: &Game, frozen: &[VarId]) -> (Families, Vec<(bool, u64)>, Vec<u64
             if a.sequence {
                 return None;
             }
-            let mut r = Reads::default();
+            let mut r = a
+                .guard
+                .as_ref()
+                .map_or_else(Reads::default, |e| Reads::of(e, &sets));
             for b in &a.params {
                 r.coll(&b.coll);
-            }
-            if let Some(e) = &a.guard {
-                r.expr(e);
-                r.sets(e, &sets);
             }
             Some(r)
         })
@@ -320,12 +318,7 @@ fn def_reads(g: &Game, frozen: &[VarId]) -> (Families, Vec<(bool, u64)>, Vec<u64
     let triggers: Vec<Reads> = g
         .triggers
         .iter()
-        .map(|t| {
-            let mut r = Reads::default();
-            r.expr(&t.test);
-            r.sets(&t.test, &sets);
-            r
-        })
+        .map(|t| Reads::of(&t.test, &sets))
         .collect();
     let read = defs.iter().chain(actions.iter().flatten()).chain(&triggers);
     let fam = families(g, frozen, read.flat_map(|r| &r.parts));
