@@ -326,8 +326,8 @@ impl State {
         if old == v {
             return;
         }
-        if let Some(b) = p.families.field(f).filter(|_| p.families.on) {
-            self.stamps.write(b);
+        if p.families.on {
+            self.stamps.write(p.families.field(f));
         }
         if p.field_indexes.is_empty() {
             return;

@@ -957,10 +957,10 @@ pub struct CDef {
 pub struct Family;
 
 impl Family {
-    /// Bits `0..ROOM` go to the variables written after setup, zones and written fields
-    /// that some function or action guard reads.
+    /// Bits `0..ROOM` go to the variables written after setup, zones and field numbers that
+    /// some function, action guard or trigger reads.
     pub const ROOM: u32 = 60;
-    /// The parts no function or action guard reads.
+    /// The parts no function, action guard or trigger reads.
     pub const UNREAD: u32 = 60;
     /// The variables only `setup` writes.
     pub const SETUP: u32 = 61;
@@ -977,22 +977,18 @@ pub struct Families {
     pub var: Vec<u8>,
     /// Per zone.
     pub zone: Vec<u8>,
-    /// Per field number: `NONE` when no procedure writes a field with that number and none
-    /// is secret (it never changes once the match starts).
+    /// Per field number (that field of every type).
     pub field: Vec<u8>,
     /// Per zone instance: its zone's bit.
     pub inst: Vec<u8>,
     /// The bits of all zones.
     pub all_zones: u64,
     /// Whether anything reads the stamps (some function is remembered, or the game has
-    /// windows): otherwise writes do not stamp.
+    /// windows or triggers): otherwise writes do not stamp.
     pub on: bool,
 }
 
 impl Families {
-    /// A field number whose fields never change.
-    pub const NONE: u8 = u8::MAX;
-
     /// The bit of a variable.
     #[inline(always)]
     pub fn var(&self, v: VarId) -> u32 {
@@ -1014,14 +1010,12 @@ impl Families {
             .get(i.0 as usize)
             .map_or(Family::WHERE, |&b| b as u32)
     }
-    /// The bit of a field number, `None` for one that never changes.
+    /// The bit of a field number.
     #[inline(always)]
-    pub fn field(&self, f: u16) -> Option<u32> {
-        match self.field.get(f as usize) {
-            Some(&Self::NONE) => None,
-            Some(&b) => Some(b as u32),
-            None => Some(Family::WHERE),
-        }
+    pub fn field(&self, f: u16) -> u32 {
+        self.field
+            .get(f as usize)
+            .map_or(Family::WHERE, |&b| b as u32)
     }
 }
 

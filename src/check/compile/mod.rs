@@ -263,7 +263,7 @@ impl Reads {
                 Part::Var(v) => 1 << fam.var(v),
                 Part::Zone(z) => 1 << fam.zone(z),
                 Part::AnyZone => fam.all_zones,
-                Part::Field(f) => fam.field(f).map_or(0, |b| 1 << b),
+                Part::Field(f) => 1 << fam.field(f),
                 Part::Where => 1 << Family::WHERE,
                 Part::Current => 1 << Family::CURRENT,
             }
@@ -302,6 +302,9 @@ fn def_reads(g: &Game, frozen: &[VarId]) -> (Families, Vec<(bool, u64)>, Vec<u64
         .actions
         .iter()
         .map(|a| {
+            // A sequence action's options depend on the runs its effect explores (the
+            // generator included, which has no stamp): its window answers are never reused
+            // unless nothing at all was written (`u64::MAX` below).
             if a.sequence {
                 return None;
             }
@@ -388,12 +391,11 @@ fn fuse_loops(mut steps: Vec<Step>) -> Vec<Step> {
 /// Tells compiled programs apart (for caches kept outside a state).
 static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
-/// The family bits ([`Families`]): each part of the state some function or action guard
-/// reads (`read`) has a bit of its own, shared past [`Family::ROOM`]: variables written after
-/// setup, zones (all of them when one is read unnamed) and field numbers some procedure
-/// writes (or that are secret: a view deals them). The variables only setup writes share one
-/// bit, parts nothing reads another; fields with other numbers never change once the match
-/// starts and have none.
+/// The family bits ([`Families`]): each part of the state some function, action guard or
+/// trigger reads (`read`) has a bit of its own, shared past [`Family::ROOM`]: variables
+/// written after setup, zones (all of them when one is read unnamed) and field numbers. The
+/// variables only setup writes share one bit, parts nothing reads another. Every write stamps,
+/// whoever writes (procedures compiled later, such as a scenario's `setup { }`, included).
 fn families<'r>(g: &Game, frozen: &[VarId], read: impl Iterator<Item = &'r Part>) -> Families {
     let (mut vars, mut zones, mut fields) = (
         vec![false; g.vars.len()],
@@ -407,21 +409,6 @@ fn families<'r>(g: &Game, frozen: &[VarId], read: impl Iterator<Item = &'r Part>
             Part::AnyZone => zones.iter_mut().for_each(|z| *z = true),
             Part::Field(f) => fields[f as usize] = true,
             Part::Where | Part::Current => {}
-        }
-    }
-    let mut written = vec![false; fields.len()];
-    for t in g.types.iter() {
-        for (i, f) in t.fields.iter().enumerate() {
-            written[i] |= f.seen_by.is_some();
-        }
-    }
-    for proc in g.procs.iter() {
-        for i in &proc.code {
-            if let Instr::Assign { target, .. } | Instr::Roll { target, .. } = i {
-                if let LValue::Field { field: f, .. } = target {
-                    written[*f as usize] = true;
-                }
-            }
         }
     }
     let mut next = 0u32;
@@ -445,11 +432,7 @@ fn families<'r>(g: &Game, frozen: &[VarId], read: impl Iterator<Item = &'r Part>
         })
         .collect();
     let zone: Vec<u8> = zones.iter().map(|&r| bit(r)).collect();
-    let field = fields
-        .iter()
-        .zip(&written)
-        .map(|(&r, &w)| if w { bit(r) } else { Families::NONE })
-        .collect();
+    let field = fields.iter().map(|&r| bit(r)).collect();
     let all_zones = zone.iter().fold(0, |m, &b| m | 1u64 << b);
     Families {
         var,
