@@ -108,17 +108,17 @@ pub struct State {
     #[serde(default)]
     pub(crate) window: WindowState,
     pub(crate) outcome: Option<Outcome>,
-    /// When each family of the state ([`crate::ir::vm::Family`]) was last written, and who this state is:
-    /// remembered function results are kept from one decision to the next while what they
-    /// read is unchanged ([`Stamps`]).
+    /// When each family of the state ([`crate::ir::vm::Family`]) was last written, and
+    /// which state this is: remembered answers are kept from one decision to the next while
+    /// what they read is unchanged ([`Stamps`]).
     #[serde(skip)]
     pub(crate) stamps: Stamps,
 }
 
-/// The write stamps of a state's families ([`crate::ir::vm::Family`]). Every write of a variable, a field, a
-/// zone's contents or order, or `current` that changes it counts one on the clock and stamps
-/// its family with it; a function result computed at clock `t` is still valid while every
-/// family it reads has a stamp of at most `t`. `lineage` names the sequence of states one
+/// The write stamps of a state's families ([`crate::ir::vm::Family`]). Every write of a
+/// variable, a field, a zone's contents or order, or `current` that changes it counts one on
+/// the clock and stamps its family with it; an answer computed at clock `t` is still valid
+/// while every family it reads has a stamp of at most `t`. `lineage` names the sequence of states one
 /// state went through: a clone, a copy or a loaded state starts a new one (nothing is
 /// remembered for it), so a result is never read for a state it was not computed on.
 #[derive(Debug)]

@@ -11,11 +11,12 @@
 //! [`CALL_SLOTS`] entries (a newer result takes the place of an older one with the same hash).
 //! A remembered call costs no work units (fuel). The table is allocated once per thread.
 //! An entry also serves later listings of the same state (by its lineage,
-//! [`crate::engine::state::Stamps`]) while none of the families of the state the function
-//! reads ([`crate::ir::vm::CDef::reads`]) has been written since it was computed. Functions whose aggregates fold zones are
-//! not called at all in guards and function bodies: they are compiled in place of their
-//! calls there (`check/compile/expr.rs`, `inline_walk`), since walking such a zone, mostly
-//! empty or short, costs less than a look-up in this table.
+//! [`crate::engine::state::Stamps`]), and calls from its flow, while none of the families of
+//! the state the function reads ([`crate::ir::vm::CDef::reads`]) has been written since it
+//! was computed. Functions whose aggregates fold zones are not called at all in guards and
+//! function bodies: they are compiled in place of their calls there
+//! (`check/compile/expr.rs`, `inline_walk`), since walking such a zone, mostly empty or
+//! short, costs less than a look-up in this table.
 
 use super::*;
 use std::hash::{Hash, Hasher};
