@@ -118,9 +118,9 @@ pub struct State {
 /// The write stamps of a state's families ([`crate::ir::vm::Family`]). Every write of a
 /// variable, a field, a zone's contents or order, or `current` that changes it counts one on
 /// the clock and stamps its family with it; an answer computed at clock `t` is still valid
-/// while every family it reads has a stamp of at most `t`. `lineage` names the sequence of states one
-/// state went through: a clone, a copy or a loaded state starts a new one (nothing is
-/// remembered for it), so a result is never read for a state it was not computed on.
+/// while every family it reads has a stamp of at most `t`. `lineage` names the sequence of
+/// states one state went through: a clone, a copy or a loaded state starts a new one (nothing
+/// is remembered for it), so an answer is never read for a state it was not computed on.
 #[derive(Debug)]
 pub(crate) struct Stamps {
     pub lineage: u64,
