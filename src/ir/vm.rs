@@ -324,6 +324,17 @@ pub enum FastCmp {
     },
     /// A variable without index (a slot) against a literal of the pool: `rolled == wild`.
     SlotLit { slot: u32, lit: u32, ne: bool },
+    /// A field of the component in a local against a literal of the pool:
+    /// `card.kind == number`.
+    FieldLit { l: u16, f: u16, lit: u32, ne: bool },
+    /// A field of the component in a local against a small number: `true` only when the
+    /// field holds a number (`==` and `!=` against anything else are left to the general
+    /// path), as [`FastCmp::AtInt`]: `o.markers > 0`.
+    FieldInt { l: u16, f: u16, n: i32, op: BinOp },
+    /// A local against a literal of the pool: `way == pull`.
+    LocalLit { l: u16, lit: u32, ne: bool },
+    /// A local against a small number, as [`FastCmp::FieldInt`]: `n > 0`.
+    LocalInt { l: u16, n: i32, op: BinOp },
     /// Any other shape.
     Other,
 }
@@ -343,6 +354,13 @@ impl FastCmp {
         {
             return FastCmp::LenInt { z, n, op: c.op };
         }
+        match (c.a, c.b) {
+            (Operand::LocalField(l, f), Operand::Int(n)) => {
+                return FastCmp::FieldInt { l, f, n, op: c.op }
+            }
+            (Operand::Local(l), Operand::Int(n)) => return FastCmp::LocalInt { l, n, op: c.op },
+            _ => {}
+        }
         let ne = match c.op {
             BinOp::Eq => false,
             BinOp::Ne => true,
@@ -360,8 +378,13 @@ impl FastCmp {
                 _ => FastCmp::Other,
             };
         }
-        if let (Operand::Slot(slot), Operand::Lit(lit)) = (c.a, c.b) {
-            return FastCmp::SlotLit { slot, lit, ne };
+        match (c.a, c.b) {
+            (Operand::Slot(slot), Operand::Lit(lit)) => return FastCmp::SlotLit { slot, lit, ne },
+            (Operand::LocalField(l, f), Operand::Lit(lit)) => {
+                return FastCmp::FieldLit { l, f, lit, ne }
+            }
+            (Operand::Local(l), Operand::Lit(lit)) => return FastCmp::LocalLit { l, lit, ne },
+            _ => {}
         }
         match (at(c.a), at(c.b), c.b) {
             (Some(at), _, Operand::Me) => FastCmp::AtMe { at, ne },

@@ -242,8 +242,37 @@ pub(super) fn fast_cmp(g: &Game, s: &State, i: u32, locals: &[Value], me: u8) ->
         FastCmp::SlotLit { slot, lit, ne } => {
             ne ^ (*s.vars.get(slot as usize)? == *g.program.lits.get(lit as usize)?)
         }
+        FastCmp::FieldLit { l, f, lit, ne } => {
+            ne ^ (*local_field(g, s, l, f, locals)? == *g.program.lits.get(lit as usize)?)
+        }
+        FastCmp::FieldInt { l, f, n, op } => match *local_field(g, s, l, f, locals)? {
+            Value::Int(x) => int_cmp(op, x, n as i64)?,
+            _ => return None,
+        },
+        FastCmp::LocalLit { l, lit, ne } => {
+            ne ^ (*locals.get(l as usize)? == *g.program.lits.get(lit as usize)?)
+        }
+        FastCmp::LocalInt { l, n, op } => match *locals.get(l as usize)? {
+            Value::Int(x) => int_cmp(op, x, n as i64)?,
+            _ => return None,
+        },
         FastCmp::Other => return None,
     })
+}
+
+/// Where field `f` of the component in local `l` lies (`None`: the local holds no component,
+/// or one without that field: left to the general path, which tells why).
+#[inline(always)]
+fn local_field<'a>(g: &Game, s: &'a State, l: u16, f: u16, locals: &[Value]) -> Option<&'a Value> {
+    let Value::Comp(c) = *locals.get(l as usize)? else {
+        return None;
+    };
+    let comp = g.comps.get(c)?;
+    if (f as usize) < comp.fields.len() {
+        s.fields.get(comp.field_base as usize + f as usize)
+    } else {
+        None
+    }
 }
 
 /// [`Operand::TopField`] read in place: field `f` of the top component of the zone
