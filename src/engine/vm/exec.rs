@@ -862,6 +862,61 @@ fn zone_me(g: &Game, z: ZoneId, me: u8) -> Eval<InstId> {
     Ok(InstId(zone.base.0 + me as u32))
 }
 
+/// The iterator of a collection of one of the common shapes of a parameter, read without
+/// the op loop: a zone without index or indexed by `me` or a local, an enum's values, the
+/// seats (`None`: another shape, or an index that does not read: the op loop runs the code
+/// and tells why).
+#[inline(always)]
+pub(super) fn quick_iter(
+    g: &Game,
+    s: &State,
+    code: Code,
+    locals: &[Value],
+    me: u8,
+) -> Option<Iter> {
+    let ops = g.program.ops.get(code.start as usize..code.end as usize)?;
+    let inst = match *ops {
+        [Op::IterEnum(e)] => {
+            return Some(Iter::Values {
+                e,
+                next: 0,
+                end: g.enums.get(e)?.values.len() as u16,
+            })
+        }
+        [Op::IterPlayers] => {
+            return Some(Iter::Seats {
+                next: 0,
+                end: s.players,
+            })
+        }
+        [Op::Inst(i), Op::IterZone] => i,
+        [Op::ZoneMe(z), Op::IterZone] => {
+            let zone = g.zones.get(z)?;
+            if me as u32 >= zone.sizes.first().copied()? {
+                return None;
+            }
+            InstId(zone.base.0 + me as u32)
+        }
+        [Op::ZoneLocal(z, l), Op::IterZone] => {
+            let zone = g.zones.get(z)?;
+            let i = match *locals.get(l as usize)? {
+                Value::Player(p) => p as u32,
+                Value::Enum(_, i) => i as u32,
+                Value::Space(_, i) => i,
+                _ => return None,
+            };
+            if i >= zone.sizes.first().copied()? {
+                return None;
+            }
+            InstId(zone.base.0 + i)
+        }
+        _ => return None,
+    };
+    Some(Iter::Zone {
+        next: s.zones.bottom(inst),
+    })
+}
+
 /// `var[me]` of a variable of one dimension ([`Op::VarMe`]), failing as [`Op::Var`] would.
 #[inline(always)]
 fn var_me(g: &Game, s: &State, v: VarId, me: u8) -> Eval<Value> {

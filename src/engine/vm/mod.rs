@@ -367,6 +367,8 @@ impl Machine {
     }
 
     /// Starts walking a compiled collection: its iterator is on top of the iterator stack.
+    /// The common collections of a parameter (a zone without index or indexed by `me` or a
+    /// local, an enum, the players) are started here, without the op loop.
     pub(crate) fn start(
         &mut self,
         g: &Game,
@@ -375,6 +377,10 @@ impl Machine {
         locals: &mut [Value],
         me: u8,
     ) -> Eval<()> {
+        if let Some(it) = exec::quick_iter(g, s, coll, locals, me) {
+            self.iters.push(it);
+            return Ok(());
+        }
         self.run_code(g, s, coll, locals, me)
     }
 
@@ -386,8 +392,29 @@ impl Machine {
     }
 
     /// The next element of the top iterator, or `None` (and the iterator dropped) when it is
-    /// done. Each element costs a unit of work.
+    /// done. Each element costs a unit of work. A zone's components step here, the other
+    /// walks (and running out of work, with its error) in [`Machine::next_any`].
+    #[inline(always)]
     pub(crate) fn next(&mut self, g: &Game, s: &State, span: Option<Span>) -> Eval<Option<Value>> {
+        if let (Some(Iter::Zone { next }), true) = (self.iters.last_mut(), self.fuel > 0) {
+            return Ok(match *next {
+                Some(c) => {
+                    *next = s.zones.above(c);
+                    self.fuel -= 1;
+                    Some(Value::Comp(c))
+                }
+                None => {
+                    self.iters.pop();
+                    None
+                }
+            });
+        }
+        self.next_any(g, s, span)
+    }
+
+    /// [`Machine::next`] for any walk.
+    #[inline(never)]
+    fn next_any(&mut self, g: &Game, s: &State, span: Option<Span>) -> Eval<Option<Value>> {
         let Some(it) = self.iters.last_mut() else {
             return Ok(None);
         };
