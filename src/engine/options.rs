@@ -5,7 +5,7 @@ use super::vm::{with_machine, Eval, Machine};
 use super::*;
 use crate::ir::vm::{
     At, CBind, COptions, FastCmp, Narrow, Op, Part, Program, Same, SameRead, Scan, ScanDim, Step,
-    ZoneAt,
+    Twin, ZoneAt,
 };
 use crate::ir::*;
 use crate::ops::BinOp;
@@ -1374,14 +1374,19 @@ impl Game {
     /// components are offered once: the lowest).
     fn offered_before(&self, st: &State, v: Value, seat: u8) -> bool {
         let Value::Comp(c) = v else { return false };
-        if !self
-            .program
-            .twins
-            .get(c.0 as usize)
-            .copied()
-            .unwrap_or(true)
-        {
-            return false;
+        match self.program.twins.get(c.0 as usize) {
+            Some(Twin::No) => return false,
+            Some(&Twin::Class(class)) => {
+                let mut below = st.zones.below(c);
+                while let Some(o) = below {
+                    if self.program.twins.get(o.0 as usize) == Some(&Twin::Class(class)) {
+                        return true;
+                    }
+                    below = st.zones.below(o);
+                }
+                return false;
+            }
+            _ => {}
         }
         let comp = &self.comps[c];
         let secret = self.types[comp.ty]

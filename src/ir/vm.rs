@@ -1102,6 +1102,18 @@ pub struct FieldIndex {
     pub codes: u32,
 }
 
+/// Whether a component may look the same as another of its type ([`Program::twins`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Twin {
+    /// Never: no other component of its type ever has the same fields.
+    No,
+    /// When its fields equal another's (some of its type's fields are written or secret).
+    Fields,
+    /// Always the same as the components of its class (the first of them, by id): its
+    /// type's fields are never written nor secret, and these start with the same values.
+    Class(u32),
+}
+
 /// Everything the engine runs.
 #[derive(Clone, Debug, Default)]
 pub struct Program {
@@ -1156,8 +1168,8 @@ pub struct Program {
     /// Indexed variables.
     pub indexes: Vec<ValueIndex>,
     /// Per component: whether it may look the same as another of its type (otherwise it is
-    /// never a copy of one offered before it; see `twins` in the compiler).
-    pub twins: Vec<bool>,
+    /// never a copy of one offered before it; see `twins` in the compiler), and how.
+    pub twins: Vec<Twin>,
     /// Whether some function's results are remembered ([`CDef::remember`]).
     pub remember: bool,
     /// Indexed component fields (their bits follow the variables' in the state's index).

@@ -473,7 +473,7 @@ fn frozen_vars(g: &Game) -> Vec<VarId> {
 /// secret field, or with a field some procedure writes (setup and scenarios included), may;
 /// otherwise its fields never change and it may only if another component of its type starts
 /// with the same values.
-fn twins(g: &Game) -> Vec<bool> {
+fn twins(g: &Game) -> Vec<Twin> {
     let mut written = vec![false; g.types.len()];
     for proc in g.procs.iter() {
         for i in &proc.code {
@@ -497,11 +497,16 @@ fn twins(g: &Game) -> Vec<bool> {
         let (a, b) = (&g.comps[a], &g.comps[b]);
         a.ty == b.ty && a.fields == b.fields
     };
-    let mut out = vec![true; g.comps.len()];
+    let mut out = vec![Twin::Fields; g.comps.len()];
+    let mut class = 0;
     for (k, &id) in order.iter().enumerate() {
         if fixed(&g.comps[id]) {
-            out[id.0 as usize] =
+            if k == 0 || !same(order[k - 1], id) {
+                class = id.0;
+            }
+            let twin =
                 (k > 0 && same(order[k - 1], id)) || order.get(k + 1).is_some_and(|&n| same(n, id));
+            out[id.0 as usize] = if twin { Twin::Class(class) } else { Twin::No };
         }
     }
     out
