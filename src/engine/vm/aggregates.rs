@@ -576,8 +576,11 @@ impl Machine {
                 Some((i, Some(f))) if *i == id => f.lens(memo),
                 _ => None,
             };
-            let done = match lens {
-                Some(lens) => self.paths_dfs(&mut walk, start, n, (lens, s)),
+            // Parts that only ask whether `zone[s]` is empty are answered for every space
+            // at once from the zones' bit set of the instances that hold something.
+            let done = match lens.map(|l| (l.passing(s), l)) {
+                Some((Some(known), _)) => self.paths_dfs(&mut walk, start, n, known),
+                Some((None, lens)) => self.paths_dfs(&mut walk, start, n, (lens, s)),
                 None => self.paths_dfs(&mut walk, start, n, (g, s, (0, id), memo)),
             };
             if done.is_some() {
@@ -2136,6 +2139,30 @@ struct LenTests {
 }
 
 impl LenTests {
+    /// The condition at every space at once when each part asks only whether `zone[s]` is
+    /// empty (the answer for a count of 0 and one answer for every count from 1): the
+    /// spaces it answers and those of them that meet it, read from the zones' bit set of
+    /// the instances that hold something ([`crate::engine::zones::Zones::held`]).
+    #[inline(always)]
+    fn passing(&self, s: &State) -> Option<Known> {
+        let (mut valid, mut pass) = (u64::MAX, u64::MAX);
+        for p in &self.parts[..self.n] {
+            let LenPart::Len { base, size, n, op } = *p else {
+                return Some(Known { valid, pass: 0 });
+            };
+            let (empty, held) = emptiness(op, n)?;
+            let full = s.zones.held(base, size.min(64))?;
+            let size_mask = match size {
+                64.. => u64::MAX,
+                _ => (1u64 << size) - 1,
+            };
+            valid &= size_mask;
+            let part = (if empty { !full } else { 0 }) | (if held { full } else { 0 });
+            pass &= part & size_mask;
+        }
+        Some(Known { valid, pass })
+    }
+
     /// [`LenTests::test`] at each space of `set`: those that meet the condition (each part
     /// read at the spaces that passed the parts before it).
     #[inline(never)]
@@ -2179,6 +2206,41 @@ impl LenTests {
             }
         }
         Some(true)
+    }
+}
+
+/// `count(zone[s]) op n` as a question of emptiness: its answers for an empty zone and for
+/// every zone holding one component or more (`None`: the answer depends on how many).
+#[inline(always)]
+fn emptiness(op: BinOp, n: i64) -> Option<(bool, bool)> {
+    let empty = super::compare::int_cmp(op, 0, n)?;
+    let one = super::compare::int_cmp(op, 1, n)?;
+    let same = match op {
+        BinOp::Eq | BinOp::Ne => n < 1,
+        // monotone in the count: the same answer at 1 and at the most a zone can hold
+        _ => super::compare::int_cmp(op, u32::MAX as i64, n)? == one,
+    };
+    same.then_some((empty, one))
+}
+
+/// A walk condition known at every space ([`LenTests::passing`]): the spaces it answers
+/// (others are left to the general test) and those of them that meet it.
+#[derive(Clone, Copy, Debug)]
+struct Known {
+    valid: u64,
+    pass: u64,
+}
+
+impl SpaceTest for Known {
+    #[inline(always)]
+    fn test(&mut self, _: &mut Machine, sp: u32) -> Option<bool> {
+        let bit = 1u64.checked_shl(sp)?;
+        (self.valid & bit != 0).then_some(self.pass & bit != 0)
+    }
+
+    #[inline(always)]
+    fn test_set(&mut self, _: &mut Machine, set: u64) -> Option<u64> {
+        (set & !self.valid == 0).then_some(set & self.pass)
     }
 }
 
