@@ -579,7 +579,10 @@ impl Machine {
             // Parts that only ask whether `zone[s]` is empty are answered for every space
             // at once from the zones' bit set of the instances that hold something.
             let done = match lens.map(|l| (l.passing(s), l)) {
-                Some((Some(known), _)) => self.paths_dfs(&mut walk, start, n, known),
+                Some((Some(known), _)) => match paths_known(&mut walk, start, n, known) {
+                    Some(()) => Some(()),
+                    None => self.paths_dfs(&mut walk, start, n, known),
+                },
                 Some((None, lens)) => self.paths_dfs(&mut walk, start, n, (lens, s)),
                 None => self.paths_dfs(&mut walk, start, n, (g, s, (0, id), memo)),
             };
@@ -2221,6 +2224,74 @@ fn emptiness(op: BinOp, n: i64) -> Option<(bool, bool)> {
         _ => super::compare::int_cmp(op, u32::MAX as i64, n)? == one,
     };
     same.then_some((empty, one))
+}
+
+/// The most steps of a path walked by [`paths_known`].
+const KNOWN_STEPS: usize = 8;
+
+/// [`Machine::paths_dfs`] when the condition is known at every space of the board (`known`
+/// answers them all): the same paths, the same ends and the same steps counted (each space
+/// a path reaches with steps left adds its number of neighbours), without asking the
+/// condition on the way, the stack in a small array. `None` (nothing counted): a space
+/// `known` does not answer, or a path of more than [`KNOWN_STEPS`] steps.
+#[inline(always)]
+fn paths_known(walk: &mut BitWalk, start: u32, n: u32, known: Known) -> Option<()> {
+    let (sets, starts) = (walk.near, walk.starts);
+    let board = match sets.len() {
+        64 => u64::MAX,
+        k => (1u64 << k) - 1,
+    };
+    if board & !known.valid != 0 || n as usize > KNOWN_STEPS || n == 0 {
+        return None;
+    }
+    let deg = |sp: u32| -> Option<u64> {
+        let (a, b) = (*starts.get(sp as usize)?, *starts.get(sp as usize + 1)?);
+        Some(b.wrapping_sub(a) as u64)
+    };
+    let ok = known.pass;
+    let mut seen = 1u64 << start;
+    let first = *sets.get(start as usize)?;
+    let mut steps = deg(start)?;
+    let mut found = 0u64;
+    if n == 1 {
+        found = first & !seen & ok;
+    } else {
+        // Per depth: the spaces (meeting the condition) not yet walked to from `at[d]`.
+        let mut left = [0u64; KNOWN_STEPS];
+        let mut at = [0u32; KNOWN_STEPS];
+        let mut d = 0usize;
+        (left[0], at[0]) = (first & !seen & ok, start);
+        loop {
+            let l = left[d];
+            if l == 0 {
+                if d == 0 {
+                    break;
+                }
+                seen &= !(1u64 << at[d]);
+                d -= 1;
+                continue;
+            }
+            let nb = l.trailing_zeros();
+            left[d] = l & (l - 1);
+            let bit = 1u64 << nb;
+            let next = *sets.get(nb as usize)?;
+            steps += deg(nb)?;
+            // The path to `nb` has d + 1 steps: one step less than `n` ends at its
+            // neighbours at once.
+            if d as u32 + 2 == n {
+                found |= next & !seen & !bit & ok;
+                continue;
+            }
+            d += 1;
+            seen |= bit;
+            (left[d], at[d]) = (next & !seen & ok, nb);
+        }
+    }
+    walk.steps += steps;
+    walk.found |= found;
+    walk.known = board;
+    walk.ok = ok & board;
+    Some(())
 }
 
 /// A walk condition known at every space ([`LenTests::passing`]): the spaces it answers
