@@ -21,8 +21,10 @@ pub(crate) struct WalkMemo {
     /// The address of the state the flow runs on (0: none, nothing is kept).
     scope: usize,
     ctx: Option<WalkCtx>,
-    /// Per space: 0 (not known), 1 (false) or 2 (true).
+    /// Per space: 0 (not known), 1 (false) or 2 (true); on a board of at most 64 spaces
+    /// `bits` instead: the spaces known and those of them found true.
     answers: Vec<u8>,
+    bits: (u64, u64),
     /// A group walk holds `answers`: a group flooded inside its condition keeps none (it
     /// would take the other's answers or leave its own context on them).
     busy: bool,
@@ -156,8 +158,11 @@ impl Machine {
                 *k = local(locals, l);
             }
             w.ctx = Some((id, s.window.changes, s.decisions, s.current, me, keys));
-            w.answers.clear();
-            w.answers.resize(len, 0);
+            w.bits = (0, 0);
+            if len > 64 {
+                w.answers.clear();
+                w.answers.resize(len, 0);
+            }
         }
         w.busy = true;
         true
@@ -845,16 +850,13 @@ impl Machine {
             return Ok(self.count_walked(g, pc, locals));
         }
         let kept = self.walk_answers(s, id, op, locals, me, board.len() as usize);
-        let mut answers = if kept {
-            std::mem::take(&mut self.walks.answers)
-        } else {
-            Vec::new()
-        };
         if board.len() <= 64 && first < board.len() {
+            // Not kept: known for this flood only (it reaches each space once).
+            let mut bits = if kept { self.walks.bits } else { (0, 0) };
             self.fast_ready(g, s, 1, id, op, locals, me);
-            let r = self.group_small(g, s, id, first, (starts, adj), &mut answers, locals, me);
+            let r = self.group_small(g, s, id, first, (starts, adj), &mut bits, locals, me);
             if kept {
-                self.walks.answers = answers;
+                self.walks.bits = bits;
                 self.walks.busy = false;
             }
             // Flooded over bit sets: counted at once when a `count` loop follows, without
@@ -869,6 +871,11 @@ impl Machine {
             self.push_spaces(op.board, members);
             return Ok(pc);
         }
+        let mut answers = if kept {
+            std::mem::take(&mut self.walks.answers)
+        } else {
+            Vec::new()
+        };
         let mut marks = std::mem::take(&mut self.marks);
         let mut walk = std::mem::take(&mut self.walk);
         marks.clear();
@@ -931,6 +938,7 @@ impl Machine {
     /// of work per space taken from the stack, the answers kept in `answers` when it holds
     /// one per space), its marks held in bit sets.
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     fn group_small(
         &mut self,
         g: &Game,
@@ -938,7 +946,7 @@ impl Machine {
         id: u32,
         first: u32,
         (starts, adj): (&[u32], &[u32]),
-        answers: &mut [u8],
+        bits: &mut (u64, u64),
         locals: &mut [Value],
         me: u8,
     ) -> Eval<u64> {
@@ -951,7 +959,7 @@ impl Machine {
         let near = g.boards[op.board].near(g.boards[op.board].closing(&s.consts));
         if near.len() + 1 == starts.len() {
             let test = (g, s, (1, id), memo);
-            if let Some((members, reached)) = self.group_flood(first, near, answers, test) {
+            if let Some((members, reached)) = self.group_flood(first, near, bits, test) {
                 self.spend_n(reached as u64)?;
                 return Ok(members);
             }
@@ -966,9 +974,9 @@ impl Machine {
                 result = Err(e);
                 break;
             }
-            let known = answers.get(sp as usize).copied().unwrap_or(0);
-            let pass = if known != 0 {
-                known == 2
+            let bit = 1u64 << sp;
+            let pass = if bits.0 & bit != 0 {
+                bits.1 & bit != 0
             } else {
                 let b = match self.fast_test(g, s, 1, id, memo, sp) {
                     Some(b) => b,
@@ -983,9 +991,8 @@ impl Machine {
                         }
                     }
                 };
-                if let Some(a) = answers.get_mut(sp as usize) {
-                    *a = 1 + b as u8;
-                }
+                bits.0 |= bit;
+                bits.1 |= if b { bit } else { 0 };
                 b
             };
             if !pass {
@@ -1005,8 +1012,8 @@ impl Machine {
     }
 
     /// The group around `first` on a board of at most 64 spaces whose neighbours are the sets
-    /// `near` ([`Board::near`]), each space answered from `answers` (when it holds one per
-    /// space) or by `test`, whose answers it keeps there:
+    /// `near` ([`Board::near`]), each space answered from `bits` (the spaces known, those of
+    /// them true) or by `test`, whose answers it keeps there:
     /// (the group, the number of spaces reached: the group and the spaces next to it, or
     /// `first` alone). `None`: a space `test` does not answer.
     #[inline(always)]
@@ -1014,27 +1021,23 @@ impl Machine {
         &mut self,
         first: u32,
         near: &[u64],
-        answers: &mut [u8],
+        bits: &mut (u64, u64),
         mut test: impl SpaceTest,
     ) -> Option<(u64, u32)> {
         let (mut seen, mut todo, mut members) = (1u64 << first, 1u64 << first, 0u64);
         while todo != 0 {
             let sp = todo.trailing_zeros();
             todo &= todo - 1;
-            let pass = match answers.get_mut(sp as usize) {
-                Some(a) if *a != 0 => *a == 2,
-                a => {
-                    let b = test.test(self, sp)?;
-                    if let Some(a) = a {
-                        *a = 1 + b as u8;
-                    }
-                    b
-                }
-            };
-            if !pass {
+            let bit = 1u64 << sp;
+            if bits.0 & bit == 0 {
+                let b = test.test(self, sp)?;
+                bits.0 |= bit;
+                bits.1 |= if b { bit } else { 0 };
+            }
+            if bits.1 & bit == 0 {
                 continue;
             }
-            members |= 1u64 << sp;
+            members |= bit;
             let next = *near.get(sp as usize)?;
             todo |= next & !seen;
             seen |= next;
