@@ -378,7 +378,9 @@ fn a_group_by_the_face_on_top_follows_the_compared_values() {
 /// paths of exactly 3 steps through marked squares and the group of marked squares, each
 /// through a condition read as one value (`mark[u] == true`), through a general one
 /// (`mark[u]`) and through a zone's count with a part that reads no space (`empty(cell[u])
-/// and go == true`, tokens on the unmarked squares). Both boards spend the same work: the
+/// and go == true`, `count(cell[u]) < 1 and go == true`: tokens on the unmarked squares,
+/// the marked squares' tokens put there and taken back, so that their zones are empty
+/// again). Both boards spend the same work: the
 /// smallest budget the setup runs in is the same.
 #[test]
 fn paths_and_groups_agree_with_a_search_on_boards_walked_either_way() {
@@ -386,6 +388,7 @@ fn paths_and_groups_agree_with_a_search_on_boards_walked_either_way() {
         "mark[u] == true",
         "mark[u]",
         "empty(cell[u]) and go == true",
+        "count(cell[u]) < 1 and go == true",
     ];
     // Column h closed too: the 8 x 8 board walks its adjacency without the closed squares.
     let h_closed = " closed [h1, h2, h3, h4, h5, h6, h7, h8]";
@@ -458,10 +461,11 @@ fn paths_and_groups_agree_with_a_search_on_boards_walked_either_way() {
         }
         let mut setup = String::new();
         for (i, m) in marked.iter().enumerate() {
+            // A marked square's token comes and goes: its zone is empty again.
+            setup.push_str(&format!("move top(pile) to cell[{}]\n", name(i)));
             if *m {
                 setup.push_str(&format!("mark[{}] = true\n", name(i)));
-            } else {
-                setup.push_str(&format!("move top(pile) to cell[{}]\n", name(i)));
+                setup.push_str(&format!("move top(cell[{}]) to pile\n", name(i)));
             }
         }
         for cond in conds {

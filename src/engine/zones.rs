@@ -1,6 +1,8 @@
 //! Where components are: each zone instance is a doubly linked list of its components, bottom
 //! to top, in flat arrays. Moving a component, dealing and taking the top are O(1); a state
-//! clones with one copy per array, whatever the number of zones.
+//! clones with one copy per array, whatever the number of zones. Which instances hold
+//! something is also kept as a bit set ([`Zones::held`]), so that a board walk asks whether
+//! the zones of up to 64 spaces are empty with one read.
 
 use crate::ir::{CompId, InstId};
 use serde::{Deserialize, Serialize};
@@ -10,6 +12,7 @@ const NIL: u32 = u32::MAX;
 
 /// The zones of a state.
 #[derive(Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(from = "ZonesData")]
 pub(crate) struct Zones {
     /// Per instance: its bottom component.
     head: Vec<u32>,
@@ -23,6 +26,48 @@ pub(crate) struct Zones {
     prev: Vec<u32>,
     /// Per component: the instance holding it.
     loc: Vec<u32>,
+    /// Bit `i % 64` of word `i / 64`: instance `i` holds a component (`len[i] > 0`), plus
+    /// one word more, so that 64 bits from any instance read two words. Derived from `len`:
+    /// not saved, rebuilt when a state is read.
+    #[serde(skip)]
+    held: Vec<u64>,
+}
+
+/// The saved form of [`Zones`]: everything but the bit set derived from the lengths.
+#[derive(Deserialize)]
+struct ZonesData {
+    head: Vec<u32>,
+    tail: Vec<u32>,
+    len: Vec<u32>,
+    next: Vec<u32>,
+    prev: Vec<u32>,
+    loc: Vec<u32>,
+}
+
+impl From<ZonesData> for Zones {
+    fn from(d: ZonesData) -> Self {
+        let held = held_bits(&d.len);
+        Zones {
+            head: d.head,
+            tail: d.tail,
+            len: d.len,
+            next: d.next,
+            prev: d.prev,
+            loc: d.loc,
+            held,
+        }
+    }
+}
+
+/// The bit set of the instances that hold something, from their lengths.
+fn held_bits(len: &[u32]) -> Vec<u64> {
+    let mut held = vec![0u64; len.len() / 64 + 2];
+    for (i, &n) in len.iter().enumerate() {
+        if n > 0 {
+            held[i / 64] |= 1 << (i % 64);
+        }
+    }
+    held
 }
 
 impl Clone for Zones {
@@ -34,6 +79,7 @@ impl Clone for Zones {
             next: self.next.clone(),
             prev: self.prev.clone(),
             loc: self.loc.clone(),
+            held: self.held.clone(),
         }
     }
 
@@ -44,6 +90,7 @@ impl Clone for Zones {
         self.next.clone_from(&src.next);
         self.prev.clone_from(&src.prev);
         self.loc.clone_from(&src.loc);
+        self.held.clone_from(&src.held);
     }
 }
 
@@ -52,6 +99,7 @@ impl Zones {
     pub(crate) fn approx_bytes(&self) -> usize {
         (self.head.len() + self.tail.len() + self.len.len()) * 4
             + (self.next.len() + self.prev.len() + self.loc.len()) * 4
+            + self.held.len() * 8
     }
     /// Empty zones, and components nowhere (each must be put somewhere with
     /// [`Zones::push_top`] before anything reads it).
@@ -63,6 +111,7 @@ impl Zones {
             next: vec![NIL; comps],
             prev: vec![NIL; comps],
             loc: vec![NIL; comps],
+            held: vec![0; instances / 64 + 2],
         }
     }
 
@@ -75,6 +124,7 @@ impl Zones {
             || self.next.len() != comps
             || self.prev.len() != comps
             || self.loc.len() != comps
+            || self.held != held_bits(&self.len)
         {
             return false;
         }
@@ -110,6 +160,27 @@ impl Zones {
     #[inline]
     pub(crate) fn len(&self, inst: InstId) -> usize {
         self.len[inst.0 as usize] as usize
+    }
+
+    /// Which of the `size` (at most 64) instances from `base` hold a component: bit `k` for
+    /// instance `base + k` (`None` when they are not all instances of the state).
+    #[inline(always)]
+    pub(crate) fn held(&self, base: u32, size: u32) -> Option<u64> {
+        let end = base.checked_add(size)?;
+        if size > 64 || end as usize > self.len.len() {
+            return None;
+        }
+        let (w, b) = ((base / 64) as usize, base % 64);
+        let lo = *self.held.get(w)? >> b;
+        let hi = match b {
+            0 => 0,
+            _ => *self.held.get(w + 1)? << (64 - b),
+        };
+        let mask = match size {
+            64 => u64::MAX,
+            _ => (1u64 << size) - 1,
+        };
+        Some((lo | hi) & mask)
     }
 
     /// Its top component.
@@ -174,6 +245,11 @@ impl Zones {
             self.prev[n as usize] = p;
         }
         self.len[inst as usize] -= 1;
+        if self.len[inst as usize] == 0 {
+            if let Some(w) = self.held.get_mut(inst as usize / 64) {
+                *w &= !(1 << (inst % 64));
+            }
+        }
         self.prev[ci] = NIL;
         self.next[ci] = NIL;
         self.loc[ci] = NIL;
@@ -205,6 +281,9 @@ impl Zones {
         }
         self.loc[ci] = inst.0;
         self.len[ii] += 1;
+        if let Some(w) = self.held.get_mut(ii / 64) {
+            *w |= 1 << (ii % 64);
+        }
     }
 
     /// Puts a component on top of an instance.
@@ -245,4 +324,39 @@ impl Iterator for ZoneIter<'_> {
 #[inline(always)]
 fn some(c: u32) -> Option<CompId> {
     (c != NIL).then_some(CompId(c))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The bit set of the instances holding something follows every move, across words and
+    /// from any first instance, and a state read back rebuilds it.
+    #[test]
+    fn held_follows_moves() {
+        let mut z = Zones::new(150, 4);
+        z.push_top(CompId(0), InstId(3));
+        z.push_top(CompId(1), InstId(63));
+        z.push_top(CompId(2), InstId(64));
+        z.push_top(CompId(3), InstId(64));
+        assert_eq!(z.held(0, 64), Some(1 << 3 | 1 << 63));
+        assert_eq!(z.held(60, 10), Some(1 << 3 | 1 << 4));
+        assert_eq!(z.held(64, 64), Some(1));
+        assert_eq!(z.held(140, 11), None, "past the instances");
+        assert_eq!(z.held(0, 65), None, "more than 64");
+        // one of two components leaves: still held; the other too: empty
+        z.put(CompId(2), InstId(149), false);
+        assert_eq!(z.held(60, 10), Some(1 << 3 | 1 << 4));
+        z.put(CompId(3), InstId(3), true);
+        assert_eq!(z.held(60, 10), Some(1 << 3));
+        assert_eq!(z.held(86, 64), Some(1 << 63));
+        // a shuffle's new order, and a component brought in from an emptied instance
+        z.set_items(InstId(3), &[CompId(0), CompId(1), CompId(3)]);
+        assert_eq!(z.held(60, 10), Some(0));
+        assert_eq!(z.held(0, 64), Some(1 << 3));
+        assert!(z.consistent(150, 4));
+        let back: Zones = serde_json::from_str(&serde_json::to_string(&z).unwrap()).unwrap();
+        assert_eq!(back, z);
+        assert_eq!(back.held(0, 64), z.held(0, 64));
+    }
 }

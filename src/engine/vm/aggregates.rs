@@ -21,8 +21,10 @@ pub(crate) struct WalkMemo {
     /// The address of the state the flow runs on (0: none, nothing is kept).
     scope: usize,
     ctx: Option<WalkCtx>,
-    /// Per space: 0 (not known), 1 (false) or 2 (true).
+    /// Per space: 0 (not known), 1 (false) or 2 (true); on a board of at most 64 spaces
+    /// `bits` instead: the spaces known and those of them found true.
     answers: Vec<u8>,
+    bits: (u64, u64),
     /// A group walk holds `answers`: a group flooded inside its condition keeps none (it
     /// would take the other's answers or leave its own context on them).
     busy: bool,
@@ -156,8 +158,11 @@ impl Machine {
                 *k = local(locals, l);
             }
             w.ctx = Some((id, s.window.changes, s.decisions, s.current, me, keys));
-            w.answers.clear();
-            w.answers.resize(len, 0);
+            w.bits = (0, 0);
+            if len > 64 {
+                w.answers.clear();
+                w.answers.resize(len, 0);
+            }
         }
         w.busy = true;
         true
@@ -576,8 +581,14 @@ impl Machine {
                 Some((i, Some(f))) if *i == id => f.lens(memo),
                 _ => None,
             };
-            let done = match lens {
-                Some(lens) => self.paths_dfs(&mut walk, start, n, (lens, s)),
+            // Parts that only ask whether `zone[s]` is empty are answered for every space
+            // at once from the zones' bit set of the instances that hold something.
+            let done = match lens.map(|l| (l.passing(s), l)) {
+                Some((Some(known), _)) => match paths_known(&mut walk, start, n, known) {
+                    Some(()) => Some(()),
+                    None => self.paths_dfs(&mut walk, start, n, known),
+                },
+                Some((None, lens)) => self.paths_dfs(&mut walk, start, n, (lens, s)),
                 None => self.paths_dfs(&mut walk, start, n, (g, s, (0, id), memo)),
             };
             if done.is_some() {
@@ -839,16 +850,13 @@ impl Machine {
             return Ok(self.count_walked(g, pc, locals));
         }
         let kept = self.walk_answers(s, id, op, locals, me, board.len() as usize);
-        let mut answers = if kept {
-            std::mem::take(&mut self.walks.answers)
-        } else {
-            Vec::new()
-        };
         if board.len() <= 64 && first < board.len() {
+            // Not kept: known for this flood only (it reaches each space once).
+            let mut bits = if kept { self.walks.bits } else { (0, 0) };
             self.fast_ready(g, s, 1, id, op, locals, me);
-            let r = self.group_small(g, s, id, first, (starts, adj), &mut answers, locals, me);
+            let r = self.group_small(g, s, id, first, (starts, adj), &mut bits, locals, me);
             if kept {
-                self.walks.answers = answers;
+                self.walks.bits = bits;
                 self.walks.busy = false;
             }
             // Flooded over bit sets: counted at once when a `count` loop follows, without
@@ -863,6 +871,11 @@ impl Machine {
             self.push_spaces(op.board, members);
             return Ok(pc);
         }
+        let mut answers = if kept {
+            std::mem::take(&mut self.walks.answers)
+        } else {
+            Vec::new()
+        };
         let mut marks = std::mem::take(&mut self.marks);
         let mut walk = std::mem::take(&mut self.walk);
         marks.clear();
@@ -925,6 +938,7 @@ impl Machine {
     /// of work per space taken from the stack, the answers kept in `answers` when it holds
     /// one per space), its marks held in bit sets.
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     fn group_small(
         &mut self,
         g: &Game,
@@ -932,7 +946,7 @@ impl Machine {
         id: u32,
         first: u32,
         (starts, adj): (&[u32], &[u32]),
-        answers: &mut [u8],
+        bits: &mut (u64, u64),
         locals: &mut [Value],
         me: u8,
     ) -> Eval<u64> {
@@ -945,7 +959,7 @@ impl Machine {
         let near = g.boards[op.board].near(g.boards[op.board].closing(&s.consts));
         if near.len() + 1 == starts.len() {
             let test = (g, s, (1, id), memo);
-            if let Some((members, reached)) = self.group_flood(first, near, answers, test) {
+            if let Some((members, reached)) = self.group_flood(first, near, bits, test) {
                 self.spend_n(reached as u64)?;
                 return Ok(members);
             }
@@ -960,9 +974,9 @@ impl Machine {
                 result = Err(e);
                 break;
             }
-            let known = answers.get(sp as usize).copied().unwrap_or(0);
-            let pass = if known != 0 {
-                known == 2
+            let bit = 1u64 << sp;
+            let pass = if bits.0 & bit != 0 {
+                bits.1 & bit != 0
             } else {
                 let b = match self.fast_test(g, s, 1, id, memo, sp) {
                     Some(b) => b,
@@ -977,9 +991,8 @@ impl Machine {
                         }
                     }
                 };
-                if let Some(a) = answers.get_mut(sp as usize) {
-                    *a = 1 + b as u8;
-                }
+                bits.0 |= bit;
+                bits.1 |= if b { bit } else { 0 };
                 b
             };
             if !pass {
@@ -999,8 +1012,8 @@ impl Machine {
     }
 
     /// The group around `first` on a board of at most 64 spaces whose neighbours are the sets
-    /// `near` ([`Board::near`]), each space answered from `answers` (when it holds one per
-    /// space) or by `test`, whose answers it keeps there:
+    /// `near` ([`Board::near`]), each space answered from `bits` (the spaces known, those of
+    /// them true) or by `test`, whose answers it keeps there:
     /// (the group, the number of spaces reached: the group and the spaces next to it, or
     /// `first` alone). `None`: a space `test` does not answer.
     #[inline(always)]
@@ -1008,27 +1021,23 @@ impl Machine {
         &mut self,
         first: u32,
         near: &[u64],
-        answers: &mut [u8],
+        bits: &mut (u64, u64),
         mut test: impl SpaceTest,
     ) -> Option<(u64, u32)> {
         let (mut seen, mut todo, mut members) = (1u64 << first, 1u64 << first, 0u64);
         while todo != 0 {
             let sp = todo.trailing_zeros();
             todo &= todo - 1;
-            let pass = match answers.get_mut(sp as usize) {
-                Some(a) if *a != 0 => *a == 2,
-                a => {
-                    let b = test.test(self, sp)?;
-                    if let Some(a) = a {
-                        *a = 1 + b as u8;
-                    }
-                    b
-                }
-            };
-            if !pass {
+            let bit = 1u64 << sp;
+            if bits.0 & bit == 0 {
+                let b = test.test(self, sp)?;
+                bits.0 |= bit;
+                bits.1 |= if b { bit } else { 0 };
+            }
+            if bits.1 & bit == 0 {
                 continue;
             }
-            members |= 1u64 << sp;
+            members |= bit;
             let next = *near.get(sp as usize)?;
             todo |= next & !seen;
             seen |= next;
@@ -2136,6 +2145,30 @@ struct LenTests {
 }
 
 impl LenTests {
+    /// The condition at every space at once when each part asks only whether `zone[s]` is
+    /// empty (the answer for a count of 0 and one answer for every count from 1): the
+    /// spaces it answers and those of them that meet it, read from the zones' bit set of
+    /// the instances that hold something ([`crate::engine::zones::Zones::held`]).
+    #[inline(always)]
+    fn passing(&self, s: &State) -> Option<Known> {
+        let (mut valid, mut pass) = (u64::MAX, u64::MAX);
+        for p in &self.parts[..self.n] {
+            let LenPart::Len { base, size, n, op } = *p else {
+                return Some(Known { valid, pass: 0 });
+            };
+            let (empty, held) = emptiness(op, n)?;
+            let full = s.zones.held(base, size.min(64))?;
+            let size_mask = match size {
+                64.. => u64::MAX,
+                _ => (1u64 << size) - 1,
+            };
+            valid &= size_mask;
+            let part = (if empty { !full } else { 0 }) | (if held { full } else { 0 });
+            pass &= part & size_mask;
+        }
+        Some(Known { valid, pass })
+    }
+
     /// [`LenTests::test`] at each space of `set`: those that meet the condition (each part
     /// read at the spaces that passed the parts before it).
     #[inline(never)]
@@ -2179,6 +2212,109 @@ impl LenTests {
             }
         }
         Some(true)
+    }
+}
+
+/// `count(zone[s]) op n` as a question of emptiness: its answers for an empty zone and for
+/// every zone holding one component or more (`None`: the answer depends on how many).
+#[inline(always)]
+fn emptiness(op: BinOp, n: i64) -> Option<(bool, bool)> {
+    let empty = super::compare::int_cmp(op, 0, n)?;
+    let one = super::compare::int_cmp(op, 1, n)?;
+    let same = match op {
+        BinOp::Eq | BinOp::Ne => n < 1,
+        // monotone in the count: the same answer at 1 and at the most a zone can hold
+        _ => super::compare::int_cmp(op, u32::MAX as i64, n)? == one,
+    };
+    same.then_some((empty, one))
+}
+
+/// The most steps of a path walked by [`paths_known`].
+const KNOWN_STEPS: usize = 8;
+
+/// [`Machine::paths_dfs`] when the condition is known at every space of the board (`known`
+/// answers them all): the same paths, the same ends and the same steps counted (each space
+/// a path reaches with steps left adds its number of neighbours), without asking the
+/// condition on the way, the stack in a small array. `None` (nothing counted): a space
+/// `known` does not answer, or a path of more than [`KNOWN_STEPS`] steps.
+#[inline(always)]
+fn paths_known(walk: &mut BitWalk, start: u32, n: u32, known: Known) -> Option<()> {
+    let (sets, starts) = (walk.near, walk.starts);
+    let board = match sets.len() {
+        64 => u64::MAX,
+        k => (1u64 << k) - 1,
+    };
+    if board & !known.valid != 0 || n as usize > KNOWN_STEPS || n == 0 {
+        return None;
+    }
+    let deg = |sp: u32| -> Option<u64> {
+        let (a, b) = (*starts.get(sp as usize)?, *starts.get(sp as usize + 1)?);
+        Some(b.wrapping_sub(a) as u64)
+    };
+    let ok = known.pass;
+    let mut seen = 1u64 << start;
+    let first = *sets.get(start as usize)?;
+    let mut steps = deg(start)?;
+    let mut found = 0u64;
+    if n == 1 {
+        found = first & !seen & ok;
+    } else {
+        // Per depth: the spaces (meeting the condition) not yet walked to from `at[d]`.
+        let mut left = [0u64; KNOWN_STEPS];
+        let mut at = [0u32; KNOWN_STEPS];
+        let mut d = 0usize;
+        (left[0], at[0]) = (first & !seen & ok, start);
+        loop {
+            let l = left[d];
+            if l == 0 {
+                if d == 0 {
+                    break;
+                }
+                seen &= !(1u64 << at[d]);
+                d -= 1;
+                continue;
+            }
+            let nb = l.trailing_zeros();
+            left[d] = l & (l - 1);
+            let bit = 1u64 << nb;
+            let next = *sets.get(nb as usize)?;
+            steps += deg(nb)?;
+            // The path to `nb` has d + 1 steps: one step less than `n` ends at its
+            // neighbours at once.
+            if d as u32 + 2 == n {
+                found |= next & !seen & !bit & ok;
+                continue;
+            }
+            d += 1;
+            seen |= bit;
+            (left[d], at[d]) = (next & !seen & ok, nb);
+        }
+    }
+    walk.steps += steps;
+    walk.found |= found;
+    walk.known = board;
+    walk.ok = ok & board;
+    Some(())
+}
+
+/// A walk condition known at every space ([`LenTests::passing`]): the spaces it answers
+/// (others are left to the general test) and those of them that meet it.
+#[derive(Clone, Copy, Debug)]
+struct Known {
+    valid: u64,
+    pass: u64,
+}
+
+impl SpaceTest for Known {
+    #[inline(always)]
+    fn test(&mut self, _: &mut Machine, sp: u32) -> Option<bool> {
+        let bit = 1u64.checked_shl(sp)?;
+        (self.valid & bit != 0).then_some(self.pass & bit != 0)
+    }
+
+    #[inline(always)]
+    fn test_set(&mut self, _: &mut Machine, set: u64) -> Option<u64> {
+        (set & !self.valid == 0).then_some(set & self.pass)
     }
 }
 
