@@ -121,10 +121,13 @@ impl Game {
             }
         }
         let actions = &actions[..arms.len().min(64)];
-        let memo = if before { 64 * 8 } else { 0 };
+        // Two entries per action and seat: the answer with all the guard reads, then the
+        // answer while the first parameter's zone is empty (`FirstZone`).
+        let memo = if before { 64 * 8 * 2 } else { 0 };
         if m.windows.is_empty() {
-            m.windows.resize(2 * 64 * 8, (0, 0));
+            m.windows.resize(2 * 64 * 8 * 2, (0, 0));
         }
+        let first = &self.program.action_first;
         m.listing_at(self, at, |m| {
             for k in 0..st.players {
                 let p = (start + k) % st.players;
@@ -140,12 +143,15 @@ impl Game {
                 // is an action the seat had no option of while nothing its guard reads changed.
                 let mut skip = if pass_arm < 64 { 1u64 << pass_arm } else { 0 };
                 for (ai, a) in actions.iter().enumerate() {
-                    let e = m.windows[memo + ai * 8 + p as usize];
+                    let at = memo + (ai * 8 + p as usize) * 2;
+                    let (e, empty) = (m.windows[at], m.windows[at + 1]);
                     if let Some(a) = a {
-                        if e.0 == st.stamps.lineage
-                            && st
-                                .stamps
-                                .unchanged(self.program.action_reads[a.0 as usize], e.1)
+                        let stamps = &st.stamps;
+                        if (e.0 == stamps.lineage
+                            && stamps.unchanged(self.program.action_reads[a.0 as usize], e.1))
+                            || (empty.0 == stamps.lineage
+                                && first[a.0 as usize]
+                                    .is_some_and(|f| stamps.unchanged(f.reads, empty.1)))
                         {
                             skip |= 1 << ai;
                         }
@@ -172,8 +178,19 @@ impl Game {
                 if !only_before {
                     let at = (st.stamps.lineage, st.stamps.clock);
                     for ai in (0..found.min(actions.len())).filter(|ai| skip >> ai & 1 == 0) {
-                        if actions[ai].is_some() {
-                            m.windows[memo + ai * 8 + p as usize] = at;
+                        if let Some(a) = actions[ai] {
+                            let e = memo + (ai * 8 + p as usize) * 2;
+                            m.windows[e] = at;
+                            // The first parameter's zone is empty for this seat: the answer
+                            // holds while that and the parts before it are unchanged.
+                            if let Some(f) = first[a.0 as usize] {
+                                let inst = InstId(f.inst.0 + if f.me { p as u32 } else { 0 });
+                                if (inst.0 as usize) < st.zones.instances()
+                                    && st.zones.len(inst) == 0
+                                {
+                                    m.windows[e + 1] = at;
+                                }
+                            }
                         }
                     }
                 }

@@ -971,6 +971,18 @@ pub struct CDef {
     pub reads: u64,
 }
 
+/// An action's first parameter over one zone instance fixed by the seat
+/// ([`Program::action_first`]).
+#[derive(Clone, Copy, Debug)]
+pub struct FirstZone {
+    /// The instance (of the zone's seat 0 when `me`).
+    pub inst: InstId,
+    /// Whether the zone is indexed by the seat (`zone[me]`).
+    pub me: bool,
+    /// The families the zone and the parts tested before the first binding read.
+    pub reads: u64,
+}
+
 /// What a function may read of the state, grouped in 64 families (one bit of a `u64`), each
 /// with a write stamp in the state (`engine::state::Stamps`): a variable (all its slots), a
 /// zone (all its instances: their contents and order), a field number (that field of every
@@ -1193,6 +1205,12 @@ pub struct Program {
     /// for a sequence action): a window remembers that a seat had no option of it while
     /// none of them is written.
     pub action_reads: Vec<u64>,
+    /// Per action: its first parameter's zone when it is one instance fixed by the seat
+    /// (`zone`, `zone[me]`), and the families that zone and the guard's parts tested before
+    /// any parameter is bound read (but for comparisons that cannot fail). While that
+    /// instance is empty, the action has no option whatever its other parts read: a window
+    /// remembers that answer while none of these families is written.
+    pub action_first: Vec<Option<FirstZone>>,
     /// Tells programs apart for caches kept outside a state (remembered answers).
     pub id: u64,
     /// Per op position: the end of the run of flag ops ([`Program::is_flag_op`]) starting

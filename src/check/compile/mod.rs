@@ -51,7 +51,8 @@ pub(crate) fn compile(g: &Game) -> Program {
         c.p.defs[id].reads_me = me;
         c.p.defs[id].reads = reads;
     }
-    c.p.action_reads = actions;
+    c.p.action_reads = actions.iter().map(|a| a.0).collect();
+    c.p.action_first = actions.iter().map(|a| a.1).collect();
     for (id, d) in g.defs.enumerate() {
         // A body runs on an array of `DEF_LOCALS` locals (`Machine::call_body`).
         c.scratch = Some((d.locals, DEF_LOCALS as u16));
@@ -285,7 +286,15 @@ impl Reads {
 /// a sequence action, whose options depend on the choices its effect reaches). Per trigger:
 /// the families its test reads ([`CTrigger::reads`]).
 #[allow(clippy::type_complexity)]
-fn def_reads(g: &Game, frozen: &[VarId]) -> (Families, Vec<(bool, u64)>, Vec<u64>, Vec<u64>) {
+fn def_reads(
+    g: &Game,
+    frozen: &[VarId],
+) -> (
+    Families,
+    Vec<(bool, u64)>,
+    Vec<(u64, Option<FirstZone>)>,
+    Vec<u64>,
+) {
     let sets: Vec<Reads> = g
         .sets
         .iter()
@@ -344,9 +353,21 @@ fn def_reads(g: &Game, frozen: &[VarId]) -> (Families, Vec<(bool, u64)>, Vec<u64
     }
     let actions = actions
         .iter()
-        .map(|r| match r {
-            Some(r) => r.closed((r.me, r.bits(&fam)), &out).1,
-            None => u64::MAX,
+        .zip(&g.actions)
+        .map(|(r, a)| match r {
+            Some(r) => (
+                r.closed((r.me, r.bits(&fam)), &out).1,
+                first_zone(g, a, &sets),
+            ),
+            None => (u64::MAX, None),
+        })
+        .map(|(reads, first)| {
+            let first = first.map(|(inst, me, r)| FirstZone {
+                inst,
+                me,
+                reads: r.closed((r.me, r.bits(&fam)), &out).1,
+            });
+            (reads, first)
         })
         .collect();
     let triggers = triggers
@@ -354,6 +375,44 @@ fn def_reads(g: &Game, frozen: &[VarId]) -> (Families, Vec<(bool, u64)>, Vec<u64
         .map(|r| r.closed((r.me, r.bits(&fam)), &out).1)
         .collect();
     (fam, out, actions, triggers)
+}
+
+/// The [`FirstZone`] of action `a` (without its families): its first parameter walks
+/// `zone` or `zone[me]`, one instance for a seat, and what that and the guard's parts tested
+/// before it read (but for those that cannot fail).
+fn first_zone(g: &Game, a: &ActionDef, sets: &[Reads]) -> Option<(InstId, bool, Reads)> {
+    let b = a.params.first()?;
+    let Coll::Zone(Expr::Zone(z, ix)) = &b.coll else {
+        return None;
+    };
+    let def = &g.zones[*z];
+    let me = match (ix.as_slice(), def.dims.as_slice()) {
+        ([], []) => false,
+        ([Expr::Me], [Dim::Player]) => true,
+        _ => return None,
+    };
+    let mut r = Reads::default();
+    r.coll(&b.coll);
+    // A part that cannot fail is left out: over an empty zone, what it answers changes
+    // nothing (a part that can fail must fail again where it would).
+    for (need, e) in &a.guard_parts {
+        if *need == 0 && !sure_test(e) {
+            r.expr(e);
+            r.sets(e, sets);
+        }
+    }
+    Some((def.base, me, r))
+}
+
+/// Whether `e` is `a == b` or `a != b` of variables without indexes, literals, constants,
+/// `me` or the player count: it cannot fail.
+fn sure_test(e: &Expr) -> bool {
+    let sure = |x: &Expr| match x {
+        Expr::Var(_, ix) => ix.is_empty(),
+        Expr::Lit(_) | Expr::Const(_) | Expr::Me | Expr::PlayerCount => true,
+        _ => false,
+    };
+    matches!(e, Expr::Bin(BinOp::Eq | BinOp::Ne, a, b, _) if sure(a) && sure(b))
 }
 
 /// Fuses each filtered loop's head, `for x in C { if cond { .. } }` whose body is one `if`
