@@ -552,7 +552,7 @@ impl Game {
         }
         let leaf = k + 1 == opts.binds.len();
         m.start(self, st, b.coll, locals, me)?;
-        while let Some(v) = m.next(self, st, None)? {
+        while let Some(v) = m.next_param(self, st, None)? {
             if b.dedup && self.offered_before(st, v, me) {
                 continue;
             }

@@ -180,10 +180,7 @@ impl Machine {
                     // An empty zone leaves the loop at once, as its `IterNext` would.
                     Value::Zone(z) => match (s.zones.bottom(z), ops.get(pc as usize)) {
                         (None, Some(&Op::IterNext { exit, .. })) => pc = exit,
-                        (next, _) => {
-                            self.iters.push(Iter::Zone { next });
-                            pc = self.zone_walk(g, s, w, pc, locals, me)?;
-                        }
+                        (next, _) => pc = self.zone_walk(g, s, w, next, pc, locals, me)?,
                     },
                     other => return Err(expected(g, s, "a zone", other, None)),
                 },
@@ -516,10 +513,8 @@ impl Machine {
             Op::IterBoard(b) => *pc = self.board_iter(g, s, b, *pc, locals, me)?,
             Op::ZoneWalk(w) => match self.pop() {
                 Value::Zone(z) => {
-                    self.iters.push(Iter::Zone {
-                        next: s.zones.bottom(z),
-                    });
-                    *pc = self.zone_walk(g, s, w, *pc, locals, me)?;
+                    let next = s.zones.bottom(z);
+                    *pc = self.zone_walk(g, s, w, next, *pc, locals, me)?;
                 }
                 other => return Err(expected(g, s, "a zone", other, None)),
             },
@@ -570,13 +565,14 @@ impl Machine {
                 let inst = self.zone_inst(g, s, z)?;
                 self.stack.push(Value::Zone(inst));
             }
-            Op::ElseJump(t) => {
-                if *self.top() != Value::None {
-                    *pc = t;
-                } else {
+            Op::ElseJump(t) => match self.stack.last() {
+                Some(Value::None) => {
                     self.stack.pop();
                 }
-            }
+                Some(_) => *pc = t,
+                // `none` taken from an empty stack: nothing to keep or to pop.
+                None => {}
+            },
             Op::IterZone => match self.pop() {
                 Value::Zone(z) => self.iters.push(Iter::Zone {
                     next: s.zones.bottom(z),
@@ -644,22 +640,24 @@ impl Machine {
         Ok(())
     }
 
-    /// `ZoneWalk(w)` (the op before `head`, its loop's head), once the walk of the zone's
-    /// components is pushed as [`Op::IterZone`] pushes it: walks them here as the loop would
-    /// ([`crate::ir::vm::WalkKind`]): each component written to the loop's local and costing
-    /// its unit of work, the comparison or the field read in place, the count or the fold
-    /// kept on top of the stack. Gives the position the op loop goes on
-    /// at: the loop's exit when the zone is walked to its end (the walk dropped), else the
-    /// op an answer leads to with the walk past the component. A component the walk does
-    /// not finish (a value that is no number, a sum that overflows) goes back to the loop's
-    /// ops after its head, and running out of work back to the head, whose `IterNext` fails
-    /// as before; errors of the comparison are those of the loop.
+    /// `ZoneWalk(w)` (the op before `head`, its loop's head) on the zone's components from
+    /// `at` up: walks them here as the loop would ([`crate::ir::vm::WalkKind`]): each
+    /// component written to the loop's local and costing its unit of work, the comparison or
+    /// the field read in place, the count or the fold kept on top of the stack. Gives the
+    /// position the op loop goes on at: the loop's exit when the zone is walked to its end,
+    /// else the op an answer leads to with the walk, past the component, pushed as
+    /// [`Op::IterZone`] pushes it. A component the walk does not finish (a value that is no
+    /// number, a sum that overflows) goes back to the loop's ops after its head, and running
+    /// out of work back to the head, whose `IterNext` fails as before; errors of the
+    /// comparison are those of the loop.
+    #[allow(clippy::too_many_arguments)]
     #[inline(never)]
     fn zone_walk(
         &mut self,
         g: &Game,
         s: &State,
         w: u32,
+        mut at: Option<CompId>,
         head: u32,
         locals: &mut [Value],
         me: u8,
@@ -667,32 +665,69 @@ impl Machine {
         // As in the op loop: no tables loaded before they are needed.
         let g = std::hint::black_box(g);
         let s = std::hint::black_box(s);
-        let (Some(&walk), Some(&Iter::Zone { next: mut at })) =
-            (g.program.zone_walks.get(w as usize), self.iters.last())
-        else {
+        let Some(&walk) = g.program.zone_walks.get(w as usize) else {
+            self.iters.push(Iter::Zone { next: at });
             return Ok(head);
         };
         let slot = walk.slot as usize;
-        let mut counted = 0i64;
-        let (left, to) = loop {
-            let Some(c) = at else {
-                break (None, Ok(walk.exit));
-            };
-            if self.fuel == 0 {
-                break (Some(at), Ok(head));
+        // Where the walk stopped (`None`: at its end) and where the ops go on.
+        let (left, to) = match walk.kind {
+            WalkKind::Fold { field: f, max } => {
+                // The fold's value kept in a register, written back once.
+                if at.is_some() && self.stack.is_empty() {
+                    self.stack.push(Value::None);
+                }
+                let mut acc = self.stack.last().copied().unwrap_or_default();
+                let stop = loop {
+                    let Some(c) = at else {
+                        break (None, walk.exit);
+                    };
+                    if self.fuel == 0 {
+                        break (Some(at), head);
+                    }
+                    self.fuel -= 1;
+                    if let Some(l) = locals.get_mut(slot) {
+                        *l = Value::Comp(c);
+                    }
+                    let after = s.zones.above(c);
+                    let Some(Value::Int(x)) = comp_field(g, s, c, f) else {
+                        break (Some(after), head + 1);
+                    };
+                    match (max, acc) {
+                        (None, Value::Int(n)) => match n.checked_add(x) {
+                            Some(sum) => acc = Value::Int(sum),
+                            None => break (Some(after), head + 1),
+                        },
+                        (None, _) => {}
+                        (Some(max), Value::Int(m)) if (max && m >= x) || (!max && m <= x) => {}
+                        (Some(_), _) => acc = Value::Int(x),
+                    }
+                    at = after;
+                };
+                if let Some(top) = self.stack.last_mut() {
+                    *top = acc;
+                }
+                (stop.0, Ok(stop.1))
             }
-            self.fuel -= 1;
-            if let Some(l) = locals.get_mut(slot) {
-                *l = Value::Comp(c);
-            }
-            let after = s.zones.above(c);
-            match walk.kind {
-                WalkKind::Branch {
-                    cmp,
-                    other,
-                    on_true,
-                    on_false,
-                } => {
+            WalkKind::Branch {
+                cmp,
+                other,
+                on_true,
+                on_false,
+            } => {
+                let mut counted = 0i64;
+                let stop = loop {
+                    let Some(c) = at else {
+                        break (None, Ok(walk.exit));
+                    };
+                    if self.fuel == 0 {
+                        break (Some(at), Ok(head));
+                    }
+                    self.fuel -= 1;
+                    if let Some(l) = locals.get_mut(slot) {
+                        *l = Value::Comp(c);
+                    }
+                    let after = s.zones.above(c);
                     let v = match self.cmp_inline(g, s, cmp, head + 1, locals, me) {
                         Ok(v) => v,
                         Err(e) => break (Some(after), Err(e)),
@@ -702,37 +737,18 @@ impl Machine {
                         1 => counted += 1,
                         _ => break (Some(after), Ok(if v { head + 3 } else { other })),
                     }
-                }
-                WalkKind::Fold { field: f, max } => {
-                    let Ok(Value::Int(x)) = field(g, s, local(locals, walk.slot), f) else {
-                        break (Some(after), Ok(head + 1));
-                    };
-                    let top = self.top();
-                    match (max, *top) {
-                        (None, Value::Int(n)) => match n.checked_add(x) {
-                            Some(sum) => *top = Value::Int(sum),
-                            None => break (Some(after), Ok(head + 1)),
-                        },
-                        (None, _) => {}
-                        (Some(max), Value::Int(m)) if (max && m >= x) || (!max && m <= x) => {}
-                        (Some(_), _) => *top = Value::Int(x),
+                    at = after;
+                };
+                if counted > 0 {
+                    if let Value::Int(n) = self.top() {
+                        *n += counted;
                     }
                 }
+                stop
             }
-            at = after;
         };
-        if counted > 0 {
-            if let Value::Int(n) = self.top() {
-                *n += counted;
-            }
-        }
-        match left {
-            Some(next) => {
-                if let Some(it) = self.iters.last_mut() {
-                    *it = Iter::Zone { next };
-                }
-            }
-            None => self.stop(),
+        if let Some(next) = left {
+            self.iters.push(Iter::Zone { next });
         }
         to
     }
@@ -862,9 +878,20 @@ fn zone_me(g: &Game, z: ZoneId, me: u8) -> Eval<InstId> {
     Ok(InstId(zone.base.0 + me as u32))
 }
 
+/// Field `f` of component `c`, read in place (`None`: a field the component does not have).
+#[inline(always)]
+fn comp_field(g: &Game, s: &State, c: CompId, f: u16) -> Option<Value> {
+    let comp = g.comps.get(c)?;
+    if (f as usize) < comp.fields.len() {
+        s.fields.get(comp.field_base as usize + f as usize).copied()
+    } else {
+        None
+    }
+}
+
 /// The iterator of a collection of one of the common shapes of a parameter, read without
 /// the op loop: a zone without index or indexed by `me` or a local, an enum's values, the
-/// seats (`None`: another shape, or an index that does not read: the op loop runs the code
+/// seats, a board's spaces (`None`: another shape, or an index that does not read: the op loop runs the code
 /// and tells why).
 #[inline(always)]
 pub(super) fn quick_iter(
@@ -888,6 +915,15 @@ pub(super) fn quick_iter(
                 next: 0,
                 end: s.players,
             })
+        }
+        [Op::IterBoard(b)] => {
+            let board = g.boards.get(b)?;
+            return Some(Iter::Spaces {
+                board: b,
+                next: 0,
+                end: board.len(),
+                closing: board.closing(&s.consts),
+            });
         }
         [Op::Inst(i), Op::IterZone] => i,
         [Op::ZoneMe(z), Op::IterZone] => {

@@ -391,11 +391,16 @@ impl Machine {
         }
     }
 
-    /// The next element of the top iterator, or `None` (and the iterator dropped) when it is
-    /// done. Each element costs a unit of work. A zone's components step here, the other
-    /// walks (and running out of work, with its error) in [`Machine::next_any`].
+    /// [`Machine::next`] for a parameter's walk: a zone's components step here, in the
+    /// caller, the other walks (and running out of work, with its error) in
+    /// [`Machine::next`].
     #[inline(always)]
-    pub(crate) fn next(&mut self, g: &Game, s: &State, span: Option<Span>) -> Eval<Option<Value>> {
+    pub(crate) fn next_param(
+        &mut self,
+        g: &Game,
+        s: &State,
+        span: Option<Span>,
+    ) -> Eval<Option<Value>> {
         if let (Some(Iter::Zone { next }), true) = (self.iters.last_mut(), self.fuel > 0) {
             return Ok(match *next {
                 Some(c) => {
@@ -409,12 +414,12 @@ impl Machine {
                 }
             });
         }
-        self.next_any(g, s, span)
+        self.next(g, s, span)
     }
 
-    /// [`Machine::next`] for any walk.
-    #[inline(never)]
-    fn next_any(&mut self, g: &Game, s: &State, span: Option<Span>) -> Eval<Option<Value>> {
+    /// The next element of the top iterator, or `None` (and the iterator dropped) when it is
+    /// done. Each element costs a unit of work.
+    pub(crate) fn next(&mut self, g: &Game, s: &State, span: Option<Span>) -> Eval<Option<Value>> {
         let Some(it) = self.iters.last_mut() else {
             return Ok(None);
         };
