@@ -12,6 +12,19 @@ const WALK_KEYS: usize = 4;
 /// decisions ([`State::events`]), the current player, `me` and the other locals it reads.
 type WalkCtx = (u32, u64, u64, Option<u8>, u8, [Value; WALK_KEYS]);
 
+/// Whether the locals `reads` hold the values `keys` (at most [`WALK_KEYS`] of them).
+#[inline(always)]
+fn same_keys(reads: &[u16], keys: &[Value; WALK_KEYS], locals: &[Value]) -> bool {
+    let mut k = 0;
+    while k < reads.len() && k < WALK_KEYS {
+        if local(locals, reads[k]) != keys[k] {
+            return false;
+        }
+        k += 1;
+    }
+    true
+}
+
 /// Answers of a `group` condition per space, kept from one group to the next while the
 /// flow runs on one state ([`Machine::walks_enter`]) and nothing it reads changed: the
 /// flow's `for s in board { ... group(x in board, s where c) ... }` then tests each space
@@ -150,7 +163,7 @@ impl Machine {
                 && *decisions == s.decisions
                 && *current == s.current
                 && *m == me
-                && op.reads.iter().zip(keys).all(|(&l, k)| local(locals, l) == *k));
+                && same_keys(&op.reads, keys, locals));
         if !w.again {
             let mut keys = [Value::None; WALK_KEYS];
             for (k, &l) in keys.iter_mut().zip(&op.reads) {
