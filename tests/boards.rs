@@ -371,6 +371,87 @@ fn a_group_by_the_face_on_top_follows_the_compared_values() {
     assert_eq!([var("same"), var("differ")], ["2002", "22"]);
 }
 
+/// `group(...)` (reference 6.1) whose condition compares the walked space's value with a
+/// loop's local (`col[x] == f or col[x] == wild`), counted for each of seven colours in turn
+/// after every decision of random games that paint the squares: each count is the group a
+/// flood fill written here finds, whatever colours were walked before, in this decision or
+/// in earlier ones (more colours than the answers kept per set of compared values).
+#[test]
+fn a_group_counted_for_each_colour_in_turn_follows_the_painted_board() {
+    let text = "game \"Colours\"\nplayers 2\nboard b = grid(5, 4)\n\
+                enum Colour { c1, c2, c3, c4, c5, c6, c7, wild }\n\
+                var col[b]: Colour = c1\nvar size[b]: int = 0\nvar turns: int = 0\n\
+                action paint(s in b, c in Colour) { col[s] = c }\n\
+                flow {\n repeat {\n  turn seat(0) { choose { paint } }\n\
+                  turns += 1\n  if turns > 1000 { end }\n\
+                  for s in b { size[s] = 0 }\n\
+                  for f in Colour {\n   if f != wild {\n    for s in b {\n\
+                     if col[s] == f {\n\
+                      size[s] = count(t in group(x in b, s where col[x] == f or col[x] == wild))\n\
+                     }\n    }\n   }\n  }\n }\n}\n";
+    let g = load("colours.rules", text);
+    let (w, h) = (5usize, 4usize);
+    let name = |i: usize| format!("{}{}", (b'a' + (i % w) as u8) as char, i / w + 1);
+    let mut buf = Vec::new();
+    for seed in 0..6 {
+        let cfg = Config {
+            seed,
+            ..config(None)
+        };
+        let mut st = g.start(&cfg).expect("starts");
+        let mut agent = RandomAgent::new(seed);
+        for step in 0..80 {
+            g.legal(&st, &mut buf).expect("legal");
+            let pick = agent.pick(&buf).expect("a legal action");
+            g.apply(&mut st, &pick).expect("applies");
+            let view = g.view(&st, None);
+            let col: Vec<String> = (0..w * h)
+                .map(|i| view_var(&view, &format!("col[{}]", name(i))))
+                .collect();
+            for s in 0..w * h {
+                let want = if col[s] == "wild" {
+                    0
+                } else {
+                    let joins = |i: usize| col[i] == col[s] || col[i] == "wild";
+                    let mut seen = vec![false; w * h];
+                    let mut todo = vec![s];
+                    seen[s] = true;
+                    while let Some(i) = todo.pop() {
+                        let (c, r) = (i % w, i / w);
+                        let mut nbs = Vec::new();
+                        if c > 0 {
+                            nbs.push(i - 1);
+                        }
+                        if c + 1 < w {
+                            nbs.push(i + 1);
+                        }
+                        if r > 0 {
+                            nbs.push(i - w);
+                        }
+                        if r + 1 < h {
+                            nbs.push(i + w);
+                        }
+                        for j in nbs {
+                            if !seen[j] && joins(j) {
+                                seen[j] = true;
+                                todo.push(j);
+                            }
+                        }
+                    }
+                    seen.iter().filter(|x| **x).count() as i64
+                };
+                let got = view_var(&view, &format!("size[{}]", name(s)));
+                assert_eq!(
+                    got.parse::<i64>().expect("a number"),
+                    want,
+                    "game {seed}, decision {step}: {}",
+                    name(s)
+                );
+            }
+        }
+    }
+}
+
 /// `paths(...)` and `group(...)` (reference 6.1) on random patterns of an 8 x 8 grid and of a
 /// 9 x 8 grid whose last column is closed (the same adjacency; boards of more than 64 spaces
 /// are walked another way), and of the same two with column h closed as well (a 7 x 8

@@ -12,6 +12,19 @@ const WALK_KEYS: usize = 4;
 /// decisions ([`State::events`]), the current player, `me` and the other locals it reads.
 type WalkCtx = (u32, u64, u64, Option<u8>, u8, [Value; WALK_KEYS]);
 
+/// Whether the locals `reads` hold the values `keys` (at most [`WALK_KEYS`] of them).
+#[inline(always)]
+fn same_keys(reads: &[u16], keys: &[Value; WALK_KEYS], locals: &[Value]) -> bool {
+    let mut k = 0;
+    while k < reads.len() && k < WALK_KEYS {
+        if local(locals, reads[k]) != keys[k] {
+            return false;
+        }
+        k += 1;
+    }
+    true
+}
+
 /// Answers of a `group` condition per space, kept from one group to the next while the
 /// flow runs on one state ([`Machine::walks_enter`]) and nothing it reads changed: the
 /// flow's `for s in board { ... group(x in board, s where c) ... }` then tests each space
@@ -33,9 +46,10 @@ pub(crate) struct WalkMemo {
     again: bool,
     /// The last resolved condition of a `paths`, a `group` and a `groups` walk, by the
     /// walk's id ([`WalkFast`]: what it holds depends on the program and the values it
-    /// reads at the start of each walk, not on the state walked); forgotten when the
-    /// machine is reset ([`Machine::walks_leave`] with no outer run).
+    /// reads at the start of each walk, not on the state walked), kept from one run to the
+    /// next for the program `fast_owner` ([`crate::ir::vm::Program::id`]).
     fast: [Option<(u32, Option<WalkFast>)>; 3],
+    fast_owner: u64,
 }
 
 impl Machine {
@@ -118,8 +132,6 @@ impl Machine {
         self.walks.scope = outer;
         if outer == 0 {
             self.walks.busy = false;
-            // the machine may next run another game, whose walks have the same ids
-            self.walks.fast = [None; 3];
         }
     }
 
@@ -151,7 +163,7 @@ impl Machine {
                 && *decisions == s.decisions
                 && *current == s.current
                 && *m == me
-                && op.reads.iter().zip(keys).all(|(&l, k)| local(locals, l) == *k));
+                && same_keys(&op.reads, keys, locals));
         if !w.again {
             let mut keys = [Value::None; WALK_KEYS];
             for (k, &l) in keys.iter_mut().zip(&op.reads) {
@@ -185,6 +197,11 @@ impl Machine {
         locals: &[Value],
         me: u8,
     ) {
+        // the machine may run another game, whose walks have the same ids
+        if self.walks.fast_owner != g.program.id {
+            self.walks.fast = [None; 3];
+            self.walks.fast_owner = g.program.id;
+        }
         let slot = &mut self.walks.fast[kind];
         let kept = matches!(slot, Some((i, _)) if *i == id);
         if !kept {
@@ -2352,6 +2369,9 @@ impl SpaceRead {
 
 /// How many answers a [`OneRead`] keeps (the distinct values read).
 const ONE_READ_KEPT: usize = 8;
+/// How many sets of kept answers a [`OneRead`] keeps, each for its compared values (a flow
+/// loop's `for f in Face` walks the same condition with each `f`).
+const ONE_READ_SETS: usize = 5;
 /// The most ops and comparisons of a [`OneRead`] condition.
 const ONE_READ_OPS: usize = 16;
 const ONE_READ_CMPS: usize = 8;
@@ -2372,14 +2392,22 @@ struct OneRead {
     at: [u8; ONE_READ_OPS],
     /// Per comparison: its index in the program's comparisons.
     cmps: [u32; ONE_READ_CMPS],
-    /// Per comparison: the value it compares with, read at the start of the walk.
-    rhs: [Value; ONE_READ_CMPS],
     ncmps: usize,
     /// Whether every compared value read at the start of this walk.
     ready: bool,
-    kept: [(Value, bool); ONE_READ_KEPT],
-    n: usize,
+    /// Answers kept per value read, each set for its compared values: (per comparison the
+    /// value it compares with, the answers, how many); the current set, the next to replace.
+    sets: [OneReadKept; ONE_READ_SETS],
+    cur: usize,
+    next: usize,
 }
+
+/// A [`OneRead`]'s answers kept for one set of compared values.
+type OneReadKept = (
+    [Value; ONE_READ_CMPS],
+    [(Value, bool); ONE_READ_KEPT],
+    usize,
+);
 
 impl OneRead {
     /// The condition `code` on the space in `slot`, when it has this shape.
@@ -2453,24 +2481,30 @@ impl OneRead {
             code,
             at,
             cmps,
-            rhs: [Value::None; ONE_READ_CMPS],
             ncmps,
             ready: false,
-            kept: [(Value::None, false); ONE_READ_KEPT],
-            n: 0,
+            sets: [(
+                [Value::None; ONE_READ_CMPS],
+                [(Value::None, false); ONE_READ_KEPT],
+                0,
+            ); ONE_READ_SETS],
+            cur: 0,
+            next: 1,
         })
     }
 
-    /// A walk starts: reads the values compared with, and forgets the kept answers when
-    /// one of them changed since the last walk (not ready when one does not read: every
-    /// space then goes the general way, which tells why).
+    /// A walk starts: reads the values compared with, and when one of them changed since
+    /// the last walk takes the answers kept for the new values, if any, or else a set of
+    /// its own for them (not ready when one does not read: every space then goes the
+    /// general way, which tells why).
     fn refresh(&mut self, g: &Game, s: &State, locals: &[Value], me: u8) {
         use crate::ir::vm::Operand;
         let p = &g.program;
         self.ready = false;
-        let mut changed = false;
-        for k in 0..self.ncmps {
-            let Some(c) = p.cmps.get(self.cmps[k] as usize) else {
+        let mut rhs = [Value::None; ONE_READ_CMPS];
+        let n = self.ncmps.min(ONE_READ_CMPS);
+        for (r, &i) in rhs.iter_mut().zip(&self.cmps[..n]) {
+            let Some(c) = p.cmps.get(i as usize) else {
                 return;
             };
             let b = match c.b {
@@ -2483,15 +2517,35 @@ impl OneRead {
                 _ => None,
             };
             let Some(b) = b else { return };
-            if self.rhs[k] != b {
-                self.rhs[k] = b;
-                changed = true;
-            }
+            *r = b;
         }
-        if changed {
-            self.n = 0;
+        // (the values past the comparisons are `none` in every set)
+        if self
+            .sets
+            .get(self.cur)
+            .is_some_and(|e| e.0[..n] != rhs[..n])
+        {
+            self.keep_for(rhs, n);
         }
         self.ready = true;
+    }
+
+    /// The compared values become `rhs`: the set kept for them becomes the current one, or
+    /// else the next set in turn (never the current one) is emptied for them.
+    #[inline(never)]
+    fn keep_for(&mut self, rhs: [Value; ONE_READ_CMPS], n: usize) {
+        if let Some(at) = self.sets.iter().position(|e| e.0[..n] == rhs[..n]) {
+            self.cur = at;
+            return;
+        }
+        let mut at = self.next % ONE_READ_SETS;
+        if at == self.cur {
+            at = (at + 1) % ONE_READ_SETS;
+        }
+        self.next = (at + 1) % ONE_READ_SETS;
+        self.sets[at].0 = rhs;
+        self.sets[at].2 = 0;
+        self.cur = at;
     }
 
     /// The condition at space `sp` (`None`: a space it does not read in place, or a
@@ -2503,13 +2557,17 @@ impl OneRead {
             return None;
         }
         let v = self.read.at(g, s, sp)?;
-        if let Some(&(_, b)) = self.kept[..self.n].iter().find(|(x, _)| *x == v) {
+        let (_, kept, n) = self.sets.get(self.cur)?;
+        let n = (*n).min(ONE_READ_KEPT);
+        if let Some(&(_, b)) = kept[..n].iter().find(|(x, _)| *x == v) {
             return Some(b);
         }
         let b = self.answer(g, v)?;
-        if self.n < ONE_READ_KEPT {
-            self.kept[self.n] = (v, b);
-            self.n += 1;
+        if let Some((_, kept, n)) = self.sets.get_mut(self.cur) {
+            if *n < ONE_READ_KEPT {
+                kept[*n] = (v, b);
+                *n += 1;
+            }
         }
         Some(b)
     }
@@ -2522,7 +2580,7 @@ impl OneRead {
         let cmp = |_, pc: u32| {
             let k = *self.at.get((pc - self.code.start) as usize)? as usize;
             let c = p.cmps.get(*self.cmps.get(k)? as usize)?;
-            Some((v == *self.rhs.get(k)?) ^ (c.op == BinOp::Ne))
+            Some((v == *self.sets.get(self.cur)?.0.get(k)?) ^ (c.op == BinOp::Ne))
         };
         super::compare::run_flags(&p.ops, self.code, |i, pc| cmp(i, pc).ok_or(())).ok()
     }
