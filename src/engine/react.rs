@@ -2,6 +2,7 @@
 
 use super::vm::Machine;
 use super::*;
+use crate::ir::vm::{Sure, SureValue};
 use crate::ir::*;
 use crate::source::Span;
 
@@ -56,6 +57,23 @@ impl Game {
             return Ok(Some(t.span));
         }
         Ok(None)
+    }
+}
+
+/// What a test that cannot fail ([`Sure`]) answers on `st` for seat `me`.
+fn sure(st: &State, t: &Sure, me: u8) -> bool {
+    let value = |v: SureValue| match v {
+        SureValue::Slot(s) => st.var(s as usize),
+        SureValue::Value(v) => v,
+        SureValue::Const(c) => st.consts.get(c).copied().unwrap_or_default(),
+        SureValue::Me => Value::Player(me),
+        SureValue::PlayerCount => Value::Int(st.players as i64),
+    };
+    match t {
+        Sure::Cmp(a, b, ne) => (value(*a) == value(*b)) != *ne,
+        Sure::And(a, b) => sure(st, a, me) && sure(st, b, me),
+        Sure::Or(a, b) => sure(st, a, me) || sure(st, b, me),
+        Sure::Not(a) => !sure(st, a, me),
     }
 }
 
@@ -121,13 +139,15 @@ impl Game {
             }
         }
         let actions = &actions[..arms.len().min(64)];
-        // Two entries per action and seat: the answer with all the guard reads, then the
-        // answer while the first parameter's zone is empty (`FirstZone`).
-        let memo = if before { 64 * 8 * 2 } else { 0 };
+        // Three entries per action and seat: the answer with all the guard reads, the answer
+        // while the first parameter's zone is empty (`FirstZone`), the answer while the first
+        // part tested, which cannot fail, is false (`Sure`).
+        let memo = if before { 64 * 8 * 3 } else { 0 };
         if m.windows.is_empty() {
-            m.windows.resize(2 * 64 * 8 * 2, (0, 0));
+            m.windows.resize(2 * 64 * 8 * 3, (0, 0));
         }
         let first = &self.program.action_first;
+        let sures = &self.program.action_sure;
         m.listing_at(self, at, |m| {
             for k in 0..st.players {
                 let p = (start + k) % st.players;
@@ -143,8 +163,8 @@ impl Game {
                 // is an action the seat had no option of while nothing its guard reads changed.
                 let mut skip = if pass_arm < 64 { 1u64 << pass_arm } else { 0 };
                 for (ai, a) in actions.iter().enumerate() {
-                    let at = memo + (ai * 8 + p as usize) * 2;
-                    let (e, empty) = (m.windows[at], m.windows[at + 1]);
+                    let at = memo + (ai * 8 + p as usize) * 3;
+                    let (e, empty, off) = (m.windows[at], m.windows[at + 1], m.windows[at + 2]);
                     if let Some(a) = a {
                         let stamps = &st.stamps;
                         if (e.0 == stamps.lineage
@@ -152,6 +172,10 @@ impl Game {
                             || (empty.0 == stamps.lineage
                                 && first[a.0 as usize]
                                     .is_some_and(|f| stamps.unchanged(f.reads, empty.1)))
+                            || (off.0 == stamps.lineage
+                                && sures[a.0 as usize]
+                                    .as_ref()
+                                    .is_some_and(|t| !sure(st, t, p)))
                         {
                             skip |= 1 << ai;
                         }
@@ -179,8 +203,16 @@ impl Game {
                     let at = (st.stamps.lineage, st.stamps.clock);
                     for ai in (0..found.min(actions.len())).filter(|ai| skip >> ai & 1 == 0) {
                         if let Some(a) = actions[ai] {
-                            let e = memo + (ai * 8 + p as usize) * 2;
+                            let e = memo + (ai * 8 + p as usize) * 3;
                             m.windows[e] = at;
+                            // Its first part, which cannot fail, is false for this seat: the
+                            // answer holds while it stays false.
+                            if sures[a.0 as usize]
+                                .as_ref()
+                                .is_some_and(|t| !sure(st, t, p))
+                            {
+                                m.windows[e + 2] = at;
+                            }
                             // The first parameter's zone is empty for this seat: the answer
                             // holds while that and the parts before it are unchanged.
                             if let Some(f) = first[a.0 as usize] {

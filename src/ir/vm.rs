@@ -983,6 +983,35 @@ pub struct FirstZone {
     pub reads: u64,
 }
 
+/// A test that cannot fail ([`Program::action_sure`]): comparisons of values read in place,
+/// `and`, `or`, `not`.
+#[derive(Clone, Debug)]
+pub enum Sure {
+    /// `a == b` (`false`) or `a != b` (`true`).
+    Cmp(SureValue, SureValue, bool),
+    /// `a and b`.
+    And(Box<Sure>, Box<Sure>),
+    /// `a or b`.
+    Or(Box<Sure>, Box<Sure>),
+    /// `not a`.
+    Not(Box<Sure>),
+}
+
+/// A value a [`Sure`] test reads.
+#[derive(Clone, Copy, Debug)]
+pub enum SureValue {
+    /// A variable's slot (a variable without indexes).
+    Slot(u32),
+    /// A literal.
+    Value(Value),
+    /// A constant.
+    Const(ConstId),
+    /// `me`.
+    Me,
+    /// `player_count`.
+    PlayerCount,
+}
+
 /// What a function may read of the state, grouped in 64 families (one bit of a `u64`), each
 /// with a write stamp in the state (`engine::state::Stamps`): a variable (all its slots), a
 /// zone (all its instances: their contents and order), a field number (that field of every
@@ -1211,6 +1240,11 @@ pub struct Program {
     /// instance is empty, the action has no option whatever its other parts read: a window
     /// remembers that answer while none of these families is written.
     pub action_first: Vec<Option<FirstZone>>,
+    /// Per action: its guard's first part tested when it cannot fail and reads no parameter
+    /// (`busy == 0`, `phase == a or phase == b`): while it is false, the action has no
+    /// option, whatever its other parts read. A window that found a seat without an option of
+    /// the action remembers it while that part stays false.
+    pub action_sure: Vec<Option<Sure>>,
     /// Tells programs apart for caches kept outside a state (remembered answers).
     pub id: u64,
     /// Per op position: the end of the run of flag ops ([`Program::is_flag_op`]) starting

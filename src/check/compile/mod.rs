@@ -53,6 +53,14 @@ pub(crate) fn compile(g: &Game) -> Program {
     }
     c.p.action_reads = actions.iter().map(|a| a.0).collect();
     c.p.action_first = actions.iter().map(|a| a.1).collect();
+    c.p.action_sure = g
+        .actions
+        .iter()
+        .map(|a| match a.guard_parts.first() {
+            Some((0, e)) if !a.sequence => sure_test(g, e, 0),
+            _ => None,
+        })
+        .collect();
     for (id, d) in g.defs.enumerate() {
         // A body runs on an array of `DEF_LOCALS` locals (`Machine::call_body`).
         c.scratch = Some((d.locals, DEF_LOCALS as u16));
@@ -396,7 +404,7 @@ fn first_zone(g: &Game, a: &ActionDef, sets: &[Reads]) -> Option<(InstId, bool, 
     // A part that cannot fail is left out: over an empty zone, what it answers changes
     // nothing (a part that can fail must fail again where it would).
     for (need, e) in &a.guard_parts {
-        if *need == 0 && !sure_test(e) {
+        if *need == 0 && sure_test(g, e, 0).is_none() {
             r.expr(e);
             r.sets(e, sets);
         }
@@ -404,15 +412,35 @@ fn first_zone(g: &Game, a: &ActionDef, sets: &[Reads]) -> Option<(InstId, bool, 
     Some((def.base, me, r))
 }
 
-/// Whether `e` is `a == b` or `a != b` of variables without indexes, literals, constants,
-/// `me` or the player count: it cannot fail.
-fn sure_test(e: &Expr) -> bool {
-    let sure = |x: &Expr| match x {
-        Expr::Var(_, ix) => ix.is_empty(),
-        Expr::Lit(_) | Expr::Const(_) | Expr::Me | Expr::PlayerCount => true,
-        _ => false,
+/// `e` as a test that cannot fail: `a == b` or `a != b` of variables without indexes,
+/// literals, constants, `me` or the player count, and `and`, `or`, `not` of such tests or
+/// calls of functions without parameters whose body is one (`depth`: calls followed).
+fn sure_test(g: &Game, e: &Expr, depth: u32) -> Option<Sure> {
+    let value = |x: &Expr| match x {
+        Expr::Var(v, ix) if ix.is_empty() => Some(SureValue::Slot(g.vars[*v].base)),
+        Expr::Lit(v) => Some(SureValue::Value(*v)),
+        Expr::Const(c) => Some(SureValue::Const(*c)),
+        Expr::Me => Some(SureValue::Me),
+        Expr::PlayerCount => Some(SureValue::PlayerCount),
+        _ => None,
     };
-    matches!(e, Expr::Bin(BinOp::Eq | BinOp::Ne, a, b, _) if sure(a) && sure(b))
+    let sure = |x: &Expr| sure_test(g, x, depth).map(Box::new);
+    Some(match e {
+        Expr::Bin(op @ (BinOp::Eq | BinOp::Ne), a, b, _) => {
+            Sure::Cmp(value(a)?, value(b)?, *op == BinOp::Ne)
+        }
+        Expr::Bin(BinOp::And, a, b, _) => Sure::And(sure(a)?, sure(b)?),
+        Expr::Bin(BinOp::Or, a, b, _) => Sure::Or(sure(a)?, sure(b)?),
+        Expr::Not(a) => Sure::Not(sure(a)?),
+        Expr::CallDef(d, args) if args.is_empty() && depth < 4 => {
+            let def = &g.defs[*d];
+            if def.params != 0 {
+                return None;
+            }
+            sure_test(g, &def.body, depth + 1)?
+        }
+        _ => return None,
+    })
 }
 
 /// Fuses each filtered loop's head, `for x in C { if cond { .. } }` whose body is one `if`
