@@ -494,7 +494,7 @@ fn guard_parts_read_in_place_list_what_the_guards_state() {
         ]
     );
     // a wild back onto the pile: the game goes on
-    let wild = legal[3].clone();
+    let wild = legal[3];
     g.apply(&mut st, &wild).expect("applies");
     assert!(!st.is_over());
     // the pile's two cards taken: the game is over
@@ -503,7 +503,7 @@ fn guard_parts_read_in_place_list_what_the_guards_state() {
         let take = legal
             .iter()
             .find(|a| g.action_text(&st, a) == "take n=2")
-            .cloned()
+            .copied()
             .expect("take offered");
         g.apply(&mut st, &take).expect("applies");
     }
