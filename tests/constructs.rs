@@ -463,3 +463,49 @@ fn a_walking_def_with_fixed_arguments_is_walked_once_per_listing() {
     // `total(0)` is 20: `pick` for k in 1..19.
     assert_eq!(options.len(), 19);
 }
+
+/// Guard parts read in place (issue 13) list exactly the options the guards state: fields
+/// against literals and numbers (`==`, `!=`, `<=`), parameters against a literal and a number,
+/// a field against a fold over a zone, interchangeable cards (the two red and the two blue
+/// wilds: equal fields that nothing writes) offered once, and `end when empty(pile)` ending the
+/// game once the pile's last card is taken.
+#[test]
+fn guard_parts_read_in_place_list_what_the_guards_state() {
+    let g = game("tests/constructs/hand_guards.rules");
+    let mut st = g.start(&config(2, None, &[])).expect("starts");
+    let mut legal = Vec::new();
+    g.legal(&st, &mut legal).expect("legal");
+    let texts: Vec<String> = legal.iter().map(|a| g.action_text(&st, a)).collect();
+    // the hand: red-1, red-3, blue-2, blue-3, red-W, red-W, blue-W, blue-W; red-2 shown
+    assert_eq!(
+        texts,
+        [
+            "show card=red-3",
+            "show card=blue-2",
+            "show card=blue-3",
+            "wild card=red-W",
+            "wild card=blue-W",
+            "low card=red-1",
+            "low card=red-W",
+            "low card=blue-W",
+            "pick c=red",
+            "take n=2",
+            "take n=3",
+        ]
+    );
+    // a wild back onto the pile: the game goes on
+    let wild = legal[3];
+    g.apply(&mut st, &wild).expect("applies");
+    assert!(!st.is_over());
+    // the pile's two cards taken: the game is over
+    for _ in 0..2 {
+        g.legal(&st, &mut legal).expect("legal");
+        let take = legal
+            .iter()
+            .find(|a| g.action_text(&st, a) == "take n=2")
+            .copied()
+            .expect("take offered");
+        g.apply(&mut st, &take).expect("applies");
+    }
+    assert!(st.is_over());
+}

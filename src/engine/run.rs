@@ -796,6 +796,17 @@ impl Game {
         if self.program.end_when.is_empty() {
             return Ok(false); // a game without `end when`: nothing to test
         }
+        // Conditions that are one comparison read in place (`empty(deck)`) and do not hold:
+        // the game goes on, without the frame's locals moved for the general test.
+        let me = st.current.unwrap_or(0);
+        if self
+            .program
+            .end_when
+            .iter()
+            .all(|&(cond, _)| super::vm::fixed_test(self, st, cond, me) == Some(false))
+        {
+            return Ok(false);
+        }
         st.locals = std::mem::take(locals);
         let r = self.check_end_m(m, st);
         *locals = std::mem::take(&mut st.locals);

@@ -333,6 +333,17 @@ fn fast_cmp_core(g: &Game, s: &State, i: u32, locals: &[Value], me: u8) -> Optio
     })
 }
 
+/// The answer of code that is one comparison with a fast form that reads no local (`end when
+/// empty(deck)`), read in place (`None`: code of another shape, or a comparison that does not
+/// read without failing: evaluate it).
+#[inline(always)]
+pub(crate) fn fixed_test(g: &Game, s: &State, code: Code, me: u8) -> Option<bool> {
+    match g.program.ops.get(code.start as usize..code.end as usize)? {
+        [Op::Cmp(i)] => fast_cmp(g, s, *i, &[], me),
+        _ => None,
+    }
+}
+
 /// `x op y` for a comparison operator (`None`: not a comparison).
 #[inline(always)]
 pub(crate) fn int_cmp(op: BinOp, x: i64, y: i64) -> Option<bool> {

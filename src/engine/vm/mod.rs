@@ -154,7 +154,7 @@ mod aggregates;
 mod builtins;
 mod calls;
 mod compare;
-pub(crate) use compare::int_cmp;
+pub(crate) use compare::{fixed_test, int_cmp};
 mod exec;
 use builtins::binary;
 
