@@ -32,7 +32,7 @@ pub(crate) fn compile(g: &Game) -> Program {
     c.p.var_index = g.vars.iter().map(|_| None).collect();
     c.p.frozen = frozen_vars(g);
     c.p.twins = twins(g);
-    c.p.id = NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    c.p.id = fresh_id();
     c.p.defs = g
         .defs
         .iter()
@@ -478,6 +478,13 @@ fn fuse_loops(mut steps: Vec<Step>) -> Vec<Step> {
 /// Tells compiled programs apart (for caches kept outside a state).
 static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
+/// A program id never handed out before: given at compilation and again whenever a program
+/// is changed in place ([`compile_procs`], [`extend`]), so that what a machine remembers of
+/// the program as it was (resolved walk conditions, function results) is not served to it.
+fn fresh_id() -> u64 {
+    NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
 /// The family bits ([`Families`]): each part of the state some function, action guard or
 /// trigger reads (`read`) has a bit of its own, shared past [`Family::ROOM`]: variables
 /// written after setup, zones (all of them when one is read unnamed) and field numbers. The
@@ -618,6 +625,8 @@ pub(crate) fn compile_procs(g: &mut Game) {
     }
     c.p.twins = twins(game);
     c.p.finish();
+    // Changed in place: caches kept outside a state for the program before must not serve it.
+    c.p.id = fresh_id();
     p = c.p;
     g.program = p;
 }
@@ -636,6 +645,7 @@ pub(crate) fn extend<T>(g: &mut Game, f: impl FnOnce(&mut Compiler) -> T) -> T {
     };
     let out = f(&mut c);
     c.p.finish();
+    c.p.id = fresh_id();
     let p = c.p;
     g.program = p;
     out
