@@ -1,7 +1,7 @@
 //! The options of a decision: listing them, testing one, applying one; chance outcomes;
 //! simultaneous choices.
 use super::vm::int_cmp;
-use super::vm::{with_machine, Eval, Machine};
+use super::vm::{comp_field, with_machine, Eval, Machine};
 use super::*;
 use crate::ir::vm::{
     At, CBind, COptions, FastCmp, Narrow, Op, Part, Program, Same, SameRead, Scan, ScanDim, Step,
@@ -662,11 +662,7 @@ impl Game {
             *d = match *r {
                 SameRead::Field(f) => {
                     let Value::Comp(c) = v else { return None };
-                    let comp = &self.comps[c];
-                    if f as usize >= comp.fields.len() {
-                        return None;
-                    }
-                    *st.fields.get(comp.field_base as usize + f as usize)?
+                    *comp_field(self, st, c, f)?
                 }
                 SameRead::Cmp { i, pc } => Value::Bool(m.cmp(self, st, i, pc, locals, me).ok()?),
             };

@@ -267,6 +267,15 @@ fn local_field<'a>(g: &Game, s: &'a State, l: u16, f: u16, locals: &[Value]) -> 
     let Value::Comp(c) = *locals.get(l as usize)? else {
         return None;
     };
+    comp_field(g, s, c, f)
+}
+
+/// Where field `f` (its index in its type's fields) of component `c` lies in the state, read
+/// in place (`None`: a component or a field it does not have, left to the general path, which
+/// tells why). The one reading of a field in place for the fast forms, the quick operands,
+/// the zone walks and the listing's comparison of components.
+#[inline(always)]
+pub(crate) fn comp_field<'a>(g: &Game, s: &'a State, c: CompId, f: u16) -> Option<&'a Value> {
     let comp = g.comps.get(c)?;
     if (f as usize) < comp.fields.len() {
         s.fields.get(comp.field_base as usize + f as usize)
@@ -302,14 +311,7 @@ fn top_field(g: &Game, s: &State, z: ZoneAt, f: u16, locals: &[Value]) -> Option
 pub(super) fn top_field_at(g: &Game, s: &State, inst: InstId, f: u16) -> Option<Value> {
     match s.zones.top(inst) {
         None => Some(Value::None),
-        Some(c) => {
-            let comp = &g.comps[c];
-            if (f as usize) < comp.fields.len() {
-                s.fields.get(comp.field_base as usize + f as usize).copied()
-            } else {
-                None
-            }
-        }
+        Some(c) => comp_field(g, s, c, f).copied(),
     }
 }
 
@@ -494,17 +496,7 @@ fn quick(g: &Game, s: &State, o: Operand, locals: &[Value], me: u8) -> Option<Va
     match o {
         Operand::Lit(i) => g.program.lits.get(i as usize).copied(),
         Operand::Const(c) => Some(s.consts[c]),
-        Operand::LocalField(l, f) => match locals.get(l as usize)? {
-            Value::Comp(c) => {
-                let comp = &g.comps[*c];
-                if (f as usize) < comp.fields.len() {
-                    s.fields.get(comp.field_base as usize + f as usize).copied()
-                } else {
-                    None
-                }
-            }
-            _ => None,
-        },
+        Operand::LocalField(l, f) => local_field(g, s, l, f, locals).copied(),
         Operand::Local(l) => locals.get(l as usize).copied(),
         Operand::Me => Some(Value::Player(me)),
         Operand::None => Some(Value::None),

@@ -690,7 +690,7 @@ impl Machine {
                         *l = Value::Comp(c);
                     }
                     let after = s.zones.above(c);
-                    let Some(Value::Int(x)) = comp_field(g, s, c, f) else {
+                    let Some(&Value::Int(x)) = comp_field(g, s, c, f) else {
                         break (Some(after), head + 1);
                     };
                     match (max, acc) {
@@ -876,17 +876,6 @@ fn zone_me(g: &Game, z: ZoneId, me: u8) -> Eval<InstId> {
         return Err(bad_index(&zone.name));
     }
     Ok(InstId(zone.base.0 + me as u32))
-}
-
-/// Field `f` of component `c`, read in place (`None`: a field the component does not have).
-#[inline(always)]
-fn comp_field(g: &Game, s: &State, c: CompId, f: u16) -> Option<Value> {
-    let comp = g.comps.get(c)?;
-    if (f as usize) < comp.fields.len() {
-        s.fields.get(comp.field_base as usize + f as usize).copied()
-    } else {
-        None
-    }
 }
 
 /// The iterator of a collection of one of the common shapes of a parameter, read without

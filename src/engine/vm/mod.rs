@@ -154,7 +154,7 @@ mod aggregates;
 mod builtins;
 mod calls;
 mod compare;
-pub(crate) use compare::{fixed_test, int_cmp};
+pub(crate) use compare::{comp_field, fixed_test, int_cmp};
 mod exec;
 use builtins::binary;
 
@@ -368,7 +368,7 @@ impl Machine {
 
     /// Starts walking a compiled collection: its iterator is on top of the iterator stack.
     /// The common collections of a parameter (a zone without index or indexed by `me` or a
-    /// local, an enum, the players) are started here, without the op loop.
+    /// local, an enum, the players, a board) are started here, without the op loop.
     pub(crate) fn start(
         &mut self,
         g: &Game,
