@@ -162,6 +162,9 @@ impl Game {
                 // `pass` is never what makes a seat worth asking: it is not listed here; nor
                 // is an action the seat had no option of while nothing its guard reads changed.
                 let mut skip = if pass_arm < 64 { 1u64 << pass_arm } else { 0 };
+                // The actions whose first part, which cannot fail, was found true here: no
+                // answer to keep for it below, and no need to test it again there.
+                let mut held = 0u64;
                 for (ai, a) in actions.iter().enumerate() {
                     let at = memo + (ai * 8 + p as usize) * 3;
                     let (e, empty, off) = (m.windows[at], m.windows[at + 1], m.windows[at + 2]);
@@ -173,9 +176,11 @@ impl Game {
                                 && first[a.0 as usize]
                                     .is_some_and(|f| stamps.unchanged(f.reads, empty.1)))
                             || (off.0 == stamps.lineage
-                                && sures[a.0 as usize]
-                                    .as_ref()
-                                    .is_some_and(|t| !sure(st, t, p)))
+                                && sures[a.0 as usize].as_ref().is_some_and(|t| {
+                                    let holds = sure(st, t, p);
+                                    held |= (holds as u64) << ai;
+                                    !holds
+                                }))
                         {
                             skip |= 1 << ai;
                         }
@@ -207,9 +212,10 @@ impl Game {
                             m.windows[e] = at;
                             // Its first part, which cannot fail, is false for this seat: the
                             // answer holds while it stays false.
-                            if sures[a.0 as usize]
-                                .as_ref()
-                                .is_some_and(|t| !sure(st, t, p))
+                            if held >> ai & 1 == 0
+                                && sures[a.0 as usize]
+                                    .as_ref()
+                                    .is_some_and(|t| !sure(st, t, p))
                             {
                                 m.windows[e + 2] = at;
                             }
