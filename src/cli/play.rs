@@ -2,7 +2,7 @@
 
 use super::show;
 use crate::agents::{Agent, AgentSpec, RandomAgent};
-use crate::engine::{Actor, Config};
+use crate::engine::{Actor, Config, Match};
 use crate::ir::Game;
 use std::io::{BufRead, Write};
 
@@ -28,7 +28,10 @@ pub(crate) fn play(
             opponents.len()
         ));
     }
-    let mut st = g.start(cfg).map_err(|e| super::report(g, e))?;
+    let mut m = Match::new(g, cfg.clone()).map_err(|e| super::report(g, e))?;
+    // The other seats' decisions are told as this seat may read them (their hidden parts
+    // hidden); `told` counts the decisions of the log told so far.
+    let mut told = 0;
     // The random agent of every other seat and of chance, as before agents could be chosen;
     // a searching agent per seat, seeded as `simulate` seeds it.
     let mut agent = RandomAgent::new(crate::run::agent_seed(cfg.seed));
@@ -44,6 +47,16 @@ pub(crate) fn play(
     let mut lines = stdin.lock().lines();
     sayln!("{} — you are p{}", g.name, seat + 1);
     loop {
+        for line in m
+            .log_seen(Some(seat), told)
+            .map_err(|e| super::report(g, e))?
+        {
+            if line.who != crate::ir::player_name(seat) {
+                sayln!("{} plays {}", line.who, line.text);
+            }
+            told += 1;
+        }
+        let st = m.state().clone();
         match g.actor(&st) {
             Actor::Nobody => break,
             Actor::Player(p) if p == seat => {
@@ -68,7 +81,8 @@ pub(crate) fn play(
                     };
                     match chosen {
                         Some(a) => {
-                            g.apply(&mut st, &a).map_err(|e| super::report(g, e))?;
+                            m.apply(&a).map_err(|e| super::report(g, e))?;
+                            told += 1;
                             break;
                         }
                         None => sayln!("`{line}` is not one of the legal actions; choose again"),
@@ -86,16 +100,13 @@ pub(crate) fn play(
                     None => agent.choose(g, &st, &buf),
                 }
                 .ok_or_else(|| miette::miette!("no legal action"))?;
-                if let Actor::Player(p) = actor {
-                    sayln!("p{} plays {}", p + 1, g.action_text(&st, &a));
-                }
-                g.apply_unchecked(&mut st, &a)
-                    .map_err(|e| super::report(g, e))?;
+                m.apply(&a).map_err(|e| super::report(g, e))?;
             }
         }
     }
-    let view = g.view(&st, Some(seat));
-    sayln!("\n{}", show::draw(g, &st, &view));
+    let st = m.state();
+    let view = g.view(st, Some(seat));
+    sayln!("\n{}", show::draw(g, st, &view));
     say!("{}", show::outcome(st.outcome().expect("over")));
     Ok(())
 }

@@ -10,6 +10,7 @@ mod outcome;
 mod react;
 mod run;
 pub mod scenario;
+mod seen;
 mod sequence;
 mod session;
 mod simul;
@@ -22,6 +23,7 @@ mod why;
 mod zones;
 
 pub use error::RunError;
+pub use seen::{SeenLine, HIDDEN, MAX_ALTERNATIVES};
 pub use session::{Match, Save, CHECKPOINT_EVERY, SAVE_VERSION};
 pub use state::State;
 pub(crate) use state::{Frame, Phase, Wait, WindowState};

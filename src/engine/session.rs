@@ -1,6 +1,7 @@
 //! A match: a state with its configuration, its action log and its undo history, plus saves
 //! that replay exactly.
 
+use super::seen::{Made, SeenLine, HIDDEN};
 use super::{Action, Actor, Config, RunError, State, View, WhyNot};
 use crate::ir::Game;
 use serde::{Deserialize, Serialize};
@@ -41,11 +42,28 @@ pub struct Match<'g> {
     log: Vec<String>,
     /// The decisions of the log, as applied (the seat for a commitment of `apply_for`).
     decisions: Vec<(Option<u8>, Action)>,
+    /// Who made each decision of the log (`None`: chance).
+    makers: Vec<Option<u8>>,
     /// `checkpoints[j]` is the state after `j * CHECKPOINT_EVERY` decisions: undo replays the
     /// decisions since the last checkpoint, so a long match keeps one state per
     /// [`CHECKPOINT_EVERY`] decisions instead of one per decision (a million decisions took
     /// 1.1 GB).
     checkpoints: Vec<State>,
+    /// The log as each observer may read it, derived as far as it was asked for.
+    seen: Seen,
+}
+
+/// The log as each observer reads it ([`super::seen`]), derived lazily: the lines of the
+/// settled decisions, the state they reach, and the decisions after it not yet settled.
+struct Seen {
+    /// Per decision, its text per observer (seats from 0, then the spectator).
+    lines: Vec<Box<[String]>>,
+    /// Per line, whether its decision settled the game (ended a group).
+    closes: Vec<bool>,
+    /// The state after the decisions derived so far (`lines` and `open`).
+    cursor: State,
+    /// The decisions after `lines` derived but not settled: the state each was made in.
+    open: Vec<State>,
 }
 
 /// How many decisions lie between two states kept for undo.
@@ -60,7 +78,14 @@ impl<'g> Match<'g> {
             config,
             log: Vec::new(),
             decisions: Vec::new(),
+            makers: Vec::new(),
             checkpoints: vec![state.clone()],
+            seen: Seen {
+                lines: Vec::new(),
+                closes: Vec::new(),
+                cursor: state.clone(),
+                open: Vec::new(),
+            },
             state,
         })
     }
@@ -107,10 +132,11 @@ impl<'g> Match<'g> {
     /// Applies a legal action. On error the match is unchanged.
     pub fn apply(&mut self, a: &Action) -> Result<(), RunError> {
         let text = self.game.action_text(&self.state, a);
+        let maker = self.game.maker(None, &self.state);
         let mut next = self.state.clone();
         self.game.apply(&mut next, a)?;
         self.state = next;
-        self.record(None, *a, text);
+        self.record(None, *a, text, maker);
         Ok(())
     }
 
@@ -143,13 +169,14 @@ impl<'g> Match<'g> {
         let mut next = self.state.clone();
         self.game.apply_for(&mut next, seat, &a)?;
         self.state = next;
-        self.record(Some(seat), a, super::text::with_seat(seat, &t));
+        self.record(Some(seat), a, super::text::with_seat(seat, &t), Some(seat));
         Ok(())
     }
 
     /// Logs a decision just applied, keeping a checkpoint every [`CHECKPOINT_EVERY`].
-    fn record(&mut self, seat: Option<u8>, a: Action, text: String) {
+    fn record(&mut self, seat: Option<u8>, a: Action, text: String, maker: Option<u8>) {
         self.log.push(text);
+        self.makers.push(maker);
         self.decisions.push((seat, a));
         if self.decisions.len() % CHECKPOINT_EVERY == 0 {
             self.checkpoints.push(self.state.clone());
@@ -177,7 +204,120 @@ impl<'g> Match<'g> {
         self.state = state;
         self.checkpoints.truncate(j + 1);
         self.decisions.pop();
+        self.makers.pop();
         self.log.pop();
+        self.seen_back(n)?;
+        Ok(())
+    }
+
+    /// After an undo to `n` decisions: forgets the derived lines from the start of the group
+    /// that decision `n` belonged to (it is no longer settled as it was).
+    fn seen_back(&mut self, n: usize) -> Result<(), RunError> {
+        let s = &mut self.seen;
+        if s.lines.len() + s.open.len() <= n {
+            return Ok(());
+        }
+        if s.lines.len() <= n {
+            s.open.truncate(n - s.lines.len());
+            s.cursor = self.state.clone();
+            return Ok(());
+        }
+        let mut k = n;
+        while k > 0 && !s.closes[k - 1] {
+            k -= 1;
+        }
+        s.lines.truncate(k);
+        s.closes.truncate(k);
+        s.open.clear();
+        let cursor = self.state_at(k)?;
+        self.seen.cursor = cursor;
+        Ok(())
+    }
+
+    /// The state after the first `k` decisions (at most the decisions applied).
+    fn state_at(&self, k: usize) -> Result<State, RunError> {
+        let j = (k / CHECKPOINT_EVERY).min(self.checkpoints.len() - 1);
+        let mut state = self.checkpoints[j].clone();
+        for (seat, a) in &self.decisions[j * CHECKPOINT_EVERY..k] {
+            match seat {
+                Some(seat) => self.game.apply_for(&mut state, *seat, a)?,
+                None => self.game.apply(&mut state, a)?,
+            }
+        }
+        Ok(state)
+    }
+
+    /// The decisions from the `from`-th on, as `observer` may read them (`None`: a
+    /// spectator), by the rule of [`super::seen`]: a seat reads its own decisions in full,
+    /// and of another's what its views tell it. A decision not yet settled (a commitment in
+    /// a simultaneous block or a `choose each` still waiting) reads as hidden to the others.
+    /// Each decision is derived once, so a call costs the decisions made since the last.
+    pub fn log_seen(
+        &mut self,
+        observer: Option<u8>,
+        from: usize,
+    ) -> Result<Vec<SeenLine>, RunError> {
+        self.derive_seen()?;
+        let players = self.state.players;
+        let column = observer.map_or(players as usize, |o| o.min(players) as usize);
+        let s = &self.seen;
+        let mut out = Vec::new();
+        for i in from..self.decisions.len() {
+            let before = match i.checked_sub(s.lines.len()) {
+                None => None,
+                Some(k) => Some(&s.open[k]),
+            };
+            let text = match before {
+                None => s.lines[i][column].clone(),
+                Some(_) => {
+                    if observer.is_some() && self.makers[i] == observer {
+                        super::ActionText::parse(&self.log[i]).body.to_string()
+                    } else {
+                        HIDDEN.to_string()
+                    }
+                }
+            };
+            out.push(SeenLine {
+                who: self.makers[i].map_or("chance".into(), crate::ir::player_name),
+                text,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Derives the lines of every decision applied and not derived yet.
+    fn derive_seen(&mut self) -> Result<(), RunError> {
+        let game = self.game;
+        let s = &mut self.seen;
+        while s.lines.len() + s.open.len() < self.decisions.len() {
+            let i = s.lines.len() + s.open.len();
+            let (seat, a) = self.decisions[i];
+            s.open.push(s.cursor.clone());
+            match seat {
+                Some(seat) => game.apply_for(&mut s.cursor, seat, &a)?,
+                None => game.apply(&mut s.cursor, &a)?,
+            }
+            if !game.settled(&s.cursor) {
+                continue;
+            }
+            let start = s.lines.len();
+            let group: Vec<Made> = s
+                .open
+                .iter()
+                .enumerate()
+                .map(|(k, before)| Made {
+                    seat: self.decisions[start + k].0,
+                    action: self.decisions[start + k].1,
+                    text: super::ActionText::parse(&self.log[start + k]).body,
+                    before,
+                })
+                .collect();
+            let lines = game.derive_seen(&group, &s.cursor);
+            let n = lines.len();
+            s.lines.extend(lines);
+            s.closes.extend((0..n).map(|k| k + 1 == n));
+            s.open.clear();
+        }
         Ok(())
     }
 

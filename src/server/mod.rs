@@ -343,24 +343,17 @@ impl<'g> Session<'g> {
                 self.checkpoint(Stage::AfterChange);
                 reply
             }
-            Request::View { seat: asked } => {
-                let players = m.state().players;
-                let want = asked.or(seat);
-                if want.is_some_and(|s| s >= players) {
-                    return Err(Error::new(
-                        Code::BadSeat,
-                        format!("seat must be a number from 0 to {}", players - 1),
-                    ));
+            Request::View { seat: asked } => Reply::View {
+                view: m.view(seen_seat(m, seat, *asked)?),
+            },
+            Request::Log { from, seat: asked } => {
+                let want = seen_seat(m, seat, *asked)?;
+                Reply::Log {
+                    entries: m
+                        .log_seen(want, from.unwrap_or(0))
+                        .map_err(|e| run_error(g, &e))?,
+                    decisions: m.log().len(),
                 }
-                if let (Some(own), Some(w)) = (seat, want) {
-                    if own != w {
-                        return Err(Error::new(
-                            Code::BadSeat,
-                            format!("this client plays seat {own} and may see only its view"),
-                        ));
-                    }
-                }
-                Reply::View { view: m.view(want) }
             }
             Request::Why { action } => match (seat, to_act) {
                 (Some(s), None) => Reply::Why {
@@ -424,6 +417,28 @@ impl<'g> Session<'g> {
         };
         Ok(reply)
     }
+}
+
+/// The seat whose view (or log) is asked: `asked`, else the client's own; a bound client may
+/// ask for its own only.
+fn seen_seat(m: &Match, own: Option<u8>, asked: Option<u8>) -> Result<Option<u8>, Error> {
+    let players = m.state().players;
+    let want = asked.or(own);
+    if want.is_some_and(|s| s >= players) {
+        return Err(Error::new(
+            Code::BadSeat,
+            format!("seat must be a number from 0 to {}", players - 1),
+        ));
+    }
+    if let (Some(own), Some(w)) = (own, want) {
+        if own != w {
+            return Err(Error::new(
+                Code::BadSeat,
+                format!("this client plays seat {own} and may see only its view"),
+            ));
+        }
+    }
+    Ok(want)
 }
 
 fn no_match() -> Error {

@@ -41,6 +41,15 @@ pub enum Request {
         /// The seat, from 0.
         seat: Option<u8>,
     },
+    /// The decisions from the `from`-th on (default 0) as one seat may read them (from 0;
+    /// none: a spectator, or the bound seat): its own in full, the others' as its views
+    /// show them ([`crate::engine::Match::log_seen`]).
+    Log {
+        /// The first decision wanted, from 0.
+        from: Option<usize>,
+        /// The seat, from 0.
+        seat: Option<u8>,
+    },
     /// Whether an action is legal now, and if not why.
     Why {
         /// The action's canonical text.
@@ -73,8 +82,8 @@ pub const MAX_SUGGEST_PLAYOUTS: u64 = 10_000_000;
 
 impl Request {
     /// Every command, as written in `"cmd"`.
-    pub const COMMANDS: [&'static str; 11] = [
-        "new", "legal", "apply", "view", "why", "status", "state", "undo", "save", "load",
+    pub const COMMANDS: [&'static str; 12] = [
+        "new", "legal", "apply", "view", "log", "why", "status", "state", "undo", "save", "load",
         "suggest",
     ];
 }
@@ -298,6 +307,14 @@ pub enum Reply {
     View {
         /// What the seat may see.
         view: View,
+    },
+    /// `log`.
+    Log {
+        /// The decisions asked for, oldest first: who made each (`pN`, `chance`) and its
+        /// text as the seat may read it (`(hidden)` for what it may not).
+        entries: Vec<crate::engine::SeenLine>,
+        /// How many decisions the match has in all.
+        decisions: usize,
     },
     /// `why`.
     Why {

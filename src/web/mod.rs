@@ -504,7 +504,7 @@ impl App {
         }
         let decisions = m.log().len();
         let at = at.filter(|&n| n < decisions);
-        let log = log_for(game, m, seat, at.unwrap_or(decisions));
+        let upto = at.unwrap_or(decisions);
         let (view, legal) = match at {
             Some(n) => {
                 let mut save = m.save();
@@ -525,6 +525,8 @@ impl App {
                 (view, legal)
             }
         };
+        let session = self.session.as_mut().ok_or("no match")?;
+        let log = log_for(session, seat, upto);
         Ok(SeatPage {
             seat,
             scene: scene::scene(game, &view, players),
@@ -546,60 +548,22 @@ fn actor_name(a: Actor) -> String {
     }
 }
 
-/// The first `upto` decisions of the log as `seat` may read them: its own in full; another
-/// seat's in full unless it names a component `seat` sees neither before nor after it, then
-/// by its action name only.
-fn log_for(game: &Game, m: &Match, seat: Option<u8>, upto: usize) -> Vec<(String, String)> {
-    let Ok(mut replay) = Match::new(game, m.config().clone()) else {
-        return Vec::new();
-    };
-    // What a view shows: its components, and its variables' values.
-    let names = |v: &View| -> Vec<String> {
-        v.zones
-            .iter()
-            .flat_map(|z| z.visible.iter().cloned())
-            .chain(v.vars.iter().map(|(_, x)| x.clone()))
-            .collect()
-    };
-    // Every component's name, to tell a component from another value.
-    let comps = |v: &View| -> Vec<String> {
-        v.zones
-            .iter()
-            .flat_map(|z| z.visible.iter().cloned())
-            .collect()
-    };
-    let mut out = Vec::new();
-    for entry in m.log().iter().take(upto) {
-        let parsed = crate::engine::ActionText::parse(entry);
-        let who = parsed.seat.or(match replay.actor() {
-            Actor::Player(p) => Some(p),
-            _ => None,
-        });
-        let before = names(&replay.view(seat));
-        let all_before = comps(&game.view_all(replay.state()));
-        let ok = match parsed.seat {
-            Some(s) => replay.apply_for(s, parsed.body),
-            None => replay.apply_text(entry),
-        };
-        if ok.is_err() {
-            break;
-        }
-        let after = names(&replay.view(seat));
-        let all_after = comps(&game.view_all(replay.state()));
-        let own = who.is_some() && who == seat;
-        let hides = |value: &str| {
-            (all_before.iter().any(|n| n == value) || all_after.iter().any(|n| n == value))
-                && !before.iter().any(|n| n == value)
-                && !after.iter().any(|n| n == value)
-        };
-        let body = crate::engine::ActionText::parse(parsed.body);
-        let secret = !own && body.args.iter().any(|(_, v)| hides(v));
-        let text = if secret {
-            format!("{} (hidden)", body.label.unwrap_or("a choice"))
-        } else {
-            parsed.body.to_string()
-        };
-        out.push((who.map_or("chance".into(), crate::ir::player_name), text));
+/// The first `upto` decisions of the log as `seat` may read them (`None`: a spectator): the
+/// protocol's `log` bound to that seat, so the page shows of another seat's decisions only
+/// what the seat's views show ([`crate::engine::Match::log_seen`]).
+fn log_for(session: &mut Session, seat: Option<u8>, upto: usize) -> Vec<(String, String)> {
+    match session.run_as(
+        seat,
+        Request::Log {
+            from: Some(0),
+            seat,
+        },
+    ) {
+        Reply::Log { entries, .. } => entries
+            .into_iter()
+            .take(upto)
+            .map(|l| (l.who, l.text))
+            .collect(),
+        _ => Vec::new(),
     }
-    out
 }
