@@ -489,7 +489,8 @@ fn another_seats_hand_shows_backs_only() {
     );
     // What the page received holds no card of p2's hand, not only what it drew.
     let hidden = b.js(
-        "const r = new XMLHttpRequest(); r.open('GET', '/api/seat/0', false); r.send(); \
+        "const r = new XMLHttpRequest(); r.open('GET', '/api/seat/0', false); \
+         r.setRequestHeader('X-Rulebook-Token', TOKEN); r.send(); \
          const p = JSON.parse(r.responseText); \
          return p.view.zones.find(z => z.zone === 'hand[p2]').visible.length + \
                 p.scene.zones.find(z => z.zone === 'hand[p2]').cards.length",

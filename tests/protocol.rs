@@ -4,7 +4,7 @@
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rulebook::engine::{Actor, ChanceMode, Config, Match};
-use rulebook::server::protocol::Code;
+use rulebook::server::protocol::{Code, Reply, Request};
 use rulebook::server::Session;
 use rulebook::Game;
 use serde_json::{json, Value};
@@ -433,14 +433,18 @@ fn a_rule_failing_at_the_start_is_a_rules_error() {
     std::fs::remove_dir_all(&dir).expect("cleans up");
 }
 
-/// `serve --seat 1`: the client plays p2 only.
+/// `serve --seat 1`: the client plays p2 only, in the match the command line started.
 #[test]
 fn a_client_bound_to_a_seat_plays_only_that_seat() {
-    let mut s = Server::start_with(&["serve", "rules/classic/tic_tac_toe.rules", "--seat", "1"]);
-    assert_eq!(
-        s.send(json!({"cmd":"new","players":2,"seed":1}))["actor"],
-        "p1"
-    );
+    let mut s = Server::start_with(&[
+        "serve",
+        "rules/classic/tic_tac_toe.rules",
+        "--seat",
+        "1",
+        "--seed",
+        "1",
+    ]);
+    assert_eq!(s.send(json!({"cmd":"status"}))["actor"], "p1");
     assert_eq!(
         s.send(json!({"cmd":"legal"})),
         json!({"actions": [], "actor": "p1"})
@@ -455,21 +459,23 @@ fn a_client_bound_to_a_seat_plays_only_that_seat() {
     );
     assert_eq!(s.send(json!({"cmd":"view"}))["view"]["seat"], 1);
     assert_eq!(s.send(json!({"cmd":"view","seat":1}))["view"]["seat"], 1);
-    for cmd in ["state", "save", "undo"] {
-        assert_eq!(
-            s.send(json!({"cmd":cmd}))["error"]["code"],
-            "forbidden",
-            "{cmd}"
-        );
+    for req in [
+        json!({"cmd":"state"}),
+        json!({"cmd":"save"}),
+        json!({"cmd":"new","seed":2}),
+        json!({"cmd":"load","data":"x"}),
+    ] {
+        assert_eq!(s.send(req.clone())["error"]["code"], "forbidden", "{req}");
     }
+    assert_eq!(
+        s.send(json!({"cmd":"undo"}))["error"]["code"],
+        "nothing_to_undo"
+    );
     assert_eq!(s.send(json!({"cmd":"status"}))["decisions"], 0);
     assert_eq!(s.finish(), 0);
 
     let mut s = Server::start_with(&["serve", "rules/classic/tic_tac_toe.rules", "--seat", "0"]);
-    assert_eq!(
-        s.send(json!({"cmd":"new","players":2,"seed":1}))["actor"],
-        "p1"
-    );
+    assert_eq!(s.send(json!({"cmd":"status"}))["actor"], "p1");
     let legal = s.send(json!({"cmd":"legal"}));
     assert_eq!(legal["actions"].as_array().map(Vec::len), Some(9));
     let r = s.send(json!({"cmd":"apply","action":"place cell=b2"}));
@@ -511,8 +517,10 @@ fn a_bound_seat_makes_its_own_choice_in_a_simultaneous_block() {
         .expect("a pending seat that is not the actor");
     let own = m.legal_for(seat).expect("legal");
     let mut session = Session::new(&g, Some(seat));
-    let load = json!({"cmd":"load","data":m.save_text()}).to_string();
-    assert_eq!(reply(&mut session, &load)["ok"], true);
+    let load = Request::Load {
+        data: m.save_text(),
+    };
+    assert!(matches!(session.run_as(None, load), Reply::Ready { .. }));
     let legal = reply(&mut session, r#"{"cmd":"legal"}"#);
     let texts: Vec<&str> = legal["actions"]
         .as_array()
@@ -705,12 +713,209 @@ fn suggest_searches_for_the_seat_to_act() {
         json!({"action":"place cell=c3"})
     );
     let mut p2 = Session::new(&g, Some(1));
-    assert_eq!(reply(&mut p2, &load)["ok"], true);
+    let host_load = || Request::Load {
+        data: save.as_str().expect("a save").to_string(),
+    };
+    assert!(matches!(p2.run_as(None, host_load()), Reply::Ready { .. }));
     assert_eq!(reply(&mut p2, suggest)["error"]["code"], "not_your_turn");
     let mut p1 = Session::new(&g, Some(0));
-    assert_eq!(reply(&mut p1, &load)["ok"], true);
+    assert!(matches!(p1.run_as(None, host_load()), Reply::Ready { .. }));
     assert_eq!(reply(&mut p1, suggest), json!({"action":"place cell=c3"}));
     let win = r#"{"cmd":"apply","action":"place cell=c3"}"#;
     assert_eq!(reply(&mut session, win)["finished"], true);
     assert_eq!(reply(&mut session, suggest)["error"]["code"], "finished");
+}
+
+/// Only the host steers: a client bound to a seat may not start a match, load a save (and so
+/// choose a seed), read the state or save; it may undo its own last decision, one at a time,
+/// never another seat's.
+#[test]
+fn a_bound_client_cannot_steer_the_match() {
+    let g = game("rules/classic/tic_tac_toe.rules");
+    let mut p1 = Session::new(&g, Some(0));
+    let new = Request::New {
+        players: Some(2),
+        seed: Some(1),
+        variant: None,
+        chance: None,
+        set: None,
+    };
+    assert!(matches!(p1.run_as(None, new.clone()), Reply::Ready { .. }));
+    let save = p1.current().expect("a match").save_text();
+    let load = json!({"cmd":"load","data":save}).to_string();
+    for req in [
+        r#"{"cmd":"new","players":2,"seed":7}"#,
+        r#"{"cmd":"new"}"#,
+        load.as_str(),
+        r#"{"cmd":"state"}"#,
+        r#"{"cmd":"save"}"#,
+    ] {
+        let r = reply(&mut p1, req);
+        assert_eq!(r["error"]["code"], "forbidden", "{req}: {r}");
+    }
+    // Nothing to undo yet; then p1's own decision may be taken back, once.
+    assert_eq!(
+        reply(&mut p1, r#"{"cmd":"undo"}"#)["error"]["code"],
+        "nothing_to_undo"
+    );
+    let b2 = r#"{"cmd":"apply","action":"place cell=b2"}"#;
+    assert_eq!(reply(&mut p1, b2)["actor"], "p2");
+    assert_eq!(reply(&mut p1, r#"{"cmd":"undo"}"#)["actor"], "p1");
+    assert_eq!(p1.current().expect("a match").log().len(), 0);
+    // p2's decision is not p1's to take back, and the match stays as it was.
+    assert_eq!(reply(&mut p1, b2)["actor"], "p2");
+    let p2_move = Request::Apply {
+        action: "place cell=a1".into(),
+    };
+    assert!(matches!(p1.run_as(Some(1), p2_move), Reply::Applied { .. }));
+    let before = p1.current().expect("a match").save_text();
+    let r = reply(&mut p1, r#"{"cmd":"undo"}"#);
+    assert_eq!(r["error"]["code"], "forbidden", "{r}");
+    assert_eq!(p1.current().expect("a match").save_text(), before);
+    assert_eq!(p1.current().expect("a match").actor(), Actor::Player(0));
+    // p2 may take back its own, then no more: p1's is next.
+    assert!(matches!(
+        p1.run_as(Some(1), Request::Undo {}),
+        Reply::Ready { .. }
+    ));
+    let r = p1.run_as(Some(1), Request::Undo {});
+    assert!(
+        matches!(&r, Reply::Error { error } if error.code == Code::Forbidden),
+        "{r:?}"
+    );
+    assert_eq!(p1.current().expect("a match").log().len(), 1);
+    // The host may do all of it.
+    assert!(matches!(
+        p1.run_as(None, Request::Undo {}),
+        Reply::Ready { .. }
+    ));
+    assert!(matches!(p1.run_as(None, new), Reply::Ready { .. }));
+}
+
+/// A match the bound seat is not in is refused, from the host too: the seat stays playable.
+#[test]
+fn a_bound_seat_outside_the_match_is_refused() {
+    let g = game("rules/classic/tic_tac_toe.rules");
+    let mut p3 = Session::new(&g, Some(2));
+    let r = p3.run_as(
+        None,
+        Request::New {
+            players: Some(2),
+            seed: None,
+            variant: None,
+            chance: None,
+            set: None,
+        },
+    );
+    assert!(
+        matches!(&r, Reply::Error { error } if error.code == Code::BadSeat
+            && error.message.contains("seat 2")),
+        "{r:?}"
+    );
+    assert!(p3.current().is_none());
+    // From the command line: out of the game's range, and out of the match's.
+    for args in [&["--seat", "5"][..], &["--seat", "2", "--players", "2"][..]] {
+        let out = Command::new(env!("CARGO_BIN_EXE_rulebook"))
+            .args(["serve", "rules/classic/tic_tac_toe.rules"])
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .expect("runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?}");
+        assert!(
+            err.contains("seat 2") || err.contains("seat 5"),
+            "{args:?}: {err}"
+        );
+        assert!(
+            err.contains("p1 to p2") || err.contains("from 0 to 1"),
+            "{args:?}: {err}"
+        );
+    }
+}
+
+/// A save of a match whose chance is external (every shuffle and roll a decision in the log)
+/// loads into a match that plays on, through `Match::load_text` and through `load`, for
+/// every seed game.
+#[test]
+fn a_save_with_external_chance_loads_and_plays_on() {
+    for rules in seed_games() {
+        let g = game(&rules);
+        let cfg = Config {
+            players: g.min_players,
+            variant: None,
+            seed: 5,
+            chance: ChanceMode::External,
+            fuel: None,
+            set: Vec::new(),
+        };
+        let mut m = Match::new(&g, cfg).expect("starts");
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let mut chance = 0;
+        for _ in 0..60 {
+            if m.actor() == Actor::Nobody {
+                break;
+            }
+            chance += usize::from(m.actor() == Actor::Chance);
+            let legal = m.legal().expect("legal");
+            let (a, _) = legal[rng.gen_range(0..legal.len())];
+            m.apply(&a).expect("applies");
+        }
+        assert!(chance > 0, "{rules}: no chance decision");
+        let save = m.save_text();
+        let mut loaded = Match::load_text(&g, &save).unwrap_or_else(|e| panic!("{rules}: {e:?}"));
+        assert_eq!(loaded.log(), m.log(), "{rules}");
+        assert_eq!(loaded.view(None), m.view(None), "{rules}");
+        if loaded.actor() != Actor::Nobody {
+            let legal = loaded.legal().expect("legal");
+            assert_eq!(legal, m.legal().expect("legal"), "{rules}");
+            loaded.apply(&legal[0].0).expect("plays on");
+        }
+        let mut session = Session::new(&g, None);
+        let r = reply(&mut session, &json!({"cmd":"load","data":save}).to_string());
+        assert_eq!(r["ok"], true, "{rules}: {r}");
+        if m.actor() != Actor::Nobody {
+            let legal = reply(&mut session, r#"{"cmd":"legal"}"#);
+            let list = legal["actions"].as_array().or(legal["outcomes"].as_array());
+            let first = list.and_then(|l| l.first()).expect("a legal decision");
+            let apply = json!({"cmd":"apply","action":first["text"]}).to_string();
+            let r = reply(&mut session, &apply);
+            assert_eq!(r["ok"], true, "{rules}: {r}");
+        }
+    }
+}
+
+/// The cost of a request does not grow with the match: `status` on a match of 100,000
+/// decisions is answered as fast as on a fresh one (no copy of the log per request).
+#[test]
+fn a_request_costs_the_same_on_a_long_match() {
+    let g = rulebook::load(
+        "long.rules",
+        "game \"Long\"\nplayers 1\nvar n: int\n\
+         action pass() { n += 1  if n == 1000000000 { end draw } }\n\
+         flow { repeat { turn seat(0) { choose { pass } } } }\n",
+    )
+    .game
+    .expect("valid rules");
+    let mut session = Session::new(&g, None);
+    reply(&mut session, r#"{"cmd":"new"}"#);
+    let mut m =
+        Match::new(&g, session.current().expect("a match").config().clone()).expect("starts");
+    for _ in 0..100_000 {
+        m.apply_text("pass").expect("passes");
+    }
+    let load = json!({"cmd":"load","data":m.save_text()}).to_string();
+    assert_eq!(reply(&mut session, &load)["ok"], true);
+    let start = std::time::Instant::now();
+    for _ in 0..2_000 {
+        assert_eq!(
+            reply(&mut session, r#"{"cmd":"status"}"#)["decisions"],
+            100_000
+        );
+    }
+    let spent = start.elapsed();
+    assert!(
+        spent < std::time::Duration::from_secs(2),
+        "2,000 requests took {spent:?}"
+    );
 }

@@ -170,3 +170,188 @@ fn rules_with_errors_show_their_problems_with_line_and_column() {
     assert_eq!((p.line, p.column), (4, 32), "{p:?}");
     assert!(app.page(Some(0), None).is_err());
 }
+
+/// The rules of tic-tac-toe, read once.
+struct Once(Option<String>);
+
+impl rulebook::web::RulesSource for Once {
+    fn name(&self) -> String {
+        "ttt.rules".into()
+    }
+    fn changed(&mut self) -> Option<Result<String, String>> {
+        self.0.take().map(Ok)
+    }
+}
+
+/// `rulebook web` on a free port in a thread of this process, its connections closed after
+/// `idle`; the port and the host's token.
+fn server(idle: std::time::Duration) -> (u16, String) {
+    use rulebook::web::http;
+    let text = std::fs::read_to_string("rules/classic/tic_tac_toe.rules").expect("readable");
+    let (listener, addr) = http::bind("127.0.0.1:0").expect("binds");
+    let mut gate = http::Gate::new(addr.port()).expect("a token");
+    gate.idle = idle;
+    let token = gate.token().to_string();
+    std::thread::spawn(move || http::serve(listener, Box::new(Once(Some(text))), gate));
+    (addr.port(), token)
+}
+
+/// One HTTP/1.1 request with these headers (`Host` is not added); the status and the body.
+fn call(port: u16, head: &str, body: &[u8]) -> (u16, String) {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connects");
+    s.set_read_timeout(Some(std::time::Duration::from_secs(60)))
+        .ok();
+    let request = format!(
+        "{head}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    s.write_all(request.as_bytes()).expect("writes");
+    let _ = s.write_all(body);
+    let mut out = Vec::new();
+    let _ = s.read_to_end(&mut out);
+    let out = String::from_utf8_lossy(&out).to_string();
+    let code = out
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    let body = out
+        .split_once("\r\n\r\n")
+        .map_or("", |(_, b)| b)
+        .to_string();
+    (code, body)
+}
+
+/// Requests from elsewhere are refused: a foreign `Host` (DNS rebinding), a foreign
+/// `Origin`, no token or a wrong one, each 403 with a JSON error; the page holds the token;
+/// a body past the limit is 413.
+#[test]
+fn the_server_lets_in_only_its_own_page() {
+    let (port, token) = server(std::time::Duration::from_secs(30));
+    let host = format!("Host: 127.0.0.1:{port}");
+    let (code, page) = call(port, &format!("GET / HTTP/1.1\r\n{host}"), b"");
+    assert_eq!(code, 200);
+    assert!(page.contains(&token), "the page holds the token");
+    assert_eq!(token.len(), 32);
+    let ok = format!("GET /api/status HTTP/1.1\r\n{host}\r\nX-Rulebook-Token: {token}");
+    assert_eq!(call(port, &ok, b"").0, 200);
+    let same_origin = format!("{ok}\r\nOrigin: http://127.0.0.1:{port}");
+    assert_eq!(call(port, &same_origin, b"").0, 200);
+    let localhost =
+        format!("GET /api/status HTTP/1.1\r\nHost: localhost:{port}\r\nX-Rulebook-Token: {token}");
+    assert_eq!(call(port, &localhost, b"").0, 200);
+    let wrong = "0".repeat(32);
+    for refused in [
+        format!("GET /api/status HTTP/1.1\r\n{host}"),
+        format!("GET /api/status HTTP/1.1\r\n{host}\r\nX-Rulebook-Token: {wrong}"),
+        format!(
+            "GET /api/status HTTP/1.1\r\nHost: evil.example:{port}\r\nX-Rulebook-Token: {token}"
+        ),
+        format!("GET / HTTP/1.1\r\nHost: evil.example:{port}"),
+        format!("GET /api/status HTTP/1.1\r\nHost: 127.0.0.1:1\r\nX-Rulebook-Token: {token}"),
+        format!("{ok}\r\nOrigin: http://evil.example"),
+        format!("{ok}\r\nOrigin: null"),
+        format!("POST /api/new HTTP/1.1\r\n{host}\r\nOrigin: http://evil.example:{port}"),
+    ] {
+        let (code, body) = call(port, &refused, b"");
+        assert_eq!(code, 403, "{refused}: {body}");
+        let v: serde_json::Value = serde_json::from_str(&body).expect("JSON");
+        assert_eq!(v["error"]["code"], "forbidden", "{body}");
+    }
+    let big = vec![b'x'; 2 << 20];
+    let load = format!("POST /api/load HTTP/1.1\r\n{host}\r\nX-Rulebook-Token: {token}");
+    assert_eq!(call(port, &load, &big).0, 413);
+}
+
+/// A seat's token asks only as that seat: it plays, reads its page and undoes its own last
+/// decision, never another's, and may not start, load, save, or undo as the host.
+#[test]
+fn a_seat_token_cannot_steer_the_match() {
+    let (port, token) = server(std::time::Duration::from_secs(30));
+    let host = format!("Host: 127.0.0.1:{port}");
+    let as_ = |t: &str, method: &str, path: &str, body: &str| {
+        let (code, body) = call(
+            port,
+            &format!("{method} {path} HTTP/1.1\r\n{host}\r\nX-Rulebook-Token: {t}"),
+            body.as_bytes(),
+        );
+        (
+            code,
+            serde_json::from_str::<serde_json::Value>(&body).unwrap_or_default(),
+        )
+    };
+    let setup = r#"{"players":2,"variant":null,"seed":1,"humans":[true,true],"agent":"random"}"#;
+    assert_eq!(as_(&token, "POST", "/api/new", setup).0, 200);
+    let (code, p1) = as_(&token, "GET", "/api/seat/0/token", "");
+    assert_eq!(code, 200);
+    let p1 = p1["token"].as_str().expect("a token").to_string();
+    let p2 = as_(&token, "GET", "/api/seat/1/token", "").1["token"]
+        .as_str()
+        .expect("a token")
+        .to_string();
+    assert_ne!(p1, p2);
+    assert_ne!(p1, token);
+    for (method, path, body) in [
+        ("POST", "/api/new", setup),
+        ("POST", "/api/undo", "{}"),
+        ("GET", "/api/save", ""),
+        ("POST", "/api/load", r#"{"data":"x"}"#),
+        ("GET", "/api/seat/1", ""),
+        ("GET", "/api/seat/0/token", ""),
+        ("POST", "/api/seat/1/apply", r#"{"action":"place cell=a1"}"#),
+        ("POST", "/api/seat/1/undo", ""),
+    ] {
+        let (code, v) = as_(&p1, method, path, body);
+        assert_eq!(code, 403, "{method} {path}: {v}");
+    }
+    assert_eq!(as_(&p1, "GET", "/api/status", "").0, 200);
+    assert_eq!(as_(&p1, "GET", "/api/seat/0", "").0, 200);
+    let b2 = r#"{"action":"place cell=b2"}"#;
+    assert_eq!(as_(&p1, "POST", "/api/seat/0/apply", b2).1["ok"], true);
+    assert_eq!(as_(&p1, "POST", "/api/seat/0/undo", "").1["actor"], "p1");
+    assert_eq!(as_(&p1, "POST", "/api/seat/0/apply", b2).1["ok"], true);
+    let a1 = r#"{"action":"place cell=a1"}"#;
+    assert_eq!(as_(&p2, "POST", "/api/seat/1/apply", a1).1["ok"], true);
+    let (_, v) = as_(&p1, "POST", "/api/seat/0/undo", "");
+    assert_eq!(v["error"]["code"], "forbidden", "{v}");
+    assert_eq!(as_(&token, "GET", "/api/status", "").1["decisions"], 2);
+}
+
+/// A connection that sends nothing is closed after the idle time.
+#[test]
+fn a_silent_connection_is_closed() {
+    use std::io::Read;
+    let (port, _) = server(std::time::Duration::from_millis(500));
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connects");
+    s.set_read_timeout(Some(std::time::Duration::from_secs(20)))
+        .ok();
+    let start = std::time::Instant::now();
+    let mut buf = [0u8; 64];
+    let n = s.read(&mut buf);
+    assert!(
+        matches!(n, Ok(0)) || n.is_err() && start.elapsed() < std::time::Duration::from_secs(15),
+        "{n:?}"
+    );
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(15),
+        "closed"
+    );
+}
+
+/// Reloading the rules frees the game checked before: after many reloads, none of the
+/// earlier games is alive.
+#[test]
+fn a_reload_frees_the_rules_it_replaces() {
+    let text = std::fs::read_to_string("rules/classic/tic_tac_toe.rules").expect("readable");
+    let mut app = App::new("ttt.rules".into());
+    app.reload(text.clone());
+    let first = app.game_handle().expect("a game");
+    assert!(first.upgrade().is_some());
+    for _ in 0..50 {
+        app.reload(text.clone());
+    }
+    assert!(first.upgrade().is_none(), "the first game is freed");
+    assert!(app.game_handle().is_some_and(|g| g.upgrade().is_some()));
+    assert!(app.page(Some(0), None).is_ok());
+}

@@ -11,7 +11,7 @@ mod spec;
 mod tree;
 
 pub use mcts::{ActionStats, Budget, Mcts, MctsConfig, Search, DEFAULT_PLAYOUTS};
-pub use spec::AgentSpec;
+pub use spec::{AgentSpec, MAX_PLAYOUTS, MAX_TIME};
 
 use crate::engine::{Action, RunError, State};
 use crate::ir::Game;

@@ -3,12 +3,20 @@
 //! followed by settings if wanted: `mcts:2000:c=0.7:w=0:d=1` (`c` the exploration constant,
 //! `w` the weight of the score in the reward, `rollout` the most decisions of a playout, `d=1`
 //! decisive moves in playouts, `g=P:k=N` playout moves chosen by the heuristic among N with
-//! probability P, `pw=C` progressive widening).
+//! probability P, `pw=C` progressive widening). A budget is at most [`MAX_TIME`] (10 s) or
+//! [`MAX_PLAYOUTS`] (1,000,000 playouts) per decision.
 
 use super::{Agent, Budget, Mcts, MctsConfig, RandomAgent};
 use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
+
+/// The most time an agent may be given per decision: a spec asking more is refused, so that a
+/// typo (`mcts:3600s`) cannot hold a server or a simulation for hours per move.
+pub const MAX_TIME: Duration = Duration::from_secs(10);
+
+/// The most playouts an agent may be given per decision.
+pub const MAX_PLAYOUTS: u64 = 1_000_000;
 
 /// Which agent plays a seat, and how.
 #[derive(Clone, Debug, PartialEq)]
@@ -66,17 +74,45 @@ impl FromStr for AgentSpec {
             ("random", None) => Ok(AgentSpec::Random),
             ("mcts", None) => Ok(AgentSpec::Mcts(MctsConfig::default())),
             ("mcts", Some(a)) => {
+                let too_long = || {
+                    format!(
+                        "`{}`: an agent may take at most 10 s per decision",
+                        crate::source::quote(s, 40)
+                    )
+                };
+                let too_many = || {
+                    format!(
+                        "`{}`: an agent may run at most {MAX_PLAYOUTS} playouts per decision",
+                        crate::source::quote(s, 40)
+                    )
+                };
+                let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
                 let budget = if let Some(ms) = a.strip_suffix("ms") {
-                    Budget::Time(Duration::from_millis(ms.parse().map_err(|_| bad())?))
+                    if !digits(ms) {
+                        return Err(bad());
+                    }
+                    let ms: u64 = ms.parse().map_err(|_| too_long())?;
+                    Budget::Time(Duration::from_millis(ms))
                 } else if let Some(secs) = a.strip_suffix('s') {
                     let secs: f64 = secs.parse().map_err(|_| bad())?;
-                    if !(secs.is_finite() && secs > 0.0 && secs < 1e9) {
+                    if !(secs.is_finite() && secs > 0.0) {
                         return Err(bad());
+                    }
+                    if secs > MAX_TIME.as_secs_f64() {
+                        return Err(too_long());
                     }
                     Budget::Time(Duration::from_secs_f64(secs))
                 } else {
-                    Budget::Playouts(a.parse().map_err(|_| bad())?)
+                    if !digits(a) {
+                        return Err(bad());
+                    }
+                    Budget::Playouts(a.parse().map_err(|_| too_many())?)
                 };
+                match budget {
+                    Budget::Time(t) if t > MAX_TIME => return Err(too_long()),
+                    Budget::Playouts(n) if n > MAX_PLAYOUTS => return Err(too_many()),
+                    _ => {}
+                }
                 if matches!(budget, Budget::Playouts(0)) || budget == Budget::Time(Duration::ZERO) {
                     return Err(format!("`{s}`: the budget must be more than 0"));
                 }
@@ -207,6 +243,20 @@ mod tests {
             "mcts:5:pw=-1",
         ] {
             assert!(bad.parse::<AgentSpec>().is_err(), "{bad}");
+        }
+        // A budget past the limits is refused, saying the limit.
+        for (over, limit) in [
+            ("mcts:3600s", "at most 10 s"),
+            ("mcts:10001ms", "at most 10 s"),
+            ("mcts:10.5s", "at most 10 s"),
+            ("mcts:1000001", "at most 1000000 playouts"),
+            ("mcts:99999999999999999999", "at most 1000000 playouts"),
+        ] {
+            let e = over.parse::<AgentSpec>().expect_err(over);
+            assert!(e.contains(limit), "{over}: {e}");
+        }
+        for within in ["mcts:10s", "mcts:10000ms", "mcts:1000000"] {
+            assert!(within.parse::<AgentSpec>().is_ok(), "{within}");
         }
     }
 }

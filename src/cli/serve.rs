@@ -3,7 +3,7 @@
 //! blank lines and lines longer than [`MAX_LINE_BYTES`] too (the rest of a long line is
 //! skipped, never stored).
 
-use crate::server::protocol::MAX_LINE_BYTES;
+use crate::server::protocol::{ChanceModeName, Reply, Request, MAX_LINE_BYTES};
 use crate::server::Session;
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
@@ -13,9 +13,27 @@ pub(crate) struct ServeArgs {
     /// The rules file.
     file: PathBuf,
     /// Bind the client to one seat, counted from 0 as everywhere in the protocol: it sees
-    /// and plays that seat only, and may not read the whole state, save or undo.
+    /// and plays that seat only, undoes only its own last decision, and may not start or
+    /// load a match, read the whole state or save. The match is started here, from the
+    /// options below, before the first request.
     #[arg(long)]
     seat: Option<u8>,
+    /// Start the match now with this many players (default: the fewest the game allows).
+    #[arg(long)]
+    players: Option<u8>,
+    /// Start the match now with this seed (default 0).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Start the match now with this variant.
+    #[arg(long)]
+    variant: Option<String>,
+    /// Start the match now with chance settled by the seed or by decisions of the chance
+    /// actor.
+    #[arg(long, value_parser = ["seeded", "external"])]
+    chance: Option<String>,
+    /// Start by loading this save (instead of a new match).
+    #[arg(long, conflicts_with_all = ["players", "seed", "variant", "chance"])]
+    load: Option<PathBuf>,
     /// Threads a `suggest` searches on (root parallelism).
     #[arg(long, default_value_t = 1)]
     threads: usize,
@@ -34,9 +52,48 @@ pub(crate) fn run(args: &ServeArgs) -> miette::Result<i32> {
             args.agent
         ));
     };
+    if let Some(k) = args.seat.filter(|&k| k >= g.max_players) {
+        return Err(miette::miette!(
+            "serve: --seat {k} is not a seat of this game: it takes at most {} players, seats \
+             from 0 to {} (p1 to p{})",
+            g.max_players,
+            g.max_players.saturating_sub(1),
+            g.max_players
+        ));
+    }
     let mut session = Session::new(&g, args.seat)
         .with_search(search)
         .with_threads(args.threads);
+    let start = args.seat.is_some()
+        || args.players.is_some()
+        || args.seed.is_some()
+        || args.variant.is_some()
+        || args.chance.is_some()
+        || args.load.is_some();
+    if start {
+        // The host's request, made by the command line for the client to come.
+        let request = match &args.load {
+            Some(path) => Request::Load {
+                data: super::read(path)?,
+            },
+            None => Request::New {
+                players: args.players,
+                seed: args.seed,
+                variant: args.variant.clone(),
+                chance: args.chance.as_deref().map(|c| match c {
+                    "external" => ChanceModeName::External,
+                    _ => ChanceModeName::Seeded,
+                }),
+                set: None,
+            },
+        };
+        if let Reply::Error { error } = session.run_as(None, request) {
+            return Err(miette::miette!(
+                "serve: cannot start the match: {}",
+                error.message
+            ));
+        }
+    }
     serve(
         &mut session,
         std::io::stdin().lock(),

@@ -43,11 +43,12 @@ pub(crate) fn run(args: &WebArgs) -> miette::Result<i32> {
     super::read(&args.file)?;
     let (listener, addr) = http::bind(&format!("127.0.0.1:{}", args.port))
         .map_err(|e| miette::miette!("cannot listen on 127.0.0.1:{}: {e}", args.port))?;
+    let gate = http::Gate::new(addr.port()).map_err(|e| miette::miette!("web: {e}"))?;
     println!("rulebook web: http://{addr}/ (Ctrl-C stops it)");
     let source = FileSource {
         path: args.file.clone(),
         seen: None,
     };
-    http::serve(listener, Box::new(source)).map_err(|e| miette::miette!("web: {e}"))?;
+    http::serve(listener, Box::new(source), gate).map_err(|e| miette::miette!("web: {e}"))?;
     Ok(0)
 }

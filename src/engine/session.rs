@@ -234,6 +234,12 @@ impl<'g> Match<'g> {
         Ok(())
     }
 
+    /// The view of `seat` after the first `n` decisions (at most the decisions applied),
+    /// replayed from the nearest state kept for undo: at most [`CHECKPOINT_EVERY`] decisions.
+    pub fn view_at(&self, n: usize, seat: Option<u8>) -> Result<View, RunError> {
+        Ok(self.game.view(&self.state_at(n.min(self.decisions.len()))?, seat))
+    }
+
     /// The state after the first `k` decisions (at most the decisions applied).
     fn state_at(&self, k: usize) -> Result<State, RunError> {
         let j = (k / CHECKPOINT_EVERY).min(self.checkpoints.len() - 1);

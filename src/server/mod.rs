@@ -114,7 +114,11 @@ enum Stage {
 /// One client's session: the game, at most one match, and the seat the client is bound to.
 pub struct Session<'g> {
     game: &'g Game,
+    /// The seat the request being answered is made for (`None`: the host).
     seat: Option<u8>,
+    /// The seat this session's own client plays, kept while [`Session::run_as`] answers for
+    /// another: every match must have it.
+    bound: Option<u8>,
     /// How `suggest` searches (its budget when the request names none).
     search: MctsConfig,
     current: Option<Match<'g>>,
@@ -124,12 +128,15 @@ pub struct Session<'g> {
 
 impl<'g> Session<'g> {
     /// A session with no match yet. With `seat` (from 0), the client plays that seat only:
-    /// it sees that seat's view and legal actions, applies only that seat's actions, and may
-    /// not read the whole state, save or undo. Without, it is a trusted client.
+    /// it sees that seat's view and legal actions, applies only that seat's actions, undoes
+    /// only its own last decision, and may not start or load a match, read the whole state or
+    /// save; the host starts the match with [`Session::run_as`]`(None, ..)`, and a match
+    /// without that seat is refused (`bad_seat`). Without, it is the host, a trusted client.
     pub fn new(game: &'g Game, seat: Option<u8>) -> Self {
         Session {
             game,
             seat,
+            bound: seat,
             search: MctsConfig::default(),
             current: None,
             #[cfg(test)]
@@ -192,7 +199,11 @@ impl<'g> Session<'g> {
 
     /// Carries out one request, catching any panic; the match is as it was after a panic.
     pub fn run(&mut self, req: Request) -> Reply {
-        let before = self.current.as_ref().map(|m| m.log().to_vec());
+        // What `restore` needs, without copying the log: its length and its last entry.
+        let before = self
+            .current
+            .as_ref()
+            .map(|m| (m.log().len(), m.log().last().cloned()));
         match catch_unwind(AssertUnwindSafe(|| self.dispatch(&req))) {
             Ok(Ok(reply)) => reply,
             Ok(Err(e)) => e.into(),
@@ -226,20 +237,21 @@ impl<'g> Session<'g> {
         reply
     }
 
-    /// After a panic: takes back an action applied or an undo made while answering.
-    fn restore(&mut self, before: Option<Vec<String>>) {
-        let (Some(m), Some(before)) = (self.current.as_mut(), before) else {
+    /// After a panic: takes back an action applied or an undo made while answering. A request
+    /// changes the match by one decision at most, and `new` and `load` replace it only once
+    /// nothing can fail, so the log's length and its last entry before the request tell what
+    /// to take back.
+    fn restore(&mut self, before: Option<(usize, Option<String>)>) {
+        let (Some(m), Some((len, last))) = (self.current.as_mut(), before) else {
             return;
         };
         let now = m.log().len();
-        if now == before.len() + 1 && m.log()[..before.len()] == before[..] {
+        if now == len + 1 {
             let _ = catch_unwind(AssertUnwindSafe(|| m.undo()));
-        } else if now + 1 == before.len() && before[..now] == m.log()[..] {
-            let last = &before[now];
-            let _ = catch_unwind(AssertUnwindSafe(|| match seat_text(last) {
-                Some((seat, text)) => m.apply_for(seat, text),
-                None => m.apply_text(last),
-            }));
+        } else if now + 1 == len {
+            if let Some(last) = last {
+                let _ = catch_unwind(AssertUnwindSafe(|| redo(m, &last)));
+            }
         }
     }
 
@@ -255,6 +267,19 @@ impl<'g> Session<'g> {
 
     fn dispatch(&mut self, req: &Request) -> Result<Reply, Error> {
         let g = self.game;
+        if self.seat.is_some() && matches!(req, Request::New { .. } | Request::Load { .. }) {
+            let what = if matches!(req, Request::New { .. }) {
+                "`new`"
+            } else {
+                "`load`"
+            };
+            return Err(Error::new(
+                Code::Forbidden,
+                format!(
+                    "{what} is not allowed to a client bound to a seat: the host starts the match"
+                ),
+            ));
+        }
         match req {
             Request::New {
                 players,
@@ -280,26 +305,39 @@ impl<'g> Session<'g> {
                 };
                 self.checkpoint(Stage::BeforeEngine);
                 let m = Match::new(g, cfg).map_err(|e| run_error(g, &e))?;
-                Ok(self.replace(m))
+                self.replace(m)
             }
             Request::Load { data } => {
                 self.checkpoint(Stage::BeforeEngine);
                 let m = Match::load_text(g, data).map_err(|e| run_error(g, &e))?;
-                Ok(self.replace(m))
+                self.replace(m)
             }
             _ => self.on_match(req),
         }
     }
 
-    /// Puts `m` in place of the current match; the reply is built first.
-    fn replace(&mut self, m: Match<'g>) -> Reply {
+    /// Puts `m` in place of the current match; the reply is built first. A match without
+    /// the session's bound seat is refused.
+    fn replace(&mut self, m: Match<'g>) -> Result<Reply, Error> {
+        let players = m.state().players;
+        if let Some(b) = self.bound.filter(|&b| b >= players) {
+            return Err(Error::new(
+                Code::BadSeat,
+                format!(
+                    "this session's client plays seat {b} (p{}), and a match of {players} players \
+                     has seats from 0 to {} only (p1 to p{players})",
+                    b as u16 + 1,
+                    players.saturating_sub(1)
+                ),
+            ));
+        }
         let reply = Reply::Ready {
             actor: actor_name(m.actor()),
             ok: true,
         };
         self.checkpoint(Stage::AfterChange);
         self.current = Some(m);
-        reply
+        Ok(reply)
     }
 
     /// A request on the current match.
@@ -394,11 +432,30 @@ impl<'g> Session<'g> {
                 log: m.log().to_vec(),
                 state: g.view_all(m.state()),
             },
-            Request::Undo {} if seat.is_some() => return Err(forbidden("`undo`")),
             Request::Undo {} => {
                 self.checkpoint(Stage::BeforeEngine);
                 let m = self.current.as_mut().ok_or_else(no_match)?;
+                let last = m.log().last().cloned();
                 m.undo().map_err(|e| run_error(g, &e))?;
+                // A seat takes back its own last decision only: a commitment `pN: ..` names
+                // its seat, any other decision was the actor's before it.
+                if let (Some(s), Some(last)) = (seat, last) {
+                    let by = match seat_text(&last) {
+                        Some((by, _)) => Actor::Player(by),
+                        None => m.actor(),
+                    };
+                    if by != Actor::Player(s) {
+                        redo(m, &last).map_err(|e| run_error(g, &e))?;
+                        return Err(Error::new(
+                            Code::Forbidden,
+                            format!(
+                                "the last decision is {}'s: a client bound to a seat may undo \
+                                 only its own last decision",
+                                actor_name(by)
+                            ),
+                        ));
+                    }
+                }
                 let reply = Reply::Ready {
                     actor: actor_name(m.actor()),
                     ok: true,
@@ -439,6 +496,14 @@ fn seen_seat(m: &Match, own: Option<u8>, asked: Option<u8>) -> Result<Option<u8>
         }
     }
     Ok(want)
+}
+
+/// Applies again a decision of the log as it was written (`pN: text` for a commitment).
+fn redo(m: &mut Match, entry: &str) -> Result<(), RunError> {
+    match seat_text(entry) {
+        Some((seat, text)) => m.apply_for(seat, text),
+        None => m.apply_text(entry),
+    }
 }
 
 fn no_match() -> Error {

@@ -16,7 +16,7 @@ pub const QUOTE_CHARS: usize = 64;
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 #[serde(tag = "cmd", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Request {
-    /// Starts a new match in place of any other.
+    /// Starts a new match in place of any other (the host only).
     New {
         /// Seats (default: the fewest the game allows).
         players: Option<u8>,
@@ -59,11 +59,11 @@ pub enum Request {
     Status {},
     /// Everything, hidden things included, and the log (trusted clients only).
     State {},
-    /// One decision back (trusted clients only).
+    /// One decision back (a client bound to a seat: its own last decision only).
     Undo {},
     /// The save of the match, as RON (trusted clients only).
     Save {},
-    /// Replays a save in place of the current match.
+    /// Replays a save in place of the current match (the host only).
     Load {
         /// The RON text of a save.
         data: String,
@@ -78,7 +78,7 @@ pub enum Request {
 }
 
 /// The most playouts a `suggest` may ask for.
-pub const MAX_SUGGEST_PLAYOUTS: u64 = 10_000_000;
+pub const MAX_SUGGEST_PLAYOUTS: u64 = crate::agents::MAX_PLAYOUTS;
 
 impl Request {
     /// Every command, as written in `"cmd"`.
@@ -146,7 +146,8 @@ pub enum Code {
     Finished,
     /// `view` of a seat that is not in play, or not the client's own.
     BadSeat,
-    /// `state`, `save` or `undo` by a client bound to a seat.
+    /// `new`, `load`, `state` or `save` by a client bound to a seat, or its `undo` of a
+    /// decision that is not its own.
     Forbidden,
     /// `load` of data that is not a save of this rules file that replays.
     BadSave,

@@ -20,6 +20,22 @@ use crate::ir::Game;
 use crate::server::protocol::{Reply, Request};
 use crate::server::Session;
 use serde::{Deserialize, Serialize};
+use std::sync::{Arc, Weak};
+use yoke::Yoke;
+
+/// What borrows the checked game: the match's session. [`App`] keeps it together with the
+/// game it borrows ([`Yoke`]), so that a reload drops both and frees the old game.
+#[derive(yoke::Yokeable)]
+struct Live<'g> {
+    game: &'g Game,
+    session: Option<Session<'g>>,
+}
+
+/// A checked game and its session, owned together.
+type Rules = Yoke<Live<'static>, Arc<Game>>;
+
+/// The agents of the seats, `None` where a human plays.
+type Agents = Vec<Option<Box<dyn Agent + Send>>>;
 
 /// Where the rules come from: the command line reads a file and says when it changed.
 pub trait RulesSource: Send + 'static {
@@ -116,16 +132,14 @@ pub struct App {
     name: String,
     /// The rules as last read.
     text: String,
-    /// The checked game; `None` when the rules have errors. Each version of the rules is
-    /// leaked once, so that the match can borrow it for the life of the server (an authoring
-    /// session re-checks a file a few hundred times at most).
-    game: Option<&'static Game>,
+    /// The checked game and the session of its match; `None` when the rules have errors.
+    /// A reload replaces both, and the game it replaces is freed.
+    rules: Option<Rules>,
     problems: Vec<Problem>,
     /// Why the rules could not be read or the match not started, if so.
     trouble: Option<String>,
     setup: Setup,
-    session: Option<Session<'static>>,
-    agents: Vec<Option<Box<dyn Agent + Send>>>,
+    agents: Agents,
     /// How many times the rules were (re)loaded.
     rules_version: u64,
     /// Bumped whenever the match changes.
@@ -206,7 +220,6 @@ impl App {
         App {
             name,
             text: String::new(),
-            game: None,
             problems: Vec::new(),
             trouble: None,
             setup: Setup {
@@ -216,7 +229,7 @@ impl App {
                 humans: Vec::new(),
                 agent: "random".into(),
             },
-            session: None,
+            rules: None,
             agents: Vec::new(),
             rules_version: 0,
             match_version: 0,
@@ -247,14 +260,17 @@ impl App {
         self.text = text;
         self.trouble = None;
         self.rules_version += 1;
-        self.session = None;
         self.match_version += 1;
+        // The old match first, then the game it borrowed.
+        self.rules = None;
         let Some(game) = loaded.game else {
-            self.game = None;
             return;
         };
-        let game: &'static Game = Box::leak(Box::new(game));
-        self.game = Some(game);
+        let rules: Rules = Yoke::attach_to_cart(Arc::new(game), |game: &Game| Live {
+            game,
+            session: None,
+        });
+        let game: &Game = rules.get().game;
         let mut setup = self.setup.clone();
         setup.players = setup.players.clamp(game.min_players, game.max_players);
         if setup
@@ -269,14 +285,43 @@ impl App {
             setup.humans = vec![false; setup.players as usize];
             setup.humans[0] = true;
         }
+        self.rules = Some(rules);
         if let Err(e) = self.start(setup) {
             self.trouble = Some(e);
         }
     }
 
+    /// A handle on the checked game, which does not keep it alive: a reload frees the game
+    /// it replaces.
+    pub fn game_handle(&self) -> Option<Weak<Game>> {
+        self.rules
+            .as_ref()
+            .map(|r| Arc::downgrade(r.backing_cart()))
+    }
+
+    fn game(&self) -> Option<&Game> {
+        self.rules.as_ref().map(|r| r.get().game)
+    }
+
+    /// Runs `f` on the session, moving `agents` in and out (what the rules borrow cannot
+    /// leave [`Yoke::with_mut_return`]); `None` without a session.
+    fn with_session<R: 'static>(
+        &mut self,
+        f: impl for<'g> FnOnce(&mut Session<'g>, &mut Agents) -> R + 'static,
+    ) -> Option<R> {
+        let rules = self.rules.as_mut()?;
+        let mut agents = std::mem::take(&mut self.agents);
+        let (agents, out) = rules.with_mut_return(move |live| {
+            let out = live.session.as_mut().map(|s| f(s, &mut agents));
+            (agents, out)
+        });
+        self.agents = agents;
+        out
+    }
+
     /// Starts a new match with `setup`.
     pub fn start(&mut self, mut setup: Setup) -> Result<(), String> {
-        let game = self.game.ok_or("the rules have errors")?;
+        let rules = self.rules.as_mut().ok_or("the rules have errors")?;
         setup.humans.resize(setup.players as usize, false);
         let agents = (0..setup.players)
             .map(|s| {
@@ -288,18 +333,21 @@ impl App {
                 }
             })
             .collect::<Result<Vec<_>, String>>()?;
-        let mut session = Session::new(game, None);
-        let reply = session.run(Request::New {
+        let new = Request::New {
             players: Some(setup.players),
             seed: Some(setup.seed),
             variant: setup.variant.clone(),
             chance: None,
             set: None,
-        });
-        if let Reply::Error { error } = reply {
-            return Err(error.message);
-        }
-        self.session = Some(session);
+        };
+        rules.with_mut_return(move |live| {
+            let mut session = Session::new(live.game, None);
+            if let Reply::Error { error } = session.run(new) {
+                return Err(error.message);
+            }
+            live.session = Some(session);
+            Ok(())
+        })?;
         self.agents = agents;
         self.setup = setup;
         self.trouble = None;
@@ -308,68 +356,39 @@ impl App {
         Ok(())
     }
 
-    fn current(&self) -> Option<&Match<'static>> {
-        self.session.as_ref().and_then(|s| s.current())
+    fn current(&self) -> Option<&Match<'_>> {
+        self.rules
+            .as_ref()
+            .and_then(|r| r.get().session.as_ref())
+            .and_then(|s| s.current())
     }
 
     fn is_agent(&self, seat: u8) -> bool {
-        self.agents.get(seat as usize).is_some_and(|a| a.is_some())
+        is_agent(&self.agents, seat)
     }
 
     /// Lets the agents choose until a human must (or the game is over).
     pub fn run_agents(&mut self) {
-        for _ in 0..MAX_AGENT_STEPS {
-            let Some(m) = self.current() else { return };
-            let game = m.game();
-            let pending = m.pending();
-            let Some(&seat) = pending.iter().find(|&&s| self.is_agent(s)) else {
-                return;
-            };
-            let alone = m.actor() == Actor::Player(seat);
-            let Ok(legal) = (if alone { m.legal() } else { m.legal_for(seat) }) else {
-                return;
-            };
-            let actions: Vec<_> = legal.iter().map(|(a, _)| *a).collect();
-            let Some(agent) = self.agents[seat as usize].as_mut() else {
-                return;
-            };
-            let Some(m) = self.session.as_ref().and_then(|s| s.current()) else {
-                return;
-            };
-            let Some(choice) = agent.choose(game, m.state(), &actions) else {
-                return;
-            };
-            let Some((_, text)) = legal.into_iter().find(|(a, _)| *a == choice) else {
-                return;
-            };
-            let Some(session) = self.session.as_mut() else {
-                return;
-            };
-            let reply = session.run_as(Some(seat), Request::Apply { action: text });
-            self.match_version += 1;
-            if matches!(reply, Reply::Error { .. }) {
-                self.trouble = Some(format!(
-                    "the agent of p{} failed: {}",
-                    seat + 1,
-                    serde_json::to_string(&reply).unwrap_or_default()
-                ));
-                return;
-            }
+        let Some((moves, trouble)) = self.with_session(run_agents) else {
+            return;
+        };
+        self.match_version += moves;
+        if trouble.is_some() {
+            self.trouble = trouble;
         }
     }
 
     /// Answers one request of the line protocol as a client bound to `seat`; an action
-    /// applied lets the agents play.
+    /// applied or undone lets the agents play.
     pub fn request(&mut self, seat: Option<u8>, req: Request) -> Reply {
-        let Some(session) = self.session.as_mut() else {
+        let changes = matches!(req, Request::Apply { .. } | Request::Undo {});
+        let Some(reply) = self.with_session(move |session, _| session.run_as(seat, req)) else {
             return crate::server::protocol::Error::new(
                 crate::server::protocol::Code::NoMatch,
                 "no match: the rules have errors",
             )
             .into();
         };
-        let changes = matches!(req, Request::Apply { .. });
-        let reply = session.run_as(seat, req);
         if changes && !matches!(reply, Reply::Error { .. }) {
             self.match_version += 1;
             self.run_agents();
@@ -380,26 +399,29 @@ impl App {
     /// One decision back, then on to the last decision of a human: the agents' decisions
     /// after it are taken back too.
     pub fn undo(&mut self) -> Reply {
-        let Some(session) = self.session.as_mut() else {
+        let undone = self.with_session(|session, agents| {
+            let first = session.run(Request::Undo {});
+            if matches!(first, Reply::Error { .. }) {
+                return first;
+            }
+            while let Some(m) = session.current() {
+                let agent_to_act = m.pending().iter().any(|&s| is_agent(agents, s));
+                if !agent_to_act || m.log().is_empty() {
+                    break;
+                }
+                if matches!(session.run(Request::Undo {}), Reply::Error { .. }) {
+                    break;
+                }
+            }
+            first
+        });
+        let Some(first) = undone else {
             return self.request(None, Request::Undo {});
         };
-        let first = session.run(Request::Undo {});
         if matches!(first, Reply::Error { .. }) {
             return first;
         }
         self.match_version += 1;
-        while let Some(m) = self.current() {
-            let agent_to_act = m.pending().iter().any(|&s| self.is_agent(s));
-            if !agent_to_act || m.log().is_empty() {
-                break;
-            }
-            let Some(session) = self.session.as_mut() else {
-                break;
-            };
-            if matches!(session.run(Request::Undo {}), Reply::Error { .. }) {
-                break;
-            }
-        }
         self.run_agents();
         first
     }
@@ -411,10 +433,14 @@ impl App {
 
     /// Replays a save in place of the match; seats keep who plays them where they can.
     pub fn load(&mut self, data: String) -> Reply {
-        let Some(session) = self.session.as_mut() else {
-            return self.request(None, Request::Load { data });
+        let Some(reply) = self.with_session(move |session, _| session.run(Request::Load { data }))
+        else {
+            return crate::server::protocol::Error::new(
+                crate::server::protocol::Code::NoMatch,
+                "no match: the rules have errors",
+            )
+            .into();
         };
-        let reply = session.run(Request::Load { data });
         if matches!(reply, Reply::Error { .. }) {
             return reply;
         }
@@ -463,7 +489,7 @@ impl App {
 
     /// The game for the page.
     pub fn info(&self) -> GameInfo {
-        let g = self.game;
+        let g = self.game();
         GameInfo {
             file: self.name.clone(),
             title: g.map(|g| g.name.clone()),
@@ -486,7 +512,7 @@ impl App {
 
     /// The page of one seat (`None`: a spectator), now or after the first `at` decisions.
     pub fn page(&mut self, seat: Option<u8>, at: Option<usize>) -> Result<SeatPage, String> {
-        let game = self.game.ok_or("the rules have errors")?;
+        self.game().ok_or("the rules have errors")?;
         let m = self.current().ok_or("no match")?;
         let players = m.state().players;
         if seat.is_some_and(|s| s >= players) {
@@ -502,18 +528,32 @@ impl App {
                 crate::ir::player_name(s)
             ));
         }
+        let version = self.match_version;
+        self.with_session(move |session, _| page(session, seat, at, version))
+            .ok_or("no match")?
+    }
+}
+
+/// The page of one seat, now or after the first `at` decisions (see [`App::page`]).
+fn page(
+    session: &mut Session<'_>,
+    seat: Option<u8>,
+    at: Option<usize>,
+    version: u64,
+) -> Result<SeatPage, String> {
+    {
+        let m = session.current().ok_or("no match")?;
+        let game = m.game();
+        let players = m.state().players;
         let decisions = m.log().len();
         let at = at.filter(|&n| n < decisions);
         let upto = at.unwrap_or(decisions);
         let (view, legal) = match at {
-            Some(n) => {
-                let mut save = m.save();
-                save.log.truncate(n);
-                let past = Match::load(game, &save).map_err(|e| e.message().to_string())?;
-                (past.view(seat), Vec::new())
-            }
+            Some(n) => (
+                m.view_at(n, seat).map_err(|e| e.message().to_string())?,
+                Vec::new(),
+            ),
             None => {
-                let session = self.session.as_mut().ok_or("no match")?;
                 let view = match session.run_as(seat, Request::View { seat: None }) {
                     Reply::View { view } => view,
                     other => return Err(serde_json::to_string(&other).unwrap_or_default()),
@@ -525,7 +565,6 @@ impl App {
                 (view, legal)
             }
         };
-        let session = self.session.as_mut().ok_or("no match")?;
         let log = log_for(session, seat, upto);
         Ok(SeatPage {
             seat,
@@ -535,9 +574,54 @@ impl App {
             decisions,
             at,
             log,
-            r#match: self.match_version,
+            r#match: version,
         })
     }
+}
+
+fn is_agent(agents: &Agents, seat: u8) -> bool {
+    agents.get(seat as usize).is_some_and(|a| a.is_some())
+}
+
+/// Lets the agents choose until a human must (or the game is over): how many decisions they
+/// took, and why they stopped when one failed.
+fn run_agents(session: &mut Session<'_>, agents: &mut Agents) -> (u64, Option<String>) {
+    let mut moves = 0;
+    for _ in 0..MAX_AGENT_STEPS {
+        let Some(m) = session.current() else {
+            break;
+        };
+        let game = m.game();
+        let pending = m.pending();
+        let Some(&seat) = pending.iter().find(|&&s| is_agent(agents, s)) else {
+            break;
+        };
+        let alone = m.actor() == Actor::Player(seat);
+        let Ok(legal) = (if alone { m.legal() } else { m.legal_for(seat) }) else {
+            break;
+        };
+        let actions: Vec<_> = legal.iter().map(|(a, _)| *a).collect();
+        let Some(agent) = agents[seat as usize].as_mut() else {
+            break;
+        };
+        let Some(choice) = agent.choose(game, m.state(), &actions) else {
+            break;
+        };
+        let Some((_, text)) = legal.into_iter().find(|(a, _)| *a == choice) else {
+            break;
+        };
+        let reply = session.run_as(Some(seat), Request::Apply { action: text });
+        moves += 1;
+        if matches!(reply, Reply::Error { .. }) {
+            let why = format!(
+                "the agent of p{} failed: {}",
+                seat + 1,
+                serde_json::to_string(&reply).unwrap_or_default()
+            );
+            return (moves, Some(why));
+        }
+    }
+    (moves, None)
 }
 
 fn actor_name(a: Actor) -> String {

@@ -13,11 +13,13 @@ let seat = null; // the seat shown (from 0), null: spectator
 let at = null; // looking back: after this many decisions
 let selection = []; // values clicked so far towards one action
 const whyCache = new Map();
+// The host's token, written into the page by the server: every /api/ request carries it.
+const TOKEN = document.querySelector('meta[name="rulebook-token"]').content;
 
 async function api(path, body) {
-  const opts = body === undefined ? {} : {
+  const opts = body === undefined ? { headers: { "x-rulebook-token": TOKEN } } : {
     method: "POST",
-    headers: { "content-type": "application/json" },
+    headers: { "content-type": "application/json", "x-rulebook-token": TOKEN },
     body: JSON.stringify(body),
   };
   const r = await fetch(path, opts);
