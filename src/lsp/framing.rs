@@ -47,16 +47,26 @@ pub struct Reader<R> {
     input: R,
     /// Bytes of a refused body still to skip before the next header block.
     skip: u64,
+    /// The last header block ended with a CR: an LF right after it belongs to it. (Looked at
+    /// only when more is read, so that no answer waits for a byte that may not come.)
+    lf: bool,
 }
 
 impl<R: BufRead> Reader<R> {
     /// A reader of the messages of `input`.
     pub fn new(input: R) -> Self {
-        Reader { input, skip: 0 }
+        Reader {
+            input,
+            skip: 0,
+            lf: false,
+        }
     }
 
     /// The next message.
     pub fn next_frame(&mut self) -> io::Result<Frame> {
+        if std::mem::take(&mut self.lf) {
+            self.eat_lf()?;
+        }
         if !self.drain()? {
             return Ok(Frame::End);
         }
@@ -78,6 +88,7 @@ impl<R: BufRead> Reader<R> {
                     size = 0; // an empty line between messages
                     continue;
                 }
+                self.lf = eol_cr;
                 if size > MAX_HEADER {
                     // Its body, if its length is known, is skipped.
                     if let Some(Ok(n)) = length {
@@ -105,9 +116,9 @@ impl<R: BufRead> Reader<R> {
                         format!("a message of {n} bytes, over the limit of {MAX_BODY}"),
                     ));
                 }
-                // A block ended by a lone CR may be followed by the LF of a CRLF; there is a
-                // body to come, so looking at its first byte does not wait for nothing.
-                if eol_cr && n > 0 {
+                // A block ended by a CR may be followed by the LF of a CRLF; there is a body
+                // to come, so looking at its first byte does not wait for nothing.
+                if n > 0 && std::mem::take(&mut self.lf) {
                     self.eat_lf()?;
                 }
                 let mut body = vec![0; n as usize];
