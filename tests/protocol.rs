@@ -714,3 +714,28 @@ fn suggest_searches_for_the_seat_to_act() {
     assert_eq!(reply(&mut session, win)["finished"], true);
     assert_eq!(reply(&mut session, suggest)["error"]["code"], "finished");
 }
+
+/// A session bound to seat 255 (the web page's path takes any number up to 255) is told it
+/// is not its turn, in words, for `apply` and `why` (and lists nothing legal): no arithmetic overflow on the
+/// seat's name (found by the fuzzer's web target: `p{s + 1}` panicked in a debug build).
+#[test]
+fn the_last_seat_number_is_named_without_overflow() {
+    let g = game("rules/classic/tic_tac_toe.rules");
+    let mut s = Session::new(&g, None);
+    s.handle(br#"{"cmd":"new","players":2,"seed":1}"#);
+    for req in [
+        json!({"cmd": "apply", "action": "place cell=a1"}),
+        json!({"cmd": "why", "action": "place cell=a1"}),
+        json!({"cmd": "legal"}),
+    ] {
+        let reply = s.run_as(
+            Some(255),
+            serde_json::from_value(req.clone()).expect("a request"),
+        );
+        let text = serde_json::to_string(&reply).expect("JSON");
+        assert!(!text.contains("internal_error"), "{req}: {text}");
+        if req["cmd"] != "legal" {
+            assert!(text.contains("not p256"), "{req}: {text}");
+        }
+    }
+}
