@@ -1,6 +1,6 @@
 //! A fuzzer for rulebook that runs on a stable toolchain, with no network:
 //!
-//!     cargo run --release --example fuzz -- --minutes 30 --seed 1 [--target rules|protocol|all]
+//!     cargo run --release --example fuzz -- --minutes 30 --seed 1 [--target rules|protocol|lsp|web|all]
 //!
 //! - `rules`: seeded token-level mutants of every rules file in `rules/`, `tests/fail/`,
 //!   `tests/reference/` and `tests/fuzz_findings/` (`fuzz/mutate.rs`) are loaded, checked and
@@ -9,12 +9,24 @@
 //! - `protocol`: random request lines (`fuzz/protocol.rs`) against a `server::Session` of a
 //!   game of the corpus: exactly one reply line of JSON per line, and no error reply changes
 //!   the match.
+//! - `lsp`: random streams of framed LSP messages (`fuzz/lsp.rs`: `initialize`, mutants of the
+//!   corpus opened and changed, requests at random positions, parameters of the wrong shape,
+//!   garbage bodies, lengths off or huge, lone CRs, missing or endless headers) through
+//!   `rulebook::lsp::serve`'s reader and writer, in the worker: the loop must read the input
+//!   to its end, and, when every frame is framed exactly, answer every request that has an
+//!   id.
+//! - `web`: random request scripts (`fuzz/web.rs`) against `rulebook::web::App`, each line
+//!   answered as the page's route answers it (`web::request`, the one function that knows the
+//!   routes): no status of 500 or more, no `internal_error`. One app per game of the corpus
+//!   and worker (each check of the rules is kept for the life of the app), set to a fresh
+//!   match before each script.
 //!
 //! Each input runs in a worker process (this program with `--worker`, reading inputs on
 //! stdin): a panic is caught there and reported; a stack overflow or an abort ends the worker,
 //! and an input that takes longer than `--timeout` seconds gets it killed. The input is then
-//! written to `target/fuzz/findings/` (a `.rules` file, or a `.protocol` script whose first
-//! lines name its rules file and seat) with a `.txt` that says what happened; a new worker
+//! written to `target/fuzz/findings/` (a `.rules` file, a `.protocol` script whose first
+//! lines name its rules file and seat, a `.lsp` byte stream, or a `.web` script whose first
+//! line names its rules file) with a `.txt` that says what happened; a new worker
 //! takes over. At the end (and every 30 s) it prints inputs tried per target and per second,
 //! and the findings by kind.
 //!
@@ -24,10 +36,14 @@
 
 #[path = "fuzz/exercise.rs"]
 mod exercise;
+#[path = "fuzz/lsp.rs"]
+mod lsp;
 #[path = "fuzz/mutate.rs"]
 mod mutate;
 #[path = "fuzz/protocol.rs"]
 mod protocol;
+#[path = "fuzz/web.rs"]
+mod web;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -43,6 +59,19 @@ use std::time::{Duration, Instant};
 enum Target {
     Rules,
     Protocol,
+    Lsp,
+    Web,
+}
+
+impl Target {
+    fn name(self) -> &'static str {
+        match self {
+            Target::Rules => "rules",
+            Target::Protocol => "protocol",
+            Target::Lsp => "lsp",
+            Target::Web => "web",
+        }
+    }
 }
 
 struct Args {
@@ -92,8 +121,10 @@ fn args() -> Args {
                 a.targets = match value().as_str() {
                     "rules" => vec![Target::Rules],
                     "protocol" => vec![Target::Protocol],
-                    "all" => vec![Target::Rules, Target::Protocol],
-                    _ => usage("--target rules|protocol|all"),
+                    "lsp" => vec![Target::Lsp],
+                    "web" => vec![Target::Web],
+                    "all" => vec![Target::Rules, Target::Protocol, Target::Lsp, Target::Web],
+                    _ => usage("--target rules|protocol|lsp|web|all"),
                 }
             }
             "--worker" => a.worker = true,
@@ -107,7 +138,7 @@ fn args() -> Args {
 
 fn usage(why: &str) -> ! {
     eprintln!(
-        "{why}\nusage: fuzz [--minutes M] [--seed S] [--target rules|protocol|all] [--jobs N] \
+        "{why}\nusage: fuzz [--minutes M] [--seed S] [--target rules|protocol|lsp|web|all] [--jobs N] \
          [--timeout SECONDS] [--out DIR] | --run FILE | --reduce FILE"
     );
     std::process::exit(2)
@@ -128,6 +159,14 @@ enum Input {
         seat: Option<u8>,
         lines: Vec<Vec<u8>>,
     },
+    Lsp {
+        bytes: Vec<u8>,
+    },
+    Web {
+        rules: PathBuf,
+        text: String,
+        lines: Vec<Vec<u8>>,
+    },
 }
 
 impl Input {
@@ -135,6 +174,8 @@ impl Input {
         match self {
             Input::Rules { .. } => Target::Rules,
             Input::Protocol { .. } => Target::Protocol,
+            Input::Lsp { .. } => Target::Lsp,
+            Input::Web { .. } => Target::Web,
         }
     }
 
@@ -152,6 +193,18 @@ impl Input {
                 let script = lines.join(&b'\n');
                 let seat = seat.map_or("-".to_string(), |s| s.to_string());
                 let mut f = format!("P {seat} {} {}\n", text.len(), script.len()).into_bytes();
+                f.extend_from_slice(text.as_bytes());
+                f.extend_from_slice(&script);
+                f
+            }
+            Input::Lsp { bytes } => {
+                let mut f = format!("L {}\n", bytes.len()).into_bytes();
+                f.extend_from_slice(bytes);
+                f
+            }
+            Input::Web { text, lines, .. } => {
+                let script = lines.join(&b'\n');
+                let mut f = format!("W {} {}\n", text.len(), script.len()).into_bytes();
                 f.extend_from_slice(text.as_bytes());
                 f.extend_from_slice(&script);
                 f
@@ -178,12 +231,43 @@ impl Input {
                 }
                 (f, "protocol")
             }
+            Input::Lsp { bytes } => (bytes.clone(), "lsp"),
+            Input::Web { rules, lines, .. } => {
+                let mut f = format!("#rules {}\n", rules.display()).into_bytes();
+                for l in lines {
+                    f.extend_from_slice(l);
+                    f.push(b'\n');
+                }
+                (f, "web")
+            }
         }
     }
 
     /// Reads a saved finding back.
     fn read(path: &Path) -> Input {
         let bytes = std::fs::read(path).unwrap_or_else(|e| usage(&format!("{e}")));
+        if path.extension().is_some_and(|x| x == "lsp") {
+            return Input::Lsp { bytes };
+        }
+        if path.extension().is_some_and(|x| x == "web") {
+            let mut lines: Vec<Vec<u8>> =
+                bytes.split(|b| *b == b'\n').map(<[u8]>::to_vec).collect();
+            if lines.last().is_some_and(Vec::is_empty) {
+                lines.pop();
+            }
+            let rules = String::from_utf8_lossy(&lines[0])
+                .strip_prefix("#rules ")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| usage("a web script starts with #rules"));
+            let text = std::fs::read_to_string(&rules)
+                .or_else(|_| std::fs::read_to_string(root().join(&rules)))
+                .unwrap_or_else(|e| usage(&format!("{}: {e}", rules.display())));
+            return Input::Web {
+                rules,
+                text,
+                lines: lines.split_off(1),
+            };
+        }
         if path.extension().is_some_and(|x| x == "protocol") {
             let mut lines: Vec<Vec<u8>> =
                 bytes.split(|b| *b == b'\n').map(<[u8]>::to_vec).collect();
@@ -218,7 +302,10 @@ impl Input {
     fn len(&self) -> usize {
         match self {
             Input::Rules { text, .. } => text.len(),
-            Input::Protocol { lines, .. } => lines.iter().map(|l| l.len() + 1).sum(),
+            Input::Protocol { lines, .. } | Input::Web { lines, .. } => {
+                lines.iter().map(|l| l.len() + 1).sum()
+            }
+            Input::Lsp { bytes } => bytes.len(),
         }
     }
 }
@@ -260,6 +347,10 @@ fn execute(input: &Input) -> String {
             None => Ok("the rules do not check".into()),
             Some(g) => protocol::run(&g, *seat, lines).map(|n| format!("{n} line(s)")),
         },
+        Input::Lsp { bytes } => lsp::run(bytes),
+        Input::Web { text, lines, .. } => {
+            web_app(text, |app| web::run(app, lines)).map(|n| format!("{n} request(s)"))
+        }
     });
     let line = match result {
         Ok(Ok(what)) => format!("ok {what}"),
@@ -270,6 +361,43 @@ fn execute(input: &Input) -> String {
         ),
     };
     line.replace('\n', "\\n").replace('\r', "\\r")
+}
+
+thread_local! {
+    /// The apps of the web target, one per rules text (each check of the rules is leaked for
+    /// the app's life, so an app is made once per game and worker).
+    static APPS: std::cell::RefCell<BTreeMap<String, rulebook::web::App>> =
+        const { std::cell::RefCell::new(BTreeMap::new()) };
+}
+
+/// Runs `f` on the app of a rules text, set to a fresh match of all humans; an app that saw
+/// a panic is not used again.
+fn web_app(
+    text: &str,
+    f: impl FnOnce(&mut rulebook::web::App) -> Result<usize, String>,
+) -> Result<usize, String> {
+    let mut app = APPS
+        .with(|a| a.borrow_mut().remove(text))
+        .unwrap_or_else(|| {
+            let mut app = rulebook::web::App::new("fuzz.rules".into());
+            app.reload(text.to_string());
+            app
+        });
+    let players = app.info().min_players;
+    if players > 0 {
+        let fresh = rulebook::web::Setup {
+            players,
+            variant: None,
+            seed: 1,
+            humans: vec![true; players as usize],
+            agent: "random".into(),
+        };
+        app.start(fresh)
+            .map_err(|e| format!("a fresh match: {e}"))?;
+    }
+    let out = f(&mut app);
+    APPS.with(|a| a.borrow_mut().insert(text.to_string(), app));
+    out
 }
 
 fn worker() {
@@ -309,6 +437,25 @@ fn worker() {
                     rules: PathBuf::new(),
                     text: String::from_utf8_lossy(&text).into_owned(),
                     seat: seat.parse().ok(),
+                    lines: script.split(|b| *b == b'\n').map(<[u8]>::to_vec).collect(),
+                }
+            }
+            ["L", len] => {
+                let Ok(bytes) = take(len.parse().unwrap_or(0)) else {
+                    return;
+                };
+                Input::Lsp { bytes }
+            }
+            ["W", rules, script] => {
+                let (Ok(text), Ok(script)) = (
+                    take(rules.parse().unwrap_or(0)),
+                    take(script.parse().unwrap_or(0)),
+                ) else {
+                    return;
+                };
+                Input::Web {
+                    rules: PathBuf::new(),
+                    text: String::from_utf8_lossy(&text).into_owned(),
                     lines: script.split(|b| *b == b'\n').map(<[u8]>::to_vec).collect(),
                 }
             }
@@ -595,18 +742,29 @@ fn fuzz(a: &Args) {
                             };
                             (input, what)
                         }
+                        Target::Lsp => {
+                            let (bytes, what) = lsp::input(&mut rng, corpus);
+                            (Input::Lsp { bytes }, what)
+                        }
+                        Target::Web => {
+                            let (path, text, g) = &games[rng.gen_range(0..games.len())];
+                            let len = rng.gen_range(5..40);
+                            let lines = web::script(&mut rng, g, len);
+                            let what = format!("{} script of {len} line(s)", path.display());
+                            let input = Input::Web {
+                                rules: path.clone(),
+                                text: text.clone(),
+                                lines,
+                            };
+                            (input, what)
+                        }
                     };
                     let (outcome, replace) = w.check(&input, a.timeout);
                     if replace {
                         w = Worker::spawn();
                     }
                     let mut s = stats.lock().expect("stats");
-                    *s.tried
-                        .entry(match input.target() {
-                            Target::Rules => "rules",
-                            Target::Protocol => "protocol",
-                        })
-                        .or_default() += 1;
+                    *s.tried.entry(input.target().name()).or_default() += 1;
                     if let Outcome::Ok(true) = outcome {
                         s.played += 1;
                     }
@@ -693,7 +851,20 @@ fn reduce(path: &Path, timeout: Duration) {
                     .into_iter()
                     .map(|t| t.text.into_bytes())
                     .collect(),
-                Input::Protocol { lines, .. } => lines.clone(),
+                Input::Protocol { lines, .. } | Input::Web { lines, .. } => lines.clone(),
+                // Frames, cut before each `Content-Length`.
+                Input::Lsp { bytes } => {
+                    let mut out: Vec<Vec<u8>> = vec![];
+                    let mut start = 0;
+                    for i in 1..bytes.len() {
+                        if bytes[i..].starts_with(b"Content-Length") {
+                            out.push(bytes[start..i].to_vec());
+                            start = i;
+                        }
+                    }
+                    out.push(bytes[start..].to_vec());
+                    out
+                }
             }
         };
         let rebuild = |i: &Input, keep: Vec<Vec<u8>>| -> Input {
@@ -710,9 +881,17 @@ fn reduce(path: &Path, timeout: Duration) {
                     seat: *seat,
                     lines: keep,
                 },
+                Input::Lsp { .. } => Input::Lsp {
+                    bytes: keep.concat(),
+                },
+                Input::Web { rules, text, .. } => Input::Web {
+                    rules: rules.clone(),
+                    text: text.clone(),
+                    lines: keep,
+                },
             }
         };
-        if level == 1 && matches!(best, Input::Protocol { .. }) {
+        if level == 1 && !matches!(best, Input::Rules { .. }) {
             break;
         }
         let mut chunk = pieces(&best).len().div_ceil(2).max(1);

@@ -79,3 +79,42 @@ fn playouts_do_not_allocate_per_decision() {
         assert!(per < 0.1, "{path}: {per:.3} allocations per decision");
     }
 }
+
+/// The cost of a request does not grow with the match (issue 35): `status`, `view` and `log`
+/// from the last decision on a match of 20,000 decisions allocate as often as on a match of
+/// 20 (a copy of the log per request, as `serve` made to undo a panic, is 20,000
+/// allocations).
+#[test]
+fn a_request_costs_the_same_on_a_long_match() {
+    use rulebook::server::Session;
+    let g = rulebook::load(
+        "long.rules",
+        "game \"Long\"\nplayers 1\nvar n: int\n\
+         action pass() { n += 1  if n == 1000000000 { end draw } }\n\
+         flow { repeat { turn seat(0) { choose { pass } } } }\n",
+    )
+    .game
+    .expect("valid rules");
+    let cost = |decisions: usize| -> u64 {
+        let mut session = Session::new(&g, None);
+        session.handle(br#"{"cmd":"new"}"#);
+        for _ in 0..decisions {
+            session.handle(br#"{"cmd":"apply","action":"pass"}"#);
+        }
+        let from = format!(r#"{{"cmd":"log","from":{decisions}}}"#);
+        // Once to let the lazily derived log catch up, then counted.
+        session.handle(from.as_bytes());
+        let before = ALLOCS.load(Ordering::Relaxed);
+        for _ in 0..10 {
+            session.handle(br#"{"cmd":"status"}"#);
+            session.handle(br#"{"cmd":"view"}"#);
+            session.handle(from.as_bytes());
+        }
+        ALLOCS.load(Ordering::Relaxed) - before
+    };
+    let (short, long) = (cost(20), cost(20_000));
+    assert!(
+        long <= short + 10,
+        "30 requests allocated {short} times on a match of 20 decisions, {long} on 20,000"
+    );
+}

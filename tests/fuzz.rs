@@ -2,14 +2,20 @@
 //! process per input): mutants of the corpus through the checker and the renderer, a few of
 //! them played, and protocol scripts against the classic games. Any panic fails the test;
 //! so does a broken promise (a diagnostic that renders a control character, a save that does
-//! not load, a reply that is not one line of JSON, an error reply that changes the match).
+//! not load, a reply that is not one line of JSON, an error reply that changes the match);
+//! streams of LSP messages through the language server's loop (read to their end, every
+//! request answered) and request scripts against the web page's app (no server error).
 
 #[path = "../examples/fuzz/exercise.rs"]
 mod exercise;
+#[path = "../examples/fuzz/lsp.rs"]
+mod lsp;
 #[path = "../examples/fuzz/mutate.rs"]
 mod mutate;
 #[path = "../examples/fuzz/protocol.rs"]
 mod protocol;
+#[path = "../examples/fuzz/web.rs"]
+mod web;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -75,4 +81,37 @@ fn protocol_scripts_get_one_reply_each_and_errors_change_nothing() {
         }
     }
     eprintln!("{lines} protocol lines");
+}
+
+#[test]
+fn lsp_streams_are_read_to_their_end_and_every_request_answered() {
+    let corpus = mutate::Corpus::load(Path::new(env!("CARGO_MANIFEST_DIR")));
+    let mut rng = ChaCha8Rng::seed_from_u64(35);
+    let mut replies = 0;
+    for i in 0..40 {
+        let (bytes, what) = lsp::input(&mut rng, &corpus);
+        let out = lsp::run(&bytes).unwrap_or_else(|e| panic!("stream {i} ({what}): {e}"));
+        replies += out
+            .split(' ')
+            .next()
+            .and_then(|n| n.parse::<usize>().ok())
+            .unwrap_or(0);
+    }
+    eprintln!("40 streams, {replies} replies");
+    assert!(replies > 40, "{replies} replies");
+}
+
+#[test]
+fn web_scripts_get_no_server_error() {
+    let mut rng = ChaCha8Rng::seed_from_u64(35);
+    for file in ["rules/classic/tic_tac_toe.rules", "rules/omega_shift.rules"] {
+        let text = std::fs::read_to_string(file).expect("readable");
+        let g = rulebook::load(file, &text).game.expect("a game");
+        let mut app = rulebook::web::App::new(file.into());
+        app.reload(text);
+        for _ in 0..10 {
+            let script = web::script(&mut rng, &g, 25);
+            web::run(&mut app, &script).unwrap_or_else(|e| panic!("{file}: {e}"));
+        }
+    }
 }

@@ -524,3 +524,78 @@ fn a_scenario_file_is_checked_against_the_rules_it_names() {
     let transcript = c.stop();
     insta::assert_snapshot!(transcript);
 }
+
+impl Client {
+    /// Writes raw bytes to the server, framed or not.
+    fn send_raw(&mut self, bytes: &[u8]) {
+        self.stdin.write_all(bytes).expect("sends");
+        self.stdin.flush().expect("flushes");
+    }
+
+    /// The next message, or `None` when none comes within ten seconds or the server is gone.
+    fn next(&mut self) -> Option<Value> {
+        self.messages.recv_timeout(Duration::from_secs(10)).ok()
+    }
+}
+
+/// Bad input never ends the server: each malformed message gets a JSON-RPC error reply (id
+/// null when it has none that can be read), and the request after it is answered.
+#[test]
+fn malformed_messages_get_error_replies_and_the_server_goes_on() {
+    let mut c = Client::start();
+    initialize(&mut c);
+    let uri = c.uri("tests/lsp/game.rules");
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri, "languageId": "rules", "version": 1, "text": game_text()}}),
+        "",
+    );
+    c.expect("textDocument/publishDiagnostics");
+    let frame = |body: &str| format!("Content-Length: {}\r\n\r\n{body}", body.len());
+    let cases: Vec<(Vec<u8>, i64, Value)> = vec![
+        (frame("{not json").into_bytes(), -32700, Value::Null),
+        (frame("[1, 2]").into_bytes(), -32600, Value::Null),
+        (
+            frame(r#"{"jsonrpc": "2.0", "id": 7, "method": 3}"#).into_bytes(),
+            -32600,
+            json!(7),
+        ),
+        (
+            frame(r#"{"jsonrpc": "2.0", "id": 8, "method": "textDocument/hover", "params": {"position": 1}}"#)
+                .into_bytes(),
+            -32602,
+            json!(8),
+        ),
+        // Over the limit of 16 MiB: refused, its few bytes skipped until the input ends.
+        (b"Content-Type: x\r\n\r\n".to_vec(), -32700, Value::Null),
+    ];
+    for (bytes, code, id) in cases {
+        c.send_raw(&bytes);
+        let reply = c.next().expect("an error reply");
+        assert_eq!(reply["error"]["code"], json!(code), "{reply}");
+        assert_eq!(reply["id"], id, "{reply}");
+        // The next request is still answered.
+        let symbols = c.request(
+            "textDocument/documentSymbol",
+            json!({"textDocument": {"uri": uri}}),
+            "",
+        );
+        assert!(
+            symbols.as_array().is_some_and(|s| !s.is_empty()),
+            "{symbols}"
+        );
+    }
+    // A header line ended by a lone CR, as the base protocol allows.
+    let body = json!({"jsonrpc": "2.0", "id": 99, "method": "shutdown"}).to_string();
+    c.send_raw(format!("Content-Length: {}\r\r{body}", body.len()).as_bytes());
+    let reply = c.next().expect("the shutdown is answered");
+    assert_eq!(reply["id"], json!(99), "{reply}");
+    // A length beyond the limit is refused before anything is read into memory.
+    c.send_raw(b"Content-Length: 99999999999\r\n\r\n{}");
+    let reply = c.next().expect("an error reply");
+    assert_eq!(reply["error"]["code"], json!(-32600), "{reply}");
+    assert_eq!(reply["id"], Value::Null, "{reply}");
+    drop(c.stdin);
+    let status = c.child.wait().expect("exits");
+    assert!(status.success(), "{status}");
+}

@@ -1,13 +1,25 @@
 //! `rulebook lsp`: a language server for rules and scenario files, over stdin and stdout.
 //!
-//! A synchronous loop over messages (rust-analyzer's `lsp-server`): each change of a document
-//! checks it again and publishes every diagnostic of the checker; requests are answered from
-//! the last check ([`analysis`]): hover, go to definition, references, rename, completion,
-//! document symbols, semantic tokens, and formatting through [`crate::fmt`]. Like the command
-//! line, this module reads files (the rules file a scenario file names) and writes to stdout.
+//! A synchronous loop over messages ([`serve`], over any reader and writer): each change of a
+//! document checks it again and publishes every diagnostic of the checker; requests are
+//! answered from the last check ([`analysis`]): hover, go to definition, references, rename,
+//! completion, document symbols, semantic tokens, and formatting through [`crate::fmt`]. Like
+//! the command line, this module reads files (the rules file a scenario file names) and writes
+//! to stdout.
+//!
+//! Messages are framed by [`framing`], not by `lsp-server` (whose types it keeps): no input
+//! ends the server but the end of the input or `exit`. A malformed message gets a JSON-RPC
+//! error and the loop goes on: -32700 (parse error, id null) for a body that is not JSON or a
+//! header block that cannot be read (no `Content-Length`, over 4 KiB); -32600 (invalid
+//! request) for JSON that is not a JSON-RPC 2.0 message (its id if it has a readable one,
+//! else null) and for a body over 16 MiB (refused before it is read, id null); -32602
+//! (invalid params) for a request of a known method whose parameters are not what it takes;
+//! -32601 for an unknown method; -32002 for a request before `initialize`. A notification
+//! with bad parameters is dropped, as notifications get no answer.
 
 mod analysis;
 mod complete;
+pub mod framing;
 mod hover;
 mod navigate;
 mod outline;
@@ -15,7 +27,8 @@ mod reference;
 
 use crate::fmt::{self, Kind};
 use analysis::{Analysis, FileText};
-use lsp_server::{Connection, ErrorCode, Message, Notification, Request, Response};
+use framing::{Frame, INVALID_REQUEST, PARSE_ERROR};
+use lsp_server::{ErrorCode, Notification, Request, RequestId, Response};
 use lsp_types::notification::{self as notif, Notification as _};
 use lsp_types::request::{self as req, Request as _};
 use lsp_types::{
@@ -23,27 +36,163 @@ use lsp_types::{
     RenameOptions, SemanticTokensFullOptions, SemanticTokensOptions, ServerCapabilities,
     ServerInfo, TextDocumentSyncCapability, TextDocumentSyncKind, TextEdit, Url,
 };
+use serde_json::{json, Value};
 use std::collections::BTreeMap;
-use std::error::Error;
+use std::io::{self, BufRead, Write};
 
-type Result<T> = std::result::Result<T, Box<dyn Error + Send + Sync>>;
+/// Serves one client on stdin and stdout until it says `exit` or closes stdin.
+pub fn run() -> io::Result<()> {
+    serve(io::stdin().lock(), io::stdout().lock()).map(|_| ())
+}
 
-/// Serves one client on stdin and stdout until it says `exit`.
-pub fn run() -> Result<()> {
-    let (connection, io) = Connection::stdio();
-    let (id, _params) = connection.initialize_start()?;
-    let result = InitializeResult {
+/// How [`serve`] ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ended {
+    /// The client said `exit`.
+    Exit,
+    /// The input ended.
+    Eof,
+}
+
+/// Where the client is in the life of a session.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Before `initialize`: only `initialize` is answered.
+    Waiting,
+    Running,
+    /// After `shutdown`: only `exit` counts.
+    ShutDown,
+}
+
+/// Serves one client: reads framed messages from `input` and writes the answers and
+/// notifications to `output`, until `exit` or the end of the input. Only an error writing
+/// the output (or reading the input) ends it otherwise; no message does.
+pub fn serve(input: impl BufRead, mut output: impl Write) -> io::Result<Ended> {
+    let mut reader = framing::Reader::new(input);
+    let mut server = Server::default();
+    let mut phase = Phase::Waiting;
+    let out = &mut output;
+    loop {
+        let body = match reader.next_frame()? {
+            Frame::End => return Ok(Ended::Eof),
+            Frame::Bad(code, why) => {
+                framing::write(out, &error(Value::Null, code, &why))?;
+                continue;
+            }
+            Frame::Body(body) => body,
+        };
+        let r = match parse(&body) {
+            Err((id, code, why)) => {
+                framing::write(out, &error(id, code, &why))?;
+                continue;
+            }
+            Ok(Incoming::Response) => continue,
+            Ok(Incoming::Notification(n)) => {
+                if n.method == notif::Exit::METHOD {
+                    return Ok(Ended::Exit);
+                }
+                if phase == Phase::Running {
+                    for n in server.notification(n) {
+                        framing::write(out, &message(&n))?;
+                    }
+                }
+                continue;
+            }
+            Ok(Incoming::Request(r)) => r,
+        };
+        let response = match (phase, r.method.as_str()) {
+            (Phase::Waiting, req::Initialize::METHOD) => {
+                phase = Phase::Running;
+                Response::new_ok(r.id, initialize_result())
+            }
+            (Phase::Waiting, _) => Response::new_err(
+                r.id,
+                ErrorCode::ServerNotInitialized as i32,
+                "the server is not initialized".into(),
+            ),
+            (Phase::Running, req::Initialize::METHOD) => {
+                Response::new_err(r.id, INVALID_REQUEST, "already initialized".into())
+            }
+            (Phase::Running, req::Shutdown::METHOD) => {
+                phase = Phase::ShutDown;
+                Response::new_ok(r.id, ())
+            }
+            (Phase::Running, _) => server.request(r),
+            (Phase::ShutDown, _) => {
+                Response::new_err(r.id, INVALID_REQUEST, "the server is shut down".into())
+            }
+        };
+        framing::write(out, &message(&response))?;
+    }
+}
+
+/// A message read: a request, a notification, or a response (to nothing the server asked).
+enum Incoming {
+    Request(Request),
+    Notification(Notification),
+    Response,
+}
+
+/// Reads a message's body; else the id to answer with (null when none can be read), the
+/// error code and why.
+fn parse(body: &[u8]) -> std::result::Result<Incoming, (Value, i32, String)> {
+    let v: Value = serde_json::from_slice(body)
+        .map_err(|e| (Value::Null, PARSE_ERROR, format!("not JSON: {e}")))?;
+    let Value::Object(mut m) = v else {
+        let why = "a message is one JSON object".to_string();
+        return Err((Value::Null, INVALID_REQUEST, why));
+    };
+    let id = m.remove("id");
+    let echo = match &id {
+        Some(v @ (Value::Number(_) | Value::String(_))) => v.clone(),
+        _ => Value::Null,
+    };
+    let invalid = |why: &str| (echo.clone(), INVALID_REQUEST, why.to_string());
+    if m.get("jsonrpc") != Some(&json!("2.0")) {
+        return Err(invalid(
+            "not JSON-RPC 2.0 (`\"jsonrpc\": \"2.0\"` is missing)",
+        ));
+    }
+    let params = m.remove("params").unwrap_or(Value::Null);
+    match (m.remove("method"), id) {
+        (Some(Value::String(method)), None) => {
+            Ok(Incoming::Notification(Notification { method, params }))
+        }
+        (Some(Value::String(method)), Some(id)) => {
+            let id: RequestId = serde_json::from_value(id)
+                .map_err(|_| invalid("an id is a string or an integer of 32 bits"))?;
+            Ok(Incoming::Request(Request { id, method, params }))
+        }
+        (Some(_), _) => Err(invalid("a method is a string")),
+        (None, Some(_)) if m.contains_key("result") || m.contains_key("error") => {
+            Ok(Incoming::Response)
+        }
+        (None, _) => Err(invalid("neither a request, a notification nor a response")),
+    }
+}
+
+/// A JSON-RPC error reply.
+fn error(id: Value, code: i32, message: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+}
+
+/// A response or notification as JSON-RPC 2.0.
+fn message(m: &impl serde::Serialize) -> Value {
+    let mut v = serde_json::to_value(m).unwrap_or(Value::Null);
+    if let Value::Object(o) = &mut v {
+        o.insert("jsonrpc".into(), json!("2.0"));
+    }
+    v
+}
+
+fn initialize_result() -> InitializeResult {
+    InitializeResult {
         capabilities: capabilities(),
         server_info: Some(ServerInfo {
             name: "rulebook".into(),
             version: Some(env!("CARGO_PKG_VERSION").into()),
         }),
-    };
-    connection.initialize_finish(id, serde_json::to_value(result)?)?;
-    Server::default().serve(&connection)?;
-    drop(connection);
-    io.join()?;
-    Ok(())
+    }
 }
 
 fn capabilities() -> ServerCapabilities {
@@ -99,27 +248,6 @@ pub(crate) struct Server {
 }
 
 impl Server {
-    fn serve(&mut self, connection: &Connection) -> Result<()> {
-        for msg in &connection.receiver {
-            match msg {
-                Message::Request(r) => {
-                    if connection.handle_shutdown(&r)? {
-                        return Ok(());
-                    }
-                    let response = self.request(r);
-                    connection.sender.send(response.into())?;
-                }
-                Message::Notification(n) => {
-                    for out in self.notification(n) {
-                        connection.sender.send(out.into())?;
-                    }
-                }
-                Message::Response(_) => {}
-            }
-        }
-        Ok(())
-    }
-
     fn request(&mut self, r: Request) -> Response {
         let id = r.id.clone();
         let answer = match r.method.as_str() {
@@ -134,7 +262,7 @@ impl Server {
             req::Formatting::METHOD => handle(r, |p| self.format(p)),
             _ => Err((
                 ErrorCode::MethodNotFound,
-                format!("unknown request {}", r.method),
+                format!("unknown request `{}`", crate::source::quote(&r.method, 80)),
             )),
         };
         match answer {

@@ -368,7 +368,11 @@ impl<'g> Session<'g> {
                     (Some(s), None) => {
                         return Err(Error::new(
                             Code::NotYourTurn,
-                            format!("{} must act now, not p{}", actor_name(m.actor()), s + 1),
+                            format!(
+                                "{} must act now, not {}",
+                                actor_name(m.actor()),
+                                crate::ir::player_name(s)
+                            ),
                         ))
                     }
                 }
@@ -397,7 +401,11 @@ impl<'g> Session<'g> {
                 (Some(s), None) => Reply::Why {
                     at: None,
                     legal: false,
-                    reason: format!("{} must act now, not p{}", actor_name(m.actor()), s + 1),
+                    reason: format!(
+                        "{} must act now, not {}",
+                        actor_name(m.actor()),
+                        crate::ir::player_name(s)
+                    ),
                 },
                 _ => {
                     let w = m.why(action).map_err(|e| run_error(g, &e))?;
@@ -583,7 +591,11 @@ fn suggest(
         (Some(s), None, actor) => {
             return Err(Error::new(
                 Code::NotYourTurn,
-                format!("{} must act now, not p{}", actor_name(actor), s + 1),
+                format!(
+                    "{} must act now, not {}",
+                    actor_name(actor),
+                    crate::ir::player_name(s)
+                ),
             ))
         }
         (Some(_), Some(s), _) | (None, _, Actor::Player(s)) => s,
