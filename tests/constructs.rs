@@ -509,3 +509,52 @@ fn guard_parts_read_in_place_list_what_the_guards_state() {
     }
     assert!(st.is_over());
 }
+
+/// tests/constructs/setup_only.rules: only `setup` writes `traitor`, and nobody sees it. A
+/// determinized world deals its entries again; the options each world lists follow its own
+/// traitor (`accuse` a player who is not the traitor), not the world listed before it.
+#[test]
+fn determinized_worlds_list_the_options_of_their_own_hidden_setup_variables() {
+    use rand::SeedableRng;
+    let g = game("tests/constructs/setup_only.rules");
+    let m = rulebook::engine::Match::new(&g, config(3, None, &[])).expect("starts");
+    let st = m.state();
+    let traitor = |w: &rulebook::State| -> Vec<bool> {
+        let all = g.view_all(w);
+        (1..=3)
+            .map(|p| match shown(&all, &format!("traitor[p{p}]")).as_str() {
+                "true" => true,
+                "false" => false,
+                other => panic!("traitor[p{p}] shows {other}"),
+            })
+            .collect()
+    };
+    let accusations = |w: &rulebook::State| -> Vec<String> {
+        let mut legal = Vec::new();
+        g.legal(w, &mut legal).expect("legal");
+        legal
+            .iter()
+            .map(|a| g.action_text(w, a))
+            .filter(|t| t.starts_with("accuse"))
+            .collect()
+    };
+    let first = traitor(st);
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+    let mut moved = 0;
+    for i in 0..20 {
+        let world = g.determinize(st, Some(0), &mut rng);
+        let own = traitor(&world);
+        assert_eq!(
+            own.iter().filter(|&&t| t).count(),
+            1,
+            "one traitor: {own:?}"
+        );
+        let expected: Vec<String> = (0..3)
+            .filter(|&p| !own[p])
+            .map(|p| format!("accuse p=p{}", p + 1))
+            .collect();
+        assert_eq!(accusations(&world), expected, "world {i}, traitor {own:?}");
+        moved += usize::from(own != first);
+    }
+    assert!(moved > 0, "the traitor never moved");
+}

@@ -114,3 +114,38 @@ scenario "ON-6.7 ON-R10 two instants: printed order" {
         );
     }
 }
+
+/// Every scenario again in check mode: each remembered answer the engine serves (the options
+/// listed in a state, function results, guard answers remembered per setup, a window's "no
+/// option") is computed again without it and must be equal (the engine panics otherwise).
+#[test]
+fn all_scenarios_pass_with_every_remembered_answer_checked() {
+    let mut files: Vec<_> = std::fs::read_dir("tests/scenarios")
+        .expect("tests/scenarios")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "scenarios"))
+        .collect();
+    files.sort();
+    let mut failures = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(&f).expect("readable");
+        let name = f.display().to_string();
+        let rules = scenarios::rules_path(&name, &text).expect("a rules line");
+        let rules = f.parent().unwrap_or(Path::new(".")).join(rules);
+        let rules_text = std::fs::read_to_string(&rules).expect("the rules file");
+        let results = scenarios::run_text_with(
+            &name,
+            &text,
+            &rules.display().to_string(),
+            &rules_text,
+            true,
+        )
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+        for (r, line) in results {
+            if let Some((_, msg)) = r.failure {
+                failures.push(format!("{name}:{line}: {}: {msg}", r.name));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "failures:\n{}", failures.join("\n"));
+}

@@ -35,8 +35,85 @@ impl Game {
     /// a finished game).
     pub fn listed<'s>(&self, st: &'s State) -> Option<&'s [Action]> {
         match st.wait {
-            Wait::Decision { choice, .. } if self.choices[choice].each.is_none() => Some(&st.cache),
+            Wait::Decision { choice, .. } if self.choices[choice].each.is_none() => {
+                if self.program.check_caches {
+                    self.check_listed(st);
+                }
+                Some(&st.cache)
+            }
             _ => None,
+        }
+    }
+
+    /// Check mode, for tests: every remembered answer the engine serves is computed again
+    /// without it and must be equal, else it panics naming the cache
+    /// ([`crate::ir::vm::Program::check_caches`]).
+    pub fn set_check_caches(&mut self, on: bool) {
+        self.program.check_caches = on;
+    }
+
+    /// Check mode: the options listed in the state when the game paused, listed again on a
+    /// copy (a new lineage: no remembered function result or window answer of the state
+    /// applies), with no fingerprint of the setup (no guard answer or list remembered per
+    /// setup applies) and a fresh machine (nothing remembered at all).
+    #[cold]
+    #[inline(never)]
+    fn check_listed(&self, st: &State) {
+        let Wait::Decision { actor, .. } = st.wait else {
+            return;
+        };
+        // While a simultaneous block waits, the options are those of the seat's private run
+        // (`simul.rs`), mirrored in the game's state: listed again there.
+        let on = match self.block_run(st, Some(actor)) {
+            Some(run) => {
+                if run.cache != st.cache || run.runs != st.runs {
+                    super::vm::stale(
+                        "the options mirrored from a simultaneous block's run (State::cache)",
+                        format!("for p{}", actor + 1),
+                    );
+                }
+                run
+            }
+            None => st,
+        };
+        let Wait::Decision { choice, actor } = on.wait else {
+            return;
+        };
+        let mut fresh = on.clone();
+        fresh.frozen = 0;
+        let (mut runs, mut out) = (Vec::new(), Vec::new());
+        let mut m = Machine::default();
+        m.reset(st.fuel);
+        if self
+            .options_into(&mut m, &fresh, choice, actor, &mut runs, &mut out)
+            .is_err()
+        {
+            out.clear();
+            runs.clear();
+        }
+        if out != on.cache || runs != on.runs {
+            let text = |a: &Action| self.action_text(on, a);
+            let gone: Vec<String> = on
+                .cache
+                .iter()
+                .filter(|a| !out.contains(a))
+                .map(text)
+                .collect();
+            let new: Vec<String> = out
+                .iter()
+                .filter(|a| !on.cache.contains(a))
+                .map(text)
+                .collect();
+            super::vm::stale(
+                "the options listed in the state (State::cache)",
+                format!(
+                    "for p{}: {} listed, {} listed again; listed only before {gone:?}, only \
+                     again {new:?} (else in another order, or their sequence runs differ)",
+                    actor + 1,
+                    on.cache.len(),
+                    out.len()
+                ),
+            );
         }
     }
 
@@ -1429,6 +1506,9 @@ impl Game {
         match st.wait {
             // Listed when the game paused at this choice.
             Wait::Decision { choice, .. } if self.choices[choice].each.is_none() => {
+                if self.program.check_caches {
+                    self.check_listed(st);
+                }
                 found = st.cache.contains(a)
             }
             Wait::Decision { choice, actor } => with_machine(st.fuel, |m| {

@@ -88,6 +88,55 @@ pub(super) enum WindowStep {
 }
 
 impl Game {
+    /// Check mode: the first arm of window `cid` with an option for seat `p`, listed with no
+    /// arm passed over, must be `found` (found passing over the arms the remembered "no
+    /// option" answers named); the work it costs is given back.
+    #[cold]
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    fn check_window(
+        &self,
+        m: &mut Machine,
+        st: &State,
+        cid: ChoiceId,
+        p: u8,
+        pass_arm: usize,
+        only_before: bool,
+        found: usize,
+    ) {
+        let arms = &self.choices[cid].arms;
+        let fuel = m.fuel;
+        let mut fresh = arms.len();
+        let mut runs = Vec::new();
+        let r = self.options(m, st, cid, p, &mut runs, &mut |a| {
+            let any = a.arm as usize != pass_arm
+                && (!only_before
+                    || matches!(arms[a.arm as usize],
+                        Arm::Action(ai) if self.actions[ai].window == Some(true)));
+            if any {
+                fresh = a.arm as usize;
+            }
+            !any
+        });
+        m.fuel = fuel;
+        if r.is_ok() && fresh != found {
+            let name = |i: usize| match arms.get(i) {
+                Some(Arm::Action(a)) => self.actions[*a].name.clone(),
+                Some(_) => format!("arm {i}"),
+                None => "none".to_string(),
+            };
+            super::vm::stale(
+                "a window's \"no option\" answers (Machine::windows)",
+                format!(
+                    "for p{}: the first action with an option was {}, listed again {}",
+                    p + 1,
+                    name(found),
+                    name(fresh)
+                ),
+            );
+        }
+    }
+
     /// A window point of the flow. A window opens unless the game has no window actions, the
     /// setup runs, an effect a player chose (or a trigger's body) is running, or a window
     /// closed here with no decision since. The players who have a legal window action and
@@ -199,6 +248,12 @@ impl Game {
                 });
                 m.skip_arms = None;
                 st.runs = runs;
+                // Check mode: the actions passed over above (answers remembered, or a first
+                // part found false) listed too: the first with an option must be the same.
+                let pass_bit = if pass_arm < 64 { 1u64 << pass_arm } else { 0 };
+                if self.program.check_caches && r.is_ok() && skip & !pass_bit != 0 {
+                    self.check_window(m, st, cid, p, pass_arm, only_before, found);
+                }
                 if let Err(e) = r {
                     asked = Err(e);
                     break;

@@ -30,8 +30,12 @@ impl Game {
         };
         self.push_frame(st, proc, me, &[])?;
         st.wait = super::Wait::Running;
+        // A scenario may change what `setup` wrote: like `setup`, it runs with no fingerprint
+        // of those variables (0), so that nothing remembered per fingerprint is served while it
+        // runs nor to the options listed when the game waits again (they are listed for the
+        // values it leaves, not those of the old fingerprint); the fingerprint is taken after.
+        st.frozen = 0;
         let r = self.run(st);
-        // A scenario may change what `setup` wrote: remembered answers must not be reused.
         if st.phase == super::Phase::Flow {
             st.freeze(self);
         }

@@ -293,14 +293,15 @@ impl Game {
     }
 
     /// The entries of each variable that `seat` cannot see: their values, sorted, dealt
-    /// among them at random (per variable).
+    /// among them at random (per variable). Whether a variable only `setup` writes changed.
     fn deal_hidden_vars(
         &self,
         st: &State,
         seat: Option<u8>,
         rng: &mut impl rand::Rng,
         out: &mut State,
-    ) {
+    ) -> bool {
+        let mut setup_only = false;
         for (vid, v) in self.vars.enumerate() {
             if v.visibility == Visibility::Public {
                 continue;
@@ -312,9 +313,11 @@ impl Game {
             vals.sort_unstable();
             shuffle(&mut vals, rng);
             for (&slot, val) in slots.iter().zip(vals) {
+                setup_only |= out.vars[slot] != val && self.program.frozen.contains(&vid);
                 out.set_var(&self.program, vid, v.base, slot, val);
             }
         }
+        setup_only
     }
 
     /// [`Game::determinize`] written into `out`, whose allocations are reused.
@@ -330,7 +333,12 @@ impl Game {
             self.deal_hidden_components(st, t, seat, rng, out);
             self.deal_secret_fields(st, t, seat, rng, out);
         }
-        self.deal_hidden_vars(st, seat, rng, out);
+        // Hidden variables only `setup` writes, dealt again: the fingerprint of what setup
+        // left (`State::frozen`, copied from `st`) is taken again, else the answers
+        // remembered for `st`'s values would be served to this world's.
+        if self.deal_hidden_vars(st, seat, rng, out) && out.frozen != 0 {
+            out.freeze(self);
+        }
         out.rng = rand::SeedableRng::from_seed(rng.gen());
         forget_commitments(self, out, seat);
         if out.block.is_some() {

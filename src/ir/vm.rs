@@ -1228,6 +1228,11 @@ pub struct Program {
     pub filters: Vec<FilterDef>,
     /// Variables that only `setup` writes: after it, they never change in a match.
     pub frozen: Vec<VarId>,
+    /// Check mode (tests): every remembered answer served (the options listed in a state,
+    /// function results, guard parts answered per setup, a window's "no option") is computed
+    /// again without it and must be equal, else the engine panics naming the cache. Off, it
+    /// costs one test of this flag where an answer is served.
+    pub check_caches: bool,
     /// The family bits of what functions read ([`CDef::reads`]).
     pub families: Families,
     /// Per action: the families its parameters' collections and its guard read (all bits

@@ -102,6 +102,18 @@ pub fn run_text(
     rules_name: &str,
     rules_text: &str,
 ) -> Result<Vec<(ScenarioResult, Place)>, ScenarioError> {
+    run_text_with(scen_name, scen_text, rules_name, rules_text, false)
+}
+
+/// [`run_text`], in check mode when `check_caches` (every remembered answer computed again
+/// and compared: [`crate::ir::Game::set_check_caches`]).
+pub fn run_text_with(
+    scen_name: &str,
+    scen_text: &str,
+    rules_name: &str,
+    rules_text: &str,
+    check_caches: bool,
+) -> Result<Vec<(ScenarioResult, Place)>, ScenarioError> {
     let sf = syntax::parse_scenarios(scen_name, scen_text).map_err(ScenarioError::Syntax)?;
     let loaded = check::load(rules_name, rules_text);
     let (Some(g), Some(symbols)) = (loaded.game, loaded.symbols) else {
@@ -111,7 +123,8 @@ pub fn run_text(
         name: scen_name.to_string(),
         text: scen_text.to_string(),
     };
-    let (g, scenarios, diags) = check::scenario::lower(g, symbols, source, &sf);
+    let (mut g, scenarios, diags) = check::scenario::lower(g, symbols, source, &sf);
+    g.set_check_caches(check_caches);
     if diags.has_errors() {
         return Err(ScenarioError::Diagnostics(diags));
     }

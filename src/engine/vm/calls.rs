@@ -164,6 +164,9 @@ impl Machine {
                     || (e.lineage == s.stamps.lineage && s.stamps.unchanged(reads, e.at)))
             {
                 let result = e.result;
+                if g.program.check_caches {
+                    return self.check_call(g, s, d, me, result);
+                }
                 self.stack.truncate(from);
                 self.stack.push(result);
                 return Ok(());
@@ -183,6 +186,31 @@ impl Machine {
             e.me = key;
             e.args = args;
             e.result = result;
+        }
+        Ok(())
+    }
+
+    /// Check mode: the call on top of the stack computed again (its result left there, as
+    /// [`Machine::call_body`] leaves it) and compared with the remembered `result`; the work
+    /// it costs is given back.
+    #[cold]
+    #[inline(never)]
+    fn check_call(&mut self, g: &Game, s: &State, d: DefId, me: u8, result: Value) -> Eval<()> {
+        let n = g.program.defs[d].params as usize;
+        let args = self.stack[self.stack.len().saturating_sub(n)..].to_vec();
+        let fuel = self.fuel;
+        self.call_body(g, s, d, me)?;
+        self.fuel = fuel;
+        let fresh = self.stack.last().copied().unwrap_or_default();
+        if fresh != result {
+            stale(
+                "a remembered function result (vm/calls.rs)",
+                format!(
+                    "`{}` of {args:?} for p{}: remembered {result:?}, computed again {fresh:?}",
+                    g.defs[d].name,
+                    me + 1
+                ),
+            );
         }
         Ok(())
     }

@@ -146,6 +146,14 @@ const SEEN: u8 = 2;
 const OK: u8 = 4;
 const CHECKED: u8 = 8;
 
+/// Check mode ([`crate::ir::vm::Program::check_caches`]): a remembered answer differs from the
+/// answer computed again without it. Only check mode gets here.
+#[cold]
+#[inline(never)]
+pub(crate) fn stale(cache: &str, detail: String) -> ! {
+    panic!("check-caches: {cache} served a stale answer: {detail}")
+}
+
 fn err(msg: impl Into<String>, span: Option<Span>) -> Box<RunError> {
     Box::new(RunError::rule(msg, span))
 }
@@ -219,8 +227,13 @@ impl Machine {
             table.resize(def.entries as usize, 0);
         }
         match table.get(key as usize).copied() {
-            Some(1) => Ok(false),
-            Some(2) => Ok(true),
+            Some(c @ (1 | 2)) => {
+                let v = c == 2;
+                if g.program.check_caches {
+                    self.check_part(g, s, part.code, locals, me, v)?;
+                }
+                Ok(v)
+            }
             _ => {
                 let v = self.eval_bool(g, s, part.code, locals, me)?;
                 if let Some(slot) = self.memos[id as usize].get_mut(key as usize) {
@@ -229,6 +242,35 @@ impl Machine {
                 Ok(v)
             }
         }
+    }
+
+    /// Check mode: a guard part's answer remembered for the state's setup (`v`), computed
+    /// again; the work it costs is given back.
+    #[cold]
+    #[inline(never)]
+    fn check_part(
+        &mut self,
+        g: &Game,
+        s: &State,
+        code: Code,
+        locals: &mut [Value],
+        me: u8,
+        v: bool,
+    ) -> Eval<()> {
+        let fuel = self.fuel;
+        let fresh = self.eval_bool(g, s, code, locals, me)?;
+        self.fuel = fuel;
+        if fresh != v {
+            stale(
+                "a guard part's answer remembered per setup (Machine::memos)",
+                format!(
+                    "remembered {v}, computed again {fresh} (me = p{}, locals {:?})",
+                    me + 1,
+                    locals
+                ),
+            );
+        }
+        Ok(())
     }
 
     /// The remembered list `fid` of key `key` as (start, length), when it is listed for
