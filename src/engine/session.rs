@@ -269,19 +269,12 @@ impl<'g> Match<'g> {
         let s = &self.seen;
         let mut out = Vec::new();
         for i in from..self.decisions.len() {
-            let before = match i.checked_sub(s.lines.len()) {
-                None => None,
-                Some(k) => Some(&s.open[k]),
-            };
-            let text = match before {
-                None => s.lines[i][column].clone(),
-                Some(_) => {
-                    if observer.is_some() && self.makers[i] == observer {
-                        super::ActionText::parse(&self.log[i]).body.to_string()
-                    } else {
-                        HIDDEN.to_string()
-                    }
-                }
+            let text = if i < s.lines.len() {
+                s.lines[i][column].clone()
+            } else if observer.is_some() && self.makers[i] == observer {
+                super::ActionText::parse(&self.log[i]).body.to_string()
+            } else {
+                HIDDEN.to_string()
             };
             out.push(SeenLine {
                 who: self.makers[i].map_or("chance".into(), crate::ir::player_name),
