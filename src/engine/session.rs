@@ -191,6 +191,13 @@ impl<'g> Match<'g> {
         self.game.why_not(&self.state, text)
     }
 
+    /// Why an action is (not) legal now for one seat (`None`: whoever must act): in a
+    /// `choose each` or a simultaneous block, answered from that seat's own choice or part
+    /// ([`Game::why_not_for`]).
+    pub fn why_for(&self, seat: Option<u8>, text: &str) -> Result<WhyNot, RunError> {
+        self.game.why_not_for(&self.state, seat, text)
+    }
+
     /// The save of this match.
     pub fn save(&self) -> Save {
         Save {
