@@ -161,3 +161,71 @@ fn every_code_documents_a_program_that_triggers_it() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     assert_eq!(checked, rulebook::check::Code::ALL.len());
 }
+
+/// The problems of a rules text: (code, the text the span covers, label, hint).
+fn problems_of(text: &str) -> Vec<(String, String, String, Option<String>)> {
+    load("test.rules", text)
+        .diagnostics
+        .problems
+        .iter()
+        .map(|p| {
+            (
+                p.code.as_str().to_string(),
+                text[p.span.start..p.span.end].to_string(),
+                p.label.clone(),
+                p.help.clone(),
+            )
+        })
+        .collect()
+}
+
+/// Issue 35: `end when false` ends nothing: a flow that loops forever with only that end
+/// condition gets the never-ends diagnostic, with its place, label and hint, as without it.
+#[test]
+fn end_when_false_does_not_count_as_an_end() {
+    let flow = "flow { repeat { turn seat(0) { choose { go } } } }";
+    let base = format!("players 1\nvar n: int\naction go() {{ n += 1 }}\n{flow}\n");
+    for end in ["", "end when false\n", "end when (false)\n"] {
+        let text = format!("{base}{end}");
+        let ps = problems_of(&text);
+        let p = ps
+            .iter()
+            .find(|p| p.0 == "check::never_ends")
+            .unwrap_or_else(|| panic!("`{end}`: {ps:?}"));
+        assert!(p.1.starts_with("repeat"), "{p:?}");
+        assert!(!p.2.is_empty() && p.3.is_some(), "{p:?}");
+    }
+    // a condition that can hold ends the game
+    let text = format!("{base}end when n > 3\n");
+    assert!(problems_of(&text).is_empty(), "{:?}", problems_of(&text));
+}
+
+/// Issue 35: range bounds may name constants wherever a range is written: parameter
+/// domains, `for`, aggregates, range types of variables and fields, and the generators of a
+/// `components` table; a bound that is no constant is `check::not_constant` at the bound.
+#[test]
+fn range_bounds_accept_constants() {
+    let text = "players 2\nconst SIDES = 6\nconst LOW = 0 - 2\n\
+                component Die { face: 1..SIDES = 1 }\nzone box: Die\n\
+                components Die in box { \"d{i}\" for i in 1..SIDES { face = i } }\n\
+                var total: LOW..SIDES\nvar seen[Player]: 0..SIDES clamp\n\
+                action roll_it(k in 1..SIDES) { total = k  for i in LOW..SIDES { seen[me] += 1 } }\n\
+                flow { turn seat(0) { choose { roll_it } } end }\n";
+    assert!(problems_of(text).is_empty(), "{:?}", problems_of(text));
+    let g = load("test.rules", text).game.expect("checks");
+    assert_eq!(g.comps.len(), 6);
+    // a bound that is not known when the file is read
+    let text = "players 2\nvar n: int\nvar total: 0..n\nflow { total = 1 end }\n";
+    let ps = problems_of(text);
+    let p = ps
+        .iter()
+        .find(|p| p.0 == "check::not_constant")
+        .unwrap_or_else(|| panic!("{ps:?}"));
+    assert_eq!(p.1, "n");
+    assert!(!p.2.is_empty() && p.3.is_some(), "{p:?}");
+    // an unknown name, and an empty range of constants
+    let ps = problems_of("players 2\nvar total: 0..NOPE\nflow { total = 1 end }\n");
+    assert!(ps.iter().any(|p| p.1 == "NOPE"), "{ps:?}");
+    let ps = problems_of("players 2\nconst A = 5\nvar total: A..1\nflow { total = 1 end }\n");
+    assert!(ps.iter().any(|p| p.0 == "check::range"), "{ps:?}");
+}

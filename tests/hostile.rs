@@ -21,10 +21,15 @@ fn game(text: &str) -> Game {
 /// Starts the game with a small work budget and applies the first legal action (if the
 /// start itself did not fail), returning the first error.
 fn run(text: &str) -> Result<State, RunError> {
+    run_with_fuel(text, 200_000)
+}
+
+/// [`run`] with another work budget.
+fn run_with_fuel(text: &str, fuel: u64) -> Result<State, RunError> {
     let g = game(text);
     let cfg = Config {
         players: 1,
-        fuel: Some(200_000),
+        fuel: Some(fuel),
         ..Config::default()
     };
     let mut st = g.start(&cfg)?;
@@ -273,4 +278,114 @@ fn nested_calls_inlined_into_each_other_do_not_multiply_the_program() {
     assert!(ops < 200_000, "{ops} ops");
     // The first action, `go0` (its guard holds), ends the game.
     assert!(run(&text).expect("plays").is_over());
+}
+
+/// Runs `text` with [`run`] on another thread and waits for its error code; a run still
+/// going after a minute (work the budget does not bound) fails the test instead of hanging.
+fn bounded_error_code(text: &str, fuel: u64) -> &'static str {
+    let text = text.to_string();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let code = match run_with_fuel(&text, fuel) {
+            Ok(_) => "ok",
+            Err(e) => e.code(),
+        };
+        let _ = tx.send(code);
+    });
+    rx.recv_timeout(std::time::Duration::from_secs(60))
+        .expect("the work budget stops the run")
+}
+
+/// Issue 35: a `paths` walk whose condition the machine answers for every space (here
+/// `empty(cell[s])`, every cell empty) on a board of at most 64 spaces is walked without
+/// going round the op loop; its steps must still count as it goes, so that a walk of some
+/// 10^30 paths stops at the budget instead of running first and counting after.
+#[test]
+fn a_paths_walk_answered_in_place_stops_at_the_work_budget() {
+    for steps in [20, 40, 63] {
+        let text = format!(
+            "game \"g\"\nplayers 1\nboard b = grid(8, 8) diagonal\ncomponent P {{ v: int }}\n\
+             zone cell[b]: P\nzone box: P\ncomponents P in box {{ \"p\" {{ v = 1 }} }}\n\
+             var n: int\n\
+             action go() {{ n = count(t in paths(s in b, a1, {steps} where empty(cell[s]))) }}\n\
+             flow {{ turn seat(0) {{ choose {{ go }} }} }}"
+        );
+        assert_eq!(
+            bounded_error_code(&text, 200_000),
+            "limit_reached",
+            "{steps} steps"
+        );
+    }
+}
+
+/// Issue 35: `best_sets` over 64 members with thousands of sets to try at each allocation
+/// counts every set it tries, not only every allocation, and stops at the budget.
+#[test]
+fn best_sets_over_64_members_stops_at_the_work_budget() {
+    let text = "game \"g\"\nplayers 1\ncomponent Card { v: 1..9 }\nzone pile: Card\n\
+                components Card in pile { \"c{i}\" for i in 1..64 { v = 1 } }\n\
+                set pair(a: Card, b: Card) where a.v == b.v = 1\n\
+                var n: int\n\
+                flow { n = best_sets(c in pile, pair)  end }";
+    // 2,016 pairs: each allocation tried looks at every pair that could take its lowest
+    // free member.
+    assert_eq!(bounded_error_code(text, 10_000_000), "limit_reached");
+}
+
+/// Issue 35: `do a(7)` where `a` takes `k in 0..5` binds no value outside the parameter's
+/// range: a run-time rules error pointing at the `do` statement.
+#[test]
+fn do_with_an_argument_outside_the_parameters_range_is_an_error() {
+    let text = "game \"g\"\nplayers 1\nvar n: int\nvar seven: int = 7\n\
+                action a(k in 0..5) { n = k }\n\
+                action go() { do a(seven)  end draw }\n\
+                flow { turn seat(0) { choose { go } } }";
+    let err = run(text).expect_err("7 is not in 0..5");
+    assert_eq!(err.code(), "rules_error", "{err:?}");
+    assert!(err.message().contains("0..5"), "{}", err.message());
+    let span = err.span().expect("the error points at the rule at work");
+    assert_eq!(&text[span.start..span.end], "do a(seven)");
+    // in the range, and at its ends, it runs
+    for k in ["0", "5", "seven - 3"] {
+        let ok = text.replace("do a(seven)", &format!("do a({k})"));
+        assert!(run(&ok).expect("runs").is_over(), "{k}");
+    }
+}
+
+/// Issue 35: a run-time error's label covers its own statement: the head of a `for` or of a
+/// `repeat` whose collection or count fails, not the loop with its whole body; a `turn`
+/// whose player is no seat, not the turn's body.
+#[test]
+fn a_run_time_error_points_at_its_own_statement_only() {
+    let cases = [
+        (
+            "for i in 1..(6 / zero) { n = i  n = n + 1 }",
+            "for i in 1..(6 / zero)",
+        ),
+        ("repeat (6 / zero) { n = 1  n = 2 }", "repeat (6 / zero)"),
+        ("n = 1  n = 6 / zero  n = 2", "n = 6 / zero"),
+    ];
+    for (body, want) in cases {
+        let text = format!(
+            "game \"g\"\nplayers 1\nvar n: int\nvar zero: int\n\
+             action go() {{ {body} }}\n\
+             flow {{ turn seat(0) {{ choose {{ go }} }} }}"
+        );
+        let err = run(&text).expect_err(body);
+        assert_eq!(err.code(), "rules_error", "{body}: {err:?}");
+        let span = err.span().expect("a place");
+        // the failing expression, or the statement's head: within `want`, never the body
+        let at = text.find(want).expect("the statement");
+        assert!(
+            span.start >= at && span.end <= at + want.len(),
+            "{body}: {:?}",
+            &text[span.start..span.end]
+        );
+    }
+    let text = "game \"g\"\nplayers 1\nvar n: int\nvar who: Player\n\
+                action go() { end draw }\n\
+                flow { turn who { n = 1  choose { go } } }";
+    let err = run(text).expect_err("no seat");
+    let span = err.span().expect("a place");
+    assert_eq!(&text[span.start..span.end], "turn who");
 }

@@ -909,3 +909,48 @@ fn the_last_seat_number_is_named_without_overflow() {
         }
     }
 }
+
+/// Issue 35: `why` asked by a client bound to a seat while a simultaneous block waits is
+/// answered from that seat's own part, as `legal` is: p2's own card is legal for p2 (it was
+/// once answered from p1's part, where p2's cards are not offered), and p1 is told nothing
+/// about it but that it is not one of its values.
+#[test]
+fn why_in_a_simultaneous_block_answers_for_the_bound_seat() {
+    let text = "game \"g\"\nplayers 2\ncomponent Card { rank: int }\n\
+                zone deck: Card hidden\nzone hand[Player]: Card owner\nzone kept[Player]: Card owner\n\
+                components Card in deck { \"c{i}\" for i in 1..9 { rank = i } }\n\
+                setup { for p in players { repeat 3 { move top(deck) to hand[p] } } }\n\
+                flow { simultaneous p in players { choose by p card in hand[p] { move card to kept[p] } } end draw }";
+    let g = rulebook::load("simul.rules", text)
+        .game
+        .expect("valid rules");
+    let cfg = Config {
+        players: 2,
+        ..Config::default()
+    };
+    let m = Match::new(&g, cfg).expect("starts");
+    let save = json!({"cmd":"load","data":m.save_text()}).to_string();
+    let texts = |seat: u8| -> Vec<String> {
+        m.legal_for(seat)
+            .expect("legal")
+            .into_iter()
+            .map(|(_, t)| t)
+            .collect()
+    };
+    let (mine, theirs) = (texts(1), texts(0));
+    assert_eq!((mine.len(), theirs.len()), (3, 3));
+    for (seat, own, other) in [(1u8, &mine, &theirs), (0, &theirs, &mine)] {
+        let mut session = Session::new(&g, Some(seat));
+        assert_eq!(reply(&mut session, &save)["ok"], true);
+        for t in own {
+            let why = json!({"cmd":"why","action":t}).to_string();
+            let r = reply(&mut session, &why);
+            assert_eq!(r["legal"], true, "p{} asks about `{t}`: {r}", seat + 1);
+        }
+        for t in other {
+            let why = json!({"cmd":"why","action":t}).to_string();
+            let r = reply(&mut session, &why);
+            assert_eq!(r["legal"], false, "p{} asks about `{t}`: {r}", seat + 1);
+        }
+    }
+}

@@ -149,3 +149,39 @@ fn all_scenarios_pass_with_every_remembered_answer_checked() {
     }
     assert!(failures.is_empty(), "failures:\n{}", failures.join("\n"));
 }
+
+/// Issue 35: `expect not legal A` is exactly the negation of `expect legal A` in every state,
+/// also while a window (`anytime`, `before turn`) waits: `expect legal` passes the window
+/// for everyone until `A` is offered, so `expect not legal` must fail when passing the
+/// window would offer `A` (it once passed vacuously, looking only at the window's options).
+#[test]
+fn expect_not_legal_is_the_negation_of_expect_legal_while_a_window_waits() {
+    let rules = "tests/constructs/windows.rules";
+    let rules_text = std::fs::read_to_string(rules).expect("the rules file");
+    // States: a window after `do rise()`; before p2's turn (anytime, then before turn); a
+    // turn with no window waiting.
+    let states = [
+        "",
+        "apply \"earn\"",
+        "apply \"earn\"\n    apply \"pass\"",
+        "setup { level = 0 }",
+    ];
+    let actions = ["earn", "barrier", "redeploy", "pass", "stop", "surge"];
+    for state in states {
+        for a in actions {
+            let outcome = |expect: &str| {
+                let scenario = format!(
+                    "rules \"windows.rules\"\nscenario \"s\" {{\n    {state}\n    {expect} \"{a}\"\n}}\n"
+                );
+                let results = scenarios::run_text("negation", &scenario, rules, &rules_text)
+                    .expect("the scenario checks");
+                results[0].0.failure.is_none()
+            };
+            let (legal, not_legal) = (outcome("expect legal"), outcome("expect not legal"));
+            assert_ne!(
+                legal, not_legal,
+                "after `{state}`: `expect legal {a}` passes: {legal}, `expect not legal {a}`: {not_legal}"
+            );
+        }
+    }
+}

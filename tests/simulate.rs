@@ -320,3 +320,60 @@ fn bad_shards_and_variant_lists_are_refused() {
         "{err}"
     );
 }
+
+/// Issue 35: merging adds counts with checked arithmetic: shards whose counts would overflow
+/// when added (edited or corrupt files) are refused with an error naming the count, never
+/// wrapped or a panic; and so is one shard whose histogram repeats a key past the limit.
+#[test]
+fn merge_refuses_shards_whose_sums_overflow() {
+    let shard = |i: u32| -> serde_json::Value {
+        let s = format!("{i}/2");
+        let (code, out, err) = rulebook(&[
+            "simulate",
+            "rules/classic/tic_tac_toe.rules",
+            "--games",
+            "4",
+            "--seed",
+            "1",
+            "--json",
+            "--shard",
+            s.as_str(),
+        ]);
+        assert_eq!(code, 0, "{err}");
+        serde_json::from_str(out.trim()).expect("JSON")
+    };
+    let (a, b) = (shard(0), shard(1));
+    let read = |v: &serde_json::Value| compare::read_runs(&v.to_string());
+    // the shards as they are merge
+    let whole =
+        compare::merge(vec![read(&a).expect("reads"), read(&b).expect("reads")]).expect("merges");
+    assert_eq!(whole[0].games, 4);
+    // counts that overflow when added: each field on its own
+    type Edit = fn(&mut serde_json::Value);
+    let edits: [(&str, Edit); 4] = [
+        ("games", |v| v["games"] = u64::MAX.into()),
+        ("wins", |v| v["wins"][0] = u64::MAX.into()),
+        ("decisions", |v| {
+            v["decisions"]["total"][1] = u64::MAX.into()
+        }),
+        ("turns.histogram", |v| {
+            v["turns"]["histogram"] = serde_json::json!([[5, u64::MAX], [6, 1]])
+        }),
+    ];
+    for (what, edit) in edits {
+        let (mut x, mut y) = (a.clone(), b.clone());
+        edit(&mut x);
+        edit(&mut y);
+        let r = compare::merge(vec![read(&x).expect("reads"), read(&y).expect("reads")]);
+        let e = r.expect_err(what);
+        assert!(e.contains("overflow") && e.contains(what), "{what}: {e}");
+    }
+    // one shard repeating a histogram key whose counts overflow
+    let mut x = a.clone();
+    x["turns"]["histogram"] = serde_json::json!([[5, u64::MAX], [5, 1]]);
+    let e = read(&x).expect_err("overflowing histogram");
+    assert!(
+        e.contains("overflow") && e.contains("turns.histogram"),
+        "{e}"
+    );
+}

@@ -91,7 +91,11 @@ impl Checker {
                     self.expect_type(t, Type::Bool, e.span, "an end condition");
                     let n = self.end_locals();
                     self.aux_locals = self.aux_locals.max(n);
-                    self.ends = true;
+                    // `end when false` ends nothing: a flow that loops forever still never
+                    // ends (`check::never_ends`).
+                    if !matches!(x, ir::Expr::Lit(ir::Value::Bool(false))) {
+                        self.ends = true;
+                    }
                     self.game.end_when.push((x, e.span));
                 }
                 ast::DeclKind::Score { player, value }

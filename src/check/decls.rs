@@ -393,9 +393,31 @@ impl Checker {
         }
     }
 
+    /// A bound of a range type: a number, or a constant's value when the file is read (as
+    /// board sizes: a variant or `--set` does not change a type). `None` when it is neither
+    /// (reported).
+    fn range_bound(&mut self, e: &ast::Expr) -> Option<i64> {
+        match self.const_eval(e, &[])? {
+            Value::Int(n) => Some(n),
+            _ => {
+                let p = self.error(
+                    Code::Type,
+                    e.span,
+                    "a bound of a range type must be a number",
+                    "not a number",
+                );
+                p.help = Some("write a number or the name of a number `const`".into());
+                None
+            }
+        }
+    }
+
     pub(crate) fn type_expr(&mut self, t: &ast::TypeExpr) -> (Type, Option<(i64, i64)>) {
         match t {
             ast::TypeExpr::Range { lo, hi, span, .. } => {
+                let (Some(lo), Some(hi)) = (self.range_bound(lo), self.range_bound(hi)) else {
+                    return (Type::Int, None);
+                };
                 if lo > hi {
                     self.error(
                         Code::Range,
@@ -404,7 +426,7 @@ impl Checker {
                         "the low end is above the high end",
                     );
                 }
-                (Type::Int, Some((*lo, *hi)))
+                (Type::Int, Some((lo, hi)))
             }
             ast::TypeExpr::Action { params, .. } => {
                 let mut tys = Vec::with_capacity(params.len());

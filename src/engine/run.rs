@@ -1122,6 +1122,30 @@ impl Game {
         for (i, b) in act.params.iter().enumerate() {
             locals[nb + b.slot as usize] = vals[i];
         }
+        // A parameter over a range takes no value outside it (its bounds may read the
+        // parameters before it): `do` skips the guard, not the parameter's domain.
+        let binds = &self.program.actions[action].binds;
+        for (i, (b, cb)) in act.params.iter().zip(binds).enumerate() {
+            if !matches!(b.coll, Coll::Range(..)) {
+                continue;
+            }
+            m.start(self, st, cb.coll, &mut locals[nb..], me)
+                .blame(Some(span))?;
+            let bounds = match m.iters.last() {
+                Some(&Iter::Numbers { next, last, .. }) => Some((next, last)),
+                _ => None,
+            };
+            m.stop();
+            let (Some((lo, hi)), Value::Int(v)) = (bounds, vals[i]) else {
+                continue;
+            };
+            if v < lo || v > hi {
+                return Err(err(
+                    format!("`{}` takes `{}` in {lo}..{hi}, not {v}", act.name, b.name),
+                    Some(span),
+                ));
+            }
+        }
         Ok(())
     }
 }

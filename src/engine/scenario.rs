@@ -116,7 +116,8 @@ impl Game {
         let norm = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
         // While a window waits and `t` is not one of its options, everyone asked passes: an
         // `apply` or `expect legal` of a turn's option needs no `pass` steps. (`expect not
-        // legal` does not pass: it may test what a window leaves out.)
+        // legal` passes them on a copy: it is exactly the negation of `expect legal`. What a
+        // window leaves out is tested with `expect illegal`.)
         let pass_window = |st: &mut State, t: &str| -> Result<(), String> {
             while self.window_waits(st) && !legal_texts(st)?.iter().any(|x| norm(x) == norm(t)) {
                 let pass = self.parse_action(st, "pass").map_err(|e| e.to_string())?;
@@ -148,7 +149,9 @@ impl Game {
                 }
             }
             Step::ExpectNotLegal(t) => {
-                let l = legal_texts(st)?;
+                let mut copy = st.clone();
+                pass_window(&mut copy, t)?;
+                let l = legal_texts(&copy)?;
                 if l.iter().any(|x| norm(x) == norm(t)) {
                     Err(format!("expected `{t}` not to be legal, but it is"))
                 } else {

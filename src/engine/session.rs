@@ -237,7 +237,9 @@ impl<'g> Match<'g> {
     /// The view of `seat` after the first `n` decisions (at most the decisions applied),
     /// replayed from the nearest state kept for undo: at most [`CHECKPOINT_EVERY`] decisions.
     pub fn view_at(&self, n: usize, seat: Option<u8>) -> Result<View, RunError> {
-        Ok(self.game.view(&self.state_at(n.min(self.decisions.len()))?, seat))
+        Ok(self
+            .game
+            .view(&self.state_at(n.min(self.decisions.len()))?, seat))
     }
 
     /// The state after the first `k` decisions (at most the decisions applied).
@@ -328,6 +330,13 @@ impl<'g> Match<'g> {
     /// Why an action is (not) legal now.
     pub fn why(&self, text: &str) -> Result<WhyNot, RunError> {
         self.game.why_not(&self.state, text)
+    }
+
+    /// Why an action is (not) legal now for one seat (`None`: whoever must act): in a
+    /// `choose each` or a simultaneous block, answered from that seat's own choice or part
+    /// ([`Game::why_not_for`]).
+    pub fn why_for(&self, seat: Option<u8>, text: &str) -> Result<WhyNot, RunError> {
+        self.game.why_not_for(&self.state, seat, text)
     }
 
     /// The save of this match.

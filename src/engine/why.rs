@@ -58,8 +58,13 @@ impl Game {
                 span,
             })
         };
-        if let (Some(b), Wait::Decision { actor, .. }) = (st.block.as_deref(), st.wait) {
-            // A simultaneous block: each seat is answered from its own part only.
+        let main = st
+            .block
+            .as_deref()
+            .filter(|b| matches!(b.mode, super::simul::Mode::Main));
+        if let (Some(b), Wait::Decision { actor, .. }) = (main, st.wait) {
+            // A simultaneous block: each seat is answered from its own part only (a part is
+            // itself marked as inside the block, and is answered as a plain choice).
             let p = seat.unwrap_or(actor);
             return match b.runs.get(p as usize).and_then(Option::as_ref) {
                 Some(run) if self.simul_pending(st).contains(&p) => {

@@ -217,7 +217,8 @@ pub fn merge(shards: Vec<Vec<Summary>>) -> Result<Vec<Summary>, String> {
         }
         for (o, r) in out.iter_mut().zip(runs) {
             same_run(o, &r).map_err(|e| format!("file {}: {e}", i + 2))?;
-            o.merge(r);
+            o.merge(r)
+                .map_err(|e| format!("file {}: cannot add it: {e}", i + 2))?;
         }
     }
     let missing: Vec<String> = seen

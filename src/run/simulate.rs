@@ -302,7 +302,9 @@ fn run_one(
         (Ok(_), None) => return,
         (Err(e), _) => {
             let message = e.to_string();
-            return s.add_error(error_stats(g, e.code(), message, e.span(), i, seed));
+            // One game more: the counts of one process stay far below `u64::MAX`.
+            let _ = s.add_error(error_stats(g, e.code(), message, e.span(), i, seed));
+            return;
         }
     };
     let Some(o) = st.outcome() else {
@@ -311,7 +313,8 @@ fn run_one(
             return;
         }
         let message = "the game stopped without an outcome".to_string();
-        return s.add_error(error_stats(g, "no_outcome", message, None, i, seed));
+        let _ = s.add_error(error_stats(g, "no_outcome", message, None, i, seed));
+        return;
     };
     s.completed += 1;
     *s.lengths.entry(turns).or_default() += 1;
@@ -416,7 +419,10 @@ pub fn simulate_with(g: &Game, cfg: &Config, opts: &Options) -> Summary {
     total.shard = opts.shard.map(|s| (s, opts.games));
     for (t, part) in parts.into_iter().enumerate() {
         match part {
-            Some(p) => total.merge(p),
+            // The games of one process: their counts stay far below `u64::MAX`.
+            Some(p) => {
+                let _ = total.merge(p);
+            }
             // The games of a thread that panicked count as errors.
             None => {
                 let count = (t as u64..mine).step_by(threads).count() as u64;
@@ -426,7 +432,7 @@ pub fn simulate_with(g: &Game, cfg: &Config, opts: &Options) -> Summary {
                     let mut e = error_stats(g, "panic", message, None, i, game_seed(cfg.seed, i));
                     e.count = count;
                     total.games += count;
-                    total.add_error(e);
+                    let _ = total.add_error(e);
                 }
             }
         }

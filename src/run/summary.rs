@@ -170,16 +170,17 @@ impl Summary {
         }
     }
 
-    /// Records a game stopped by an error.
-    pub fn add_error(&mut self, e: ErrorStats) {
-        self.errors += e.count;
+    /// Records games stopped by an error (`e.count` of them); refused, the summary unchanged,
+    /// when a count would pass `u64::MAX` (a corrupt or edited shard).
+    pub fn add_error(&mut self, e: ErrorStats) -> Result<(), String> {
+        let errors = sum(self.errors, e.count, "errors")?;
         match self
             .error_list
             .iter_mut()
             .find(|x| x.code == e.code && x.place == e.place)
         {
             Some(x) => {
-                x.count += e.count;
+                x.count = sum(x.count, e.count, "error_list.count")?;
                 if e.first_game < x.first_game {
                     x.first_game = e.first_game;
                     x.seed = e.seed;
@@ -188,37 +189,57 @@ impl Summary {
             }
             None => self.error_list.push(e),
         }
+        self.errors = errors;
         self.error_list
             .sort_by(|a, b| (a.first_game, &a.code).cmp(&(b.first_game, &b.code)));
+        Ok(())
     }
 
     /// Adds the counts of another summary of the same run (another thread's games, another
-    /// shard). The result does not depend on the order of the additions.
-    pub fn merge(&mut self, o: Summary) {
-        self.games += o.games;
-        self.completed += o.completed;
-        self.unfinished += o.unfinished;
-        self.draws += o.draws;
-        self.all_zero += o.all_zero;
+    /// shard). The result does not depend on the order of the additions. Refused, the summary
+    /// unchanged, when a sum would pass `u64::MAX`: the error names the count (as the JSON
+    /// names it).
+    pub fn merge(&mut self, o: Summary) -> Result<(), String> {
+        let mut s = self.clone();
+        s.add_counts(o)?;
+        *self = s;
+        Ok(())
+    }
+
+    fn add_counts(&mut self, o: Summary) -> Result<(), String> {
+        self.games = sum(self.games, o.games, "games")?;
+        self.completed = sum(self.completed, o.completed, "completed")?;
+        self.unfinished = sum(self.unfinished, o.unfinished, "unfinished")?;
+        self.draws = sum(self.draws, o.draws, "draws")?;
+        self.all_zero = sum(self.all_zero, o.all_zero, "scores.all_zero")?;
         for (k, v) in o.lengths {
-            *self.lengths.entry(k).or_default() += v;
+            add_to(self.lengths.entry(k).or_default(), v, "turns.histogram")?;
         }
-        add_all(&mut self.wins, &o.wins);
-        add_all(&mut self.decisions, &o.decisions);
-        add_all(&mut self.first_moves, &o.first_moves);
-        add_all(&mut self.first_mover_wins, &o.first_mover_wins);
+        add_all(&mut self.wins, &o.wins, "wins")?;
+        add_all(&mut self.decisions, &o.decisions, "decisions.total")?;
+        add_all(&mut self.first_moves, &o.first_moves, "first_player.seats")?;
+        add_all(
+            &mut self.first_mover_wins,
+            &o.first_mover_wins,
+            "first_player.seat_wins",
+        )?;
         for (mine, theirs) in self.scores.iter_mut().zip(o.scores) {
             for (k, v) in theirs {
-                *mine.entry(k).or_default() += v;
+                add_to(mine.entry(k).or_default(), v, "scores.histogram")?;
             }
         }
         for (mine, theirs) in self.actions.iter_mut().zip(o.actions) {
-            mine.legal_games += theirs.legal_games;
-            mine.chosen += theirs.chosen;
+            add_to(
+                &mut mine.legal_games,
+                theirs.legal_games,
+                "actions.legal_games",
+            )?;
+            add_to(&mut mine.chosen, theirs.chosen, "actions.chosen")?;
         }
         for e in o.error_list {
-            self.add_error(e);
+            self.add_error(e)?;
         }
+        Ok(())
     }
 
     /// The moments of the game lengths.
@@ -416,14 +437,19 @@ impl Summary {
         };
         for p in arr(&v["turns"]["histogram"], "turns.histogram")? {
             let (k, n) = pair(p, "turns.histogram")?;
-            *s.lengths.entry(num(k, "turns.histogram")?).or_default() += num(n, "turns.histogram")?;
+            let at = s.lengths.entry(num(k, "turns.histogram")?).or_default();
+            add_to(at, num(n, "turns.histogram")?, "turns.histogram")?;
         }
         for h in arr(&v["scores"]["histogram"], "scores.histogram")? {
             let mut m = BTreeMap::new();
             for p in arr(h, "scores.histogram")? {
                 let (k, n) = pair(p, "scores.histogram")?;
                 let k = k.as_i64().ok_or("scores.histogram: not an integer")?;
-                *m.entry(k).or_default() += num(n, "scores.histogram")?;
+                add_to(
+                    m.entry(k).or_default(),
+                    num(n, "scores.histogram")?,
+                    "scores.histogram",
+                )?;
             }
             s.scores.push(m);
         }
@@ -451,7 +477,7 @@ impl Summary {
                 count: num(&e["count"], "error_list.count")?,
                 first_game: num(&e["first_game"], "error_list.first_game")?,
                 seed: num(&e["seed"], "error_list.seed")?,
-            });
+            })?;
         }
         if let Some(sh) = v.get("shard") {
             let shard = Shard {
@@ -591,10 +617,27 @@ impl Summary {
     }
 }
 
-fn add_all(a: &mut [u64], b: &[u64]) {
+/// `a + b`, or an error naming the count (`what`, as the JSON names it) that overflows.
+fn sum(a: u64, b: u64, what: &str) -> Result<u64, String> {
+    a.checked_add(b).ok_or_else(|| {
+        format!(
+            "{what}: the counts add up to more than {} (overflow)",
+            u64::MAX
+        )
+    })
+}
+
+/// `*a += b`, checked as [`sum`].
+fn add_to(a: &mut u64, b: u64, what: &str) -> Result<(), String> {
+    *a = sum(*a, b, what)?;
+    Ok(())
+}
+
+fn add_all(a: &mut [u64], b: &[u64], what: &str) -> Result<(), String> {
     for (x, y) in a.iter_mut().zip(b) {
-        *x += y;
+        add_to(x, *y, what)?;
     }
+    Ok(())
 }
 
 fn ratio(a: u64, b: u64) -> f64 {

@@ -408,7 +408,9 @@ impl<'g> Session<'g> {
                     ),
                 },
                 _ => {
-                    let w = m.why(action).map_err(|e| run_error(g, &e))?;
+                    // Asked by a bound seat that is to choose: from its own part of a
+                    // simultaneous block or its own choice of a `choose each`.
+                    let w = m.why_for(to_act, action).map_err(|e| run_error(g, &e))?;
                     let at = w.span.map(|sp| {
                         let (line, column) = line_col(g, sp);
                         Place {

@@ -261,10 +261,11 @@ pub enum TypeExpr {
     },
     /// `lo..hi`: a number between the bounds, both included.
     Range {
-        /// The low bound.
-        lo: i64,
-        /// The high bound.
-        hi: i64,
+        /// The low bound: a number or a constant's name (an [`ExprKind::Int`] or
+        /// [`ExprKind::Name`]), known when the file is read.
+        lo: Box<Expr>,
+        /// The high bound, as `lo`.
+        hi: Box<Expr>,
         /// Where it is written.
         span: Span,
         /// `clamp`: an assignment outside the range takes the nearest bound.

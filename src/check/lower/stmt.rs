@@ -84,10 +84,11 @@ impl Checker {
                 let (coll, ty) = self.coll(&binding.coll);
                 let slot = self.alloc_local(3);
                 let var = self.bind_local_at(&binding.var, ty, "binding");
+                // An error gathering the elements blames the loop's head, not its body.
                 code.push(Instr::ForInit {
                     coll,
                     slot,
-                    span: s.span,
+                    span: head(s.span, binding.coll.span),
                 });
                 let top = Self::here(code);
                 let next = code.len();
@@ -109,7 +110,7 @@ impl Checker {
                     let (x, t) = self.expr(c);
                     self.expect_type(t, Type::Int, c.span, "a repeat count");
                     let slot = self.alloc_local(1);
-                    code.push(Instr::Let(slot, x, s.span));
+                    code.push(Instr::Let(slot, x, head(s.span, c.span)));
                     slot
                 });
                 let top = Self::here(code);
@@ -188,7 +189,7 @@ impl Checker {
                 code.push(Instr::TurnStart {
                     player: p,
                     save,
-                    span: s.span,
+                    span: head(s.span, player.span),
                 });
                 self.block(body, code, loops);
                 code.push(Instr::TurnEnd { save });
@@ -635,5 +636,15 @@ impl Checker {
         if self.has_windows() {
             code.push(Instr::Window(false));
         }
+    }
+}
+
+/// The head of a statement with a body, from its first word to the end of `last` (the
+/// collection of a `for`, the count of a `repeat`, the player of a `turn`): what a run-time
+/// error there underlines, without the body.
+fn head(stmt: ast::Span, last: ast::Span) -> ast::Span {
+    ast::Span {
+        end: last.end.max(stmt.start),
+        ..stmt
     }
 }

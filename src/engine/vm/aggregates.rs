@@ -601,10 +601,12 @@ impl Machine {
             // Parts that only ask whether `zone[s]` is empty are answered for every space
             // at once from the zones' bit set of the instances that hold something.
             let done = match lens.map(|l| (l.passing(s), l)) {
-                Some((Some(known), _)) => match paths_known(&mut walk, start, n, known) {
-                    Some(()) => Some(()),
-                    None => self.paths_dfs(&mut walk, start, n, known),
-                },
+                Some((Some(known), _)) => {
+                    match paths_known(&mut walk, start, n, known, self.fuel) {
+                        Some(()) => Some(()),
+                        None => self.paths_dfs(&mut walk, start, n, known),
+                    }
+                }
                 Some((None, lens)) => self.paths_dfs(&mut walk, start, n, (lens, s)),
                 None => self.paths_dfs(&mut walk, start, n, (g, s, (0, id), memo)),
             };
@@ -812,6 +814,11 @@ impl Machine {
                 break;
             };
             walk.steps += deg;
+            // The steps are spent after the walk, but a walk past the budget stops here:
+            // spending them then fails as spending them one by one would have.
+            if walk.steps > self.fuel {
+                break;
+            }
             // The path to `nb` has as many steps as the stack holds spaces.
             if stack.len() as u32 + 1 == n {
                 let ends = next & !seen & !bit;
@@ -1533,8 +1540,27 @@ impl Machine {
             }
         });
         let useful = found.iter().fold(0u64, |m, f| m | f.0);
+        // The sets holding each member: an allocation tries those of its lowest free member.
+        let mut holding: Vec<Vec<u32>> = vec![Vec::new(); pool.len()];
+        for (k, &(mask, _)) in found.iter().enumerate() {
+            let mut left = mask;
+            while left != 0 {
+                if let Some(h) = holding.get_mut(left.trailing_zeros() as usize) {
+                    h.push(k as u32);
+                }
+                left &= left - 1;
+            }
+        }
         let mut memo = std::collections::HashMap::new();
-        best_from(!useful, &found, &mut memo, &mut || self.spend(span))
+        let sets = (found.as_slice(), holding.as_slice());
+        best_from(!useful, sets, &mut memo, &mut |n| {
+            if self.fuel < n {
+                self.fuel = 0;
+                return Err(self.out_of_fuel(span));
+            }
+            self.fuel -= n;
+            Ok(())
+        })
     }
 
     /// Chooses members for a set kind one at a time, pruning with the conditions whose
@@ -2253,9 +2279,10 @@ const KNOWN_STEPS: usize = 8;
 /// answers them all): the same paths, the same ends and the same steps counted (each space
 /// a path reaches with steps left adds its number of neighbours), without asking the
 /// condition on the way, the stack in a small array. `None` (nothing counted): a space
-/// `known` does not answer, or a path of more than [`KNOWN_STEPS`] steps.
+/// `known` does not answer, or a path of more than [`KNOWN_STEPS`] steps. A walk whose steps
+/// pass `budget` stops there, its steps counted so far (more than the budget).
 #[inline(always)]
-fn paths_known(walk: &mut BitWalk, start: u32, n: u32, known: Known) -> Option<()> {
+fn paths_known(walk: &mut BitWalk, start: u32, n: u32, known: Known, budget: u64) -> Option<()> {
     let (sets, starts) = (walk.near, walk.starts);
     let board = match sets.len() {
         64 => u64::MAX,
@@ -2296,6 +2323,9 @@ fn paths_known(walk: &mut BitWalk, start: u32, n: u32, known: Known) -> Option<(
             let bit = 1u64 << nb;
             let next = *sets.get(nb as usize)?;
             steps += deg(nb)?;
+            if steps > budget {
+                break;
+            }
             // The path to `nb` has d + 1 steps: one step less than `n` ends at its
             // neighbours at once.
             if d as u32 + 2 == n {
@@ -2640,11 +2670,14 @@ fn walk_quick(
     })
 }
 
+/// Each allocation searched costs one unit of work, and so does each set tried for its lowest
+/// free member (`holding[i]`: the sets holding member `i`), so that a search over thousands
+/// of sets stops at the budget as it goes.
 fn best_from(
     used: u64,
-    sets: &[(u64, i64)],
+    (sets, holding): (&[(u64, i64)], &[Vec<u32>]),
     memo: &mut std::collections::HashMap<u64, i64>,
-    spend: &mut dyn FnMut() -> Eval<()>,
+    spend: &mut dyn FnMut(u64) -> Eval<()>,
 ) -> Eval<i64> {
     if used == u64::MAX {
         return Ok(0);
@@ -2652,13 +2685,18 @@ fn best_from(
     if let Some(v) = memo.get(&used) {
         return Ok(*v);
     }
-    spend()?;
     let i = (!used).trailing_zeros();
     let bit = 1u64 << i;
-    let mut best = best_from(used | bit, sets, memo, spend)?;
-    for &(mask, pts) in sets {
-        if mask & bit != 0 && mask & used == 0 {
-            best = best.max(pts.saturating_add(best_from(used | mask, sets, memo, spend)?));
+    let tried = holding.get(i as usize).map_or(&[][..], Vec::as_slice);
+    spend(1 + tried.len() as u64)?;
+    let mut best = best_from(used | bit, (sets, holding), memo, spend)?;
+    for &k in tried {
+        let Some(&(mask, pts)) = sets.get(k as usize) else {
+            continue;
+        };
+        if mask & used == 0 {
+            let rest = best_from(used | mask, (sets, holding), memo, spend)?;
+            best = best.max(pts.saturating_add(rest));
         }
     }
     memo.insert(used, best);

@@ -354,6 +354,17 @@ fn entry(p: Pair<Rule>) -> Entry {
     }
 }
 
+/// A bound of a range type: a number, or a constant's name checked later.
+fn range_bound(p: Pair<Rule>) -> Expr {
+    let sp = span(&p);
+    let inner = p.into_inner().next().expect("a bound");
+    let kind = match inner.as_rule() {
+        Rule::ident => ExprKind::Name(inner.as_str().to_string()),
+        _ => ExprKind::Int(int(&inner)),
+    };
+    Expr { kind, span: sp }
+}
+
 fn type_expr(p: Pair<Rule>) -> TypeExpr {
     let mut parts = p.into_inner();
     let inner = parts.next().expect("type");
@@ -361,8 +372,8 @@ fn type_expr(p: Pair<Rule>) -> TypeExpr {
         Rule::range_type => {
             let sp = span(&inner);
             let mut r = inner.into_inner();
-            let lo = int(&r.next().expect("lo"));
-            let hi = int(&r.next().expect("hi"));
+            let lo = Box::new(range_bound(r.next().expect("lo")));
+            let hi = Box::new(range_bound(r.next().expect("hi")));
             let clamp = parts.next().is_some();
             TypeExpr::Range {
                 lo,

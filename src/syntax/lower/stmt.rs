@@ -53,7 +53,10 @@ pub(super) fn else_block(p: Pair<Rule>) -> Block {
 }
 
 pub(super) fn stmt(p: Pair<Rule>) -> Stmt {
-    let sp = span(&p);
+    // Without the blanks a statement's last repetition may have read past its end: a
+    // run-time error underlines the statement only.
+    let mut sp = span(&p);
+    sp.end = sp.start + p.as_str().trim_end().len();
     if !enter(sp) {
         return Stmt {
             kind: StmtKind::Break,
