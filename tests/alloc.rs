@@ -29,6 +29,9 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
+/// The tests count every allocation of the process: they run one at a time.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// Allocations per decision over `games` random games, counting from each game's start.
 fn allocations_per_decision(path: &str, games: u64) -> f64 {
     let text = std::fs::read_to_string(path).expect("readable");
@@ -65,6 +68,7 @@ fn allocations_per_decision(path: &str, games: u64) -> f64 {
 
 #[test]
 fn playouts_do_not_allocate_per_decision() {
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     for path in [
         "rules/classic/tic_tac_toe.rules",
         "rules/classic/connect_four.rules",
@@ -86,6 +90,7 @@ fn playouts_do_not_allocate_per_decision() {
 /// allocations).
 #[test]
 fn a_request_costs_the_same_on_a_long_match() {
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     use rulebook::server::Session;
     let g = rulebook::load(
         "long.rules",
