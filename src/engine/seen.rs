@@ -16,12 +16,11 @@
 //! choice is played out) are shown as hidden (`arrange (hidden)`, `play card=? slot=b2`),
 //! while a move on an open board reads in full. The maker of a decision reads it in full.
 //!
-//! In a game that hides nothing (every zone, field and variable public: [`Game::hides_nothing`])
-//! every view is the whole state, so a settled decision reads in full without that work.
-//!
-//! Limits: at most [`MAX_ALTERNATIVES`] other options are played; past that, the words
-//! shared by every option are shown and the rest hidden (the same answer as if every option
-//! looked alike, so never more than the view tells). An option whose replay fails (a later
+//! Limits: at most [`MAX_ALTERNATIVES`] other options are played; past that, in a game that
+//! hides nothing (every zone, field and variable public: [`Game::hides_nothing`], so every
+//! view is the whole state) the decision reads in full, and otherwise the words shared by
+//! every option are shown and the rest hidden (the same answer as if every option looked
+//! alike, so never more than the view tells). An option whose replay fails (a later
 //! decision of the group no longer legal) counts as looking alike. A line is derived once,
 //! when its decision is settled; a field revealed later shows in the views, not in the line.
 
@@ -80,13 +79,7 @@ impl Game {
     pub(crate) fn derive_seen(&self, group: &[Made], settled: &State) -> Vec<Box<[String]>> {
         let players = settled.players;
         let observers: Vec<Option<u8>> = (0..players).map(Some).chain([None]).collect();
-        if self.hides_nothing() {
-            // Every view is the whole state: once settled, every decision is public.
-            return group
-                .iter()
-                .map(|d| observers.iter().map(|_| d.text.to_string()).collect())
-                .collect();
-        }
+
         let targets: Vec<View> = observers.iter().map(|&o| self.view(settled, o)).collect();
         let mut out = Vec::with_capacity(group.len());
         for (i, d) in group.iter().enumerate() {
@@ -109,6 +102,11 @@ impl Game {
                 })
                 .collect();
             // Each other option's result, as each observer sees it (`None`: not known).
+            if listed.is_ok() && alts.len() > MAX_ALTERNATIVES && self.hides_nothing() {
+                // Every view is the whole state: a settled decision is public.
+                out.push(observers.iter().map(|_| d.text.to_string()).collect());
+                continue;
+            }
             let played: Vec<Option<Vec<View>>> = if listed.is_ok() && alts.len() <= MAX_ALTERNATIVES
             {
                 alts.iter()
