@@ -41,18 +41,20 @@ fn seen(who: &str, text: &str) -> SeenLine {
     }
 }
 
+/// A match of two players, seed 3.
+fn start(g: &rulebook::ir::Game) -> Match<'_> {
+    let cfg = Config {
+        players: 2,
+        seed: 3,
+        ..Default::default()
+    };
+    Match::new(g, cfg).unwrap()
+}
+
 #[test]
 fn a_card_laid_face_down_is_hidden_and_one_shown_is_named() {
     let g = hidden_moves();
-    let mut m = Match::new(
-        &g,
-        Config {
-            players: 2,
-            seed: 3,
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let mut m = start(&g);
     let lay = option(&m, 0, "lay");
     m.apply_for(0, &lay).unwrap();
     // The maker reads its own decision in full; the other seat and a spectator see a card
@@ -69,15 +71,7 @@ fn a_card_laid_face_down_is_hidden_and_one_shown_is_named() {
 #[test]
 fn a_secret_field_set_is_hidden_a_public_count_is_not() {
     let g = hidden_moves();
-    let mut m = Match::new(
-        &g,
-        Config {
-            players: 2,
-            seed: 3,
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let mut m = start(&g);
     let tune = option(&m, 0, "tune t=token-1 e=void");
     m.apply_for(0, &tune).unwrap();
     // The token's element is seen by its owner only: the element chosen is not shown
@@ -99,15 +93,7 @@ fn to_the_block(m: &mut Match) {
 #[test]
 fn simultaneous_choices_are_hidden_until_the_block_is_played_out() {
     let g = hidden_moves();
-    let mut m = Match::new(
-        &g,
-        Config {
-            players: 2,
-            seed: 3,
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let mut m = start(&g);
     to_the_block(&mut m);
     assert_eq!(m.pending(), vec![0, 1]);
     m.apply_for(1, "n=3").unwrap();
@@ -130,15 +116,7 @@ fn simultaneous_choices_are_hidden_until_the_block_is_played_out() {
 #[test]
 fn a_choose_each_into_owner_variables_stays_hidden_until_the_rules_show_it() {
     let g = hidden_moves();
-    let mut m = Match::new(
-        &g,
-        Config {
-            players: 2,
-            seed: 3,
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let mut m = start(&g);
     for _ in 0..2 {
         to_the_block(&mut m);
         m.apply_for(0, "n=1").unwrap();
