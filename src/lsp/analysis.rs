@@ -12,31 +12,53 @@ use lsp_types::{
 use miette::Severity;
 
 /// A text with its line starts, to turn byte offsets into LSP positions (lines, and columns
-/// in UTF-16 code units) and back.
+/// in UTF-16 code units) and back. A line ends at `\n`, `\r\n` or a lone `\r`, as the LSP
+/// specification says; the column of an offset on a line of ASCII text is found without
+/// walking the line (a file of one long line made naming every token's place quadratic).
 #[derive(Clone, Debug)]
 pub(crate) struct FileText {
     pub(crate) uri: Url,
     pub(crate) text: String,
     starts: Vec<usize>,
+    /// Per line, whether it is ASCII (a column is then its byte offset from the start).
+    ascii: Vec<bool>,
 }
 
 impl FileText {
     pub(crate) fn new(uri: Url, text: String) -> Self {
-        let starts = std::iter::once(0)
-            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+        let bytes = text.as_bytes();
+        let mut starts = vec![0];
+        for (i, &b) in bytes.iter().enumerate() {
+            if b == b'\n' || (b == b'\r' && bytes.get(i + 1) != Some(&b'\n')) {
+                starts.push(i + 1);
+            }
+        }
+        let ascii = starts
+            .iter()
+            .enumerate()
+            .map(|(k, &a)| bytes[a..starts.get(k + 1).copied().unwrap_or(bytes.len())].is_ascii())
             .collect();
-        FileText { uri, text, starts }
+        FileText {
+            uri,
+            text,
+            starts,
+            ascii,
+        }
     }
 
     pub(crate) fn position(&self, offset: usize) -> Position {
         let offset = offset.min(self.text.len());
         let line = self.starts.partition_point(|&s| s <= offset) - 1;
         let start = self.starts[line];
-        let column: usize = self.text[start..]
-            .char_indices()
-            .take_while(|(i, _)| start + i < offset)
-            .map(|(_, c)| c.len_utf16())
-            .sum();
+        let column: usize = if self.ascii[line] {
+            offset - start
+        } else {
+            self.text[start..]
+                .char_indices()
+                .take_while(|(i, _)| start + i < offset)
+                .map(|(_, c)| c.len_utf16())
+                .sum()
+        };
         Position::new(line as u32, column as u32)
     }
 
@@ -46,7 +68,7 @@ impl FileText {
         };
         let mut units = 0;
         for (i, c) in self.text[start..].char_indices() {
-            if units >= p.character as usize || c == '\n' {
+            if units >= p.character as usize || c == '\n' || c == '\r' {
                 return start + i;
             }
             units += c.len_utf16();
@@ -277,4 +299,27 @@ pub(crate) fn file_name(uri: &Url) -> String {
         .filter(|s| !s.is_empty())
         .unwrap_or("untitled")
         .to_string()
+}
+
+#[cfg(test)]
+mod line_tests {
+    use super::*;
+
+    fn file(text: &str) -> FileText {
+        FileText::new(Url::parse("file:///t.rules").expect("a url"), text.into())
+    }
+
+    /// Lines end at LF, CRLF or a lone CR (the LSP specification); columns count UTF-16
+    /// units, on ASCII lines and others.
+    #[test]
+    fn positions_follow_every_line_ending() {
+        let f = file("ab\rcd\r\nef\ngé h");
+        assert_eq!(f.position(3), Position::new(1, 0));
+        assert_eq!(f.position(4), Position::new(1, 1));
+        assert_eq!(f.position(7), Position::new(2, 0));
+        assert_eq!(f.position(13), Position::new(3, 2));
+        assert_eq!(f.offset(Position::new(1, 9)), 5);
+        assert_eq!(f.offset(Position::new(3, 2)), 13);
+        assert_eq!(f.offset(Position::new(0, 1)), 1);
+    }
 }
