@@ -206,21 +206,21 @@ impl<'g> Match<'g> {
         self.decisions.pop();
         self.makers.pop();
         self.log.pop();
-        self.seen_back(n)?;
+        self.seen_back(n);
         Ok(())
     }
 
     /// After an undo to `n` decisions: forgets the derived lines from the start of the group
     /// that decision `n` belonged to (it is no longer settled as it was).
-    fn seen_back(&mut self, n: usize) -> Result<(), RunError> {
+    fn seen_back(&mut self, n: usize) {
         let s = &mut self.seen;
         if s.lines.len() + s.open.len() <= n {
-            return Ok(());
+            return;
         }
         if s.lines.len() <= n {
             s.open.truncate(n - s.lines.len());
             s.cursor = self.state.clone();
-            return Ok(());
+            return;
         }
         let mut k = n;
         while k > 0 && !s.closes[k - 1] {
@@ -229,9 +229,16 @@ impl<'g> Match<'g> {
         s.lines.truncate(k);
         s.closes.truncate(k);
         s.open.clear();
-        let cursor = self.state_at(k)?;
-        self.seen.cursor = cursor;
-        Ok(())
+        // The decisions were applied before, so they replay; should one not, the lines are
+        // derived again from the start rather than the undo failing after it was made.
+        match self.state_at(k) {
+            Ok(cursor) => self.seen.cursor = cursor,
+            Err(_) => {
+                self.seen.lines.clear();
+                self.seen.closes.clear();
+                self.seen.cursor = self.checkpoints[0].clone();
+            }
+        }
     }
 
     /// The view of `seat` after the first `n` decisions (at most the decisions applied),
