@@ -403,7 +403,30 @@ fn params<P: serde::de::DeserializeOwned>(n: &Notification) -> Option<P> {
     serde_json::from_value(n.params.clone()).ok()
 }
 
-fn publish(uri: Url, diagnostics: Vec<lsp_types::Diagnostic>) -> Notification {
+/// The most diagnostics published for one document, and the longest message (in characters)
+/// of each: a rules file of 70 KB whose names were made very long was answered with 35 MB of
+/// diagnostics quoting them (found by the fuzzer's `lsp` target), more than the 16 MiB a
+/// client is sure to read.
+pub const MAX_PUBLISHED: usize = 500;
+/// See [`MAX_PUBLISHED`].
+pub const MAX_MESSAGE_CHARS: usize = 2_000;
+
+/// A message cut to [`MAX_MESSAGE_CHARS`] characters, with `…` where it was cut.
+fn cut(message: &mut String) {
+    if let Some((at, _)) = message.char_indices().nth(MAX_MESSAGE_CHARS) {
+        message.truncate(at);
+        message.push('…');
+    }
+}
+
+fn publish(uri: Url, mut diagnostics: Vec<lsp_types::Diagnostic>) -> Notification {
+    diagnostics.truncate(MAX_PUBLISHED);
+    for d in &mut diagnostics {
+        cut(&mut d.message);
+        for r in d.related_information.iter_mut().flatten() {
+            cut(&mut r.message);
+        }
+    }
     Notification::new(
         notif::PublishDiagnostics::METHOD.into(),
         PublishDiagnosticsParams {
@@ -416,3 +439,26 @@ fn publish(uri: Url, diagnostics: Vec<lsp_types::Diagnostic>) -> Notification {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod publish_tests {
+    use super::*;
+
+    /// A document's diagnostics are published within bounds, however many and long.
+    #[test]
+    fn published_diagnostics_are_bounded() {
+        let long = "x".repeat(100_000);
+        let d = lsp_types::Diagnostic {
+            message: long.clone(),
+            ..Default::default()
+        };
+        let uri = Url::parse("file:///t.rules").expect("a url");
+        let n = publish(uri, vec![d; 2_000]);
+        let p: PublishDiagnosticsParams = serde_json::from_value(n.params).expect("params");
+        assert_eq!(p.diagnostics.len(), MAX_PUBLISHED);
+        assert!(p
+            .diagnostics
+            .iter()
+            .all(|d| d.message.chars().count() == MAX_MESSAGE_CHARS + 1));
+    }
+}
