@@ -5,14 +5,20 @@
 use rulebook::run::scenarios;
 use std::path::Path;
 
-#[test]
-fn all_scenarios_pass() {
+/// The scenario files of `tests/scenarios`, sorted.
+fn scenario_files() -> Vec<std::path::PathBuf> {
     let mut files: Vec<_> = std::fs::read_dir("tests/scenarios")
         .expect("tests/scenarios")
         .map(|e| e.expect("entry").path())
         .filter(|p| p.extension().is_some_and(|x| x == "scenarios"))
         .collect();
     files.sort();
+    files
+}
+
+#[test]
+fn all_scenarios_pass() {
+    let files = scenario_files();
     assert!(!files.is_empty(), "no scenario files");
     let mut failures = Vec::new();
     let mut passed = 0;
@@ -120,12 +126,7 @@ scenario "ON-6.7 ON-R10 two instants: printed order" {
 /// option") is computed again without it and must be equal (the engine panics otherwise).
 #[test]
 fn all_scenarios_pass_with_every_remembered_answer_checked() {
-    let mut files: Vec<_> = std::fs::read_dir("tests/scenarios")
-        .expect("tests/scenarios")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|x| x == "scenarios"))
-        .collect();
-    files.sort();
+    let files = scenario_files();
     let mut failures = Vec::new();
     for f in files {
         let text = std::fs::read_to_string(&f).expect("readable");
