@@ -157,6 +157,9 @@ pub enum Coll {
     /// `ray(s, d)`: the spaces from `s` (excluded) stepping in direction `d`, in order, until
     /// the edge of the board or a closed space.
     Ray(Expr, Expr),
+    /// `ray(s, [d, ...])`, `ray(t in board, s, d where c)`, `ray(t in board, s, d until c)`:
+    /// rays in several directions one after the other, or rays that stop ([`Rays`]).
+    Rays(Box<Rays>),
     /// `paths(s in board, from, n where cond)`: the spaces reached from `from` in exactly `n`
     /// steps between neighbours, each entered space meeting `cond`, none visited twice.
     Paths {
@@ -193,6 +196,29 @@ pub enum Coll {
         /// What every member must meet (`None`: any space).
         cond: Option<Expr>,
     },
+}
+
+/// Rays from one space in each of several directions in turn, each stopped by a condition.
+#[derive(Clone, Debug)]
+pub struct Rays {
+    /// The start space (excluded).
+    pub from: Expr,
+    /// The directions, in order; on a ring, a space reached in two directions is listed once.
+    pub dirs: Vec<Expr>,
+    /// Where each ray stops besides the edge, a closed space or its start.
+    pub stop: Option<RayStop>,
+}
+
+/// The condition a ray stops by.
+#[derive(Clone, Debug)]
+pub struct RayStop {
+    /// The local slot each space is bound to while `cond` is tested.
+    pub slot: u16,
+    /// The condition.
+    pub cond: Expr,
+    /// `until`: the ray takes the first space meeting `cond` and stops after it; otherwise
+    /// (`where`) every space of the ray meets `cond`: it stops before the first that fails.
+    pub until: bool,
 }
 
 impl Expr {
@@ -267,6 +293,11 @@ impl Coll {
                 b.visit(f);
             }
             Coll::List(xs) => xs.iter().for_each(|x| x.visit(f)),
+            Coll::Rays(r) => {
+                r.from.visit(f);
+                r.dirs.iter().for_each(|x| x.visit(f));
+                r.stop.iter().for_each(|x| x.cond.visit(f));
+            }
             Coll::Paths {
                 from, steps, cond, ..
             } => {

@@ -119,6 +119,9 @@ pub enum Op {
     IterAdjacent,
     /// Pop a direction and a space (or `none`), push an iterator over the ray from the space.
     IterRay,
+    /// Pop the directions ([`RaysOp::dirs`] of them) and the start space; push an iterator
+    /// over the rays ([`Program::rays`]).
+    IterRays(u32),
     /// Pop the number of steps and the start space; push an iterator over the ends of the
     /// paths ([`Program::paths`]).
     IterPaths(u32),
@@ -478,6 +481,20 @@ impl ZoneWalk {
         };
         Some(ZoneWalk { slot, exit, kind })
     }
+}
+
+/// `ray(s, [d, ...])`, `ray(t in board, s, d where cond)`, `ray(t in board, s, d until cond)`.
+#[derive(Clone, Debug)]
+pub struct RaysOp {
+    /// How many directions were pushed after the start space.
+    pub dirs: u16,
+    /// The local `t` is bound to while `cond` is tested.
+    pub slot: u16,
+    /// Where a ray stops ([`crate::ir::RayStop`]).
+    pub cond: Option<Code>,
+    /// `until`: the first space meeting `cond` is taken and ends the ray; otherwise the
+    /// first space failing it ends the ray, untaken.
+    pub until: bool,
 }
 
 /// `paths(s in board, from, n where cond)`.
@@ -1194,6 +1211,8 @@ pub struct Program {
     pub var_inits: Table<VarId, Option<Code>>,
     /// `paths` collections.
     pub paths: Vec<PathsOp>,
+    /// Rays in several directions or that stop.
+    pub rays: Vec<RaysOp>,
     /// `group` collections (the same shape as paths, without steps).
     pub groups: Vec<PathsOp>,
     /// `line` aggregates.

@@ -517,8 +517,10 @@ pub enum ExprKind {
         bindings: Vec<Binding>,
         /// Extra arguments after the bindings (`, expr`).
         args: Vec<Expr>,
-        /// The `where` condition.
+        /// The `where` condition (or the `until` condition, when `until`).
         filter: Option<Box<Expr>>,
+        /// Whether the condition was written `until` (a ray's stop) instead of `where`.
+        until: bool,
         /// The `: value` per element.
         body: Option<Box<Expr>>,
         /// The `else` value.

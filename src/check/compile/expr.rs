@@ -910,6 +910,21 @@ impl Compiler<'_> {
                 self.emit_expr(d);
                 self.emit(Op::IterRay);
             }
+            Coll::Rays(r) => {
+                self.emit_expr(&r.from);
+                for d in &r.dirs {
+                    self.emit_expr(d);
+                }
+                let stop = r.stop.as_ref();
+                let cond = self.out_of_line(stop.map(|x| &x.cond));
+                self.p.rays.push(RaysOp {
+                    dirs: r.dirs.len() as u16,
+                    slot: stop.map_or(0, |x| x.slot),
+                    cond,
+                    until: stop.is_some_and(|x| x.until),
+                });
+                self.emit(Op::IterRays(self.p.rays.len() as u32 - 1));
+            }
             Coll::Paths {
                 board,
                 slot,
@@ -1083,7 +1098,10 @@ fn remap(e: &Expr, params: &[Expr], n: u16, base: u16) -> Option<Expr> {
                     c @ (Coll::Board(_) | Coll::Enum(_) | Coll::Type(_) | Coll::Players) => {
                         c.clone()
                     }
-                    Coll::Paths { .. } | Coll::Group { .. } | Coll::Groups { .. } => return None,
+                    Coll::Rays(_)
+                    | Coll::Paths { .. }
+                    | Coll::Group { .. }
+                    | Coll::Groups { .. } => return None,
                 };
                 binds.push(Bind {
                     slot: slot(b.slot)?,

@@ -188,6 +188,7 @@ impl Reads {
             | Coll::List(_)
             | Coll::Adjacent(_)
             | Coll::Ray(..)
+            | Coll::Rays(_)
             | Coll::Paths { .. }
             | Coll::Group { .. }
             | Coll::Groups { .. } => {}

@@ -460,6 +460,11 @@ impl Compiler<'_> {
                 self.frozen_expr(a, reads, me, 0) && self.frozen_expr(b, reads, me, 0)
             }
             Coll::List(xs) => xs.iter().all(|x| self.frozen_expr(x, reads, me, 0)),
+            Coll::Rays(r) => {
+                r.stop.is_none()
+                    && self.frozen_expr(&r.from, reads, me, 0)
+                    && r.dirs.iter().all(|x| self.frozen_expr(x, reads, me, 0))
+            }
             Coll::Zone(_) | Coll::Paths { .. } | Coll::Group { .. } | Coll::Groups { .. } => false,
         }
     }

@@ -88,6 +88,7 @@ impl Checker {
                 bindings,
                 args,
                 filter,
+                until: false,
                 body: None,
                 otherwise: None,
             } if func.name == "paths" || func.name == "group" || func.name == "groups" => {
@@ -176,6 +177,15 @@ impl Checker {
                 self.scopes.truncate(depth);
                 (c, Type::Space(board))
             }
+            K::Aggregate {
+                func,
+                bindings,
+                args,
+                filter,
+                until,
+                body: None,
+                otherwise: None,
+            } if func.name == "ray" => self.stopping_ray(e, bindings, args, filter, *until),
             K::Call(f, args) if f.name == "ray" => {
                 if args.len() != 2 {
                     let p = self.error(
@@ -189,10 +199,16 @@ impl Checker {
                 }
                 let (s, ts) = self.expr(&args[0]);
                 let board = self.geometric_space(ts, args[0].span, "ray");
-                let (d, td) = self.expr(&args[1]);
-                let dir = self.direction_type();
-                self.expect_type(td, dir, args[1].span, "a direction");
-                (Coll::Ray(s, d), board.map_or(Type::Any, Type::Space))
+                let mut dirs = self.ray_dirs(&args[1]);
+                let coll = match dirs.len() {
+                    1 => Coll::Ray(s, dirs.remove(0)),
+                    _ => Coll::Rays(Box::new(ir::Rays {
+                        from: s,
+                        dirs,
+                        stop: None,
+                    })),
+                };
+                (coll, board.map_or(Type::Any, Type::Space))
             }
             K::Call(f, args) if f.name == "directions" => {
                 let board = match args.as_slice() {
@@ -281,6 +297,87 @@ impl Checker {
                 p.help = Some("collections are zones, boards, enums, component types, `players`, ranges `a..b`, lists `[a, b]` and `adjacent(space)`".into());
                 (Coll::List(vec![]), Type::Any)
             }
+        }
+    }
+
+    /// `ray(t in board, from, d where c)` and `ray(t in board, from, d until c)`: rays that
+    /// stop before the first space failing `c`, or at the first space meeting it.
+    fn stopping_ray(
+        &mut self,
+        e: &ast::Expr,
+        bindings: &[ast::Binding],
+        args: &[ast::Expr],
+        filter: &Option<Box<ast::Expr>>,
+        until: bool,
+    ) -> (Coll, Type) {
+        let board = bindings.first().and_then(|b| match &b.coll.kind {
+            K::Name(n) => match self.globals.get(n).copied() {
+                Some((Global::Board(bi), _)) => Some(bi),
+                _ => None,
+            },
+            _ => None,
+        });
+        let (Some(board), 1, 2, Some(cond)) = (board, bindings.len(), args.len(), filter) else {
+            let p = self.error(
+                Code::Arity,
+                e.span,
+                "a `ray` that stops binds one name to a board, then takes a start space, a \
+                 direction and `where` or `until`",
+                "expected `ray(t in board, from, d until c)`",
+            );
+            p.help = Some(
+                "`ray(t in grid, from, north where empty(cell[t]))` stops before the first \
+                 occupied space; with `until not empty(cell[t])` it takes it; a ray to the \
+                 edge is `ray(from, north)`"
+                    .into(),
+            );
+            return (Coll::List(vec![]), Type::Any);
+        };
+        let (from, tf) = self.expr(&args[0]);
+        self.expect_type(tf, Type::Space(board), args[0].span, "the start");
+        self.geometric_space(Type::Space(board), args[0].span, "ray");
+        let dirs = self.ray_dirs(&args[1]);
+        let depth = self.scopes.len();
+        let slot = self.bind_local_at(&bindings[0].var, Type::Space(board), "binding");
+        self.used.insert(Global::Board(board));
+        self.note_use(bindings[0].coll.span, Target::Global(Global::Board(board)));
+        let (c, tc) = self.expr(cond);
+        let what = if until {
+            "an `until` condition"
+        } else {
+            "a `where` condition"
+        };
+        self.expect_type(tc, Type::Bool, cond.span, what);
+        self.scopes.truncate(depth);
+        let stop = Some(ir::RayStop {
+            slot,
+            cond: c,
+            until,
+        });
+        let rays = ir::Rays { from, dirs, stop };
+        (Coll::Rays(Box::new(rays)), Type::Space(board))
+    }
+
+    /// The directions of a ray: one direction, a list of them (`[north, south]`) or a board's
+    /// (`directions(grid)`).
+    fn ray_dirs(&mut self, arg: &ast::Expr) -> Vec<ir::Expr> {
+        let dir = self.direction_type();
+        let listed = match &arg.kind {
+            K::List(_) => true,
+            K::Call(f, _) => f.name == "directions",
+            _ => false,
+        };
+        if !listed {
+            let (d, td) = self.expr(arg);
+            self.expect_type(td, dir, arg.span, "a direction");
+            return vec![d];
+        }
+        match self.coll(arg) {
+            (Coll::List(xs), t) => {
+                self.expect_type(t, dir, arg.span, "directions");
+                xs
+            }
+            _ => Vec::new(),
         }
     }
 }

@@ -187,17 +187,29 @@ impl Checker {
                 bindings,
                 args,
                 filter,
+                until,
                 body,
                 otherwise,
-            } => self.aggregate(
-                func,
-                bindings,
-                args,
-                filter.as_deref(),
-                body.as_deref(),
-                otherwise.as_deref(),
-                e.span,
-            ),
+            } => {
+                if *until {
+                    let p = self.error(
+                        Code::Arity,
+                        e.span,
+                        format!("`until` belongs to `ray`, not to `{}`", func.name),
+                        "`until` here",
+                    );
+                    p.help = Some("filter the elements with `where`".into());
+                }
+                self.aggregate(
+                    func,
+                    bindings,
+                    args,
+                    filter.as_deref(),
+                    body.as_deref(),
+                    otherwise.as_deref(),
+                    e.span,
+                )
+            }
             K::Unary(op, x) => {
                 let (a, t) = self.expr(x);
                 match op {
@@ -325,6 +337,10 @@ impl Checker {
             return (Expr::Lit(Value::None), Type::Any);
         };
         self.used.insert(g);
+        if let Global::Space(b, _) = g {
+            // a space named uses its board
+            self.used.insert(Global::Board(b));
+        }
         self.note_use(span, Target::Global(g));
         let (dims, out): (Vec<ir::Dim>, MakeExpr) = match g {
             Global::Const(c) => {

@@ -277,6 +277,7 @@ impl Machine {
                 | Op::IterList(_)
                 | Op::IterAdjacent
                 | Op::IterRay
+                | Op::IterRays(_)
                 | Op::IterPaths(_)
                 | Op::IterGroup(_)
                 | Op::IterGroups(_)
@@ -467,6 +468,7 @@ impl Machine {
                         let board = &g.boards[b];
                         self.iters.push(Iter::Ray {
                             board: b,
+                            from: sp,
                             at: sp,
                             dir,
                             closing: board.closing(&s.consts),
@@ -481,6 +483,7 @@ impl Machine {
                     (other, _) => return Err(expected(g, s, "a space", other, None)),
                 }
             }
+            Op::IterRays(id) => self.rays(g, s, id, locals, me, p.span_at(*pc - 1))?,
             Op::IterPaths(id) => {
                 let steps = self.pop();
                 let from = self.pop();

@@ -52,9 +52,10 @@ pub(crate) enum Iter {
         end: u32,
         closing: bool,
     },
-    /// The spaces after `at` in direction `dir`.
+    /// The spaces after `at` in direction `dir`, until the edge or back at `from` (a ring).
     Ray {
         board: BoardId,
+        from: u32,
         at: u32,
         dir: u16,
         closing: bool,
@@ -162,6 +163,7 @@ mod aggregates;
 mod builtins;
 mod calls;
 mod compare;
+mod rays;
 pub(crate) use compare::{comp_field, fixed_test, int_cmp};
 mod exec;
 use builtins::binary;
@@ -546,13 +548,17 @@ impl Machine {
             }),
             Iter::Ray {
                 board,
+                from,
                 at,
                 dir,
                 closing,
-            } => g.boards[*board].step(*at, *dir, *closing).map(|t| {
-                *at = t;
-                Value::Space(*board, t)
-            }),
+            } => match g.boards[*board].step(*at, *dir, *closing) {
+                Some(t) if t != *from => {
+                    *at = t;
+                    Some(Value::Space(*board, t))
+                }
+                _ => None,
+            },
             Iter::Buf { pos, end, .. } => (*pos < *end).then(|| {
                 *pos += 1;
                 self.buf[*pos as usize - 1]

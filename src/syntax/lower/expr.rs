@@ -140,6 +140,7 @@ pub(super) fn primary(p: Pair<Rule>) -> Deep {
             let mut bindings = Vec::new();
             let mut args = Vec::new();
             let mut filter = None;
+            let mut until = false;
             let mut body = None;
             let mut otherwise = None;
             let mut d = 1;
@@ -159,6 +160,10 @@ pub(super) fn primary(p: Pair<Rule>) -> Deep {
                 match rule {
                     Rule::agg_arg => args.push(e),
                     Rule::agg_where => filter = Some(Box::new(e)),
+                    Rule::agg_until => {
+                        filter = Some(Box::new(e));
+                        until = true;
+                    }
                     Rule::agg_body => body = Some(Box::new(e)),
                     Rule::agg_else => otherwise = Some(Box::new(e)),
                     _ => {}
@@ -169,6 +174,7 @@ pub(super) fn primary(p: Pair<Rule>) -> Deep {
                 bindings,
                 args,
                 filter,
+                until,
                 body,
                 otherwise,
             };
