@@ -496,9 +496,33 @@ impl Checker {
         (ty, range)
     }
 
-    pub(crate) fn dims(&mut self, index: &[ast::Ident]) -> Vec<ir::Dim> {
+    pub(crate) fn dims(&mut self, index: &[ast::IndexType]) -> Vec<ir::Dim> {
         let mut out = vec![];
         for i in index {
+            let i = match i {
+                ast::IndexType::Name(i) => i,
+                ast::IndexType::Range { lo, hi, span } => {
+                    let (Some(lo), Some(hi)) = (self.range_bound(lo), self.range_bound(hi)) else {
+                        out.push(ir::Dim::Range { lo: 0, size: 1 });
+                        continue;
+                    };
+                    if lo > hi {
+                        self.error(
+                            Code::Range,
+                            *span,
+                            "empty range",
+                            "the low end is above the high end",
+                        );
+                    }
+                    // a size beyond the slots allowed is refused by `instances_of`
+                    let size = (hi.saturating_sub(lo).saturating_add(1)).clamp(1, u32::MAX as i64);
+                    out.push(ir::Dim::Range {
+                        lo,
+                        size: size as u32,
+                    });
+                    continue;
+                }
+            };
             if i.name == "Player" {
                 out.push(ir::Dim::Player);
                 continue;
@@ -519,10 +543,12 @@ impl Checker {
                         Code::UnknownIndex,
                         i.span,
                         format!("cannot index by `{}`", i.name),
-                        "not Player, an enum or a board",
+                        "not Player, an enum, a board or a range",
                     );
                     p.help = Some(
-                        "zones and variables are indexed by Player, an enum or a board".into(),
+                        "zones and variables are indexed by Player, an enum, a board or a range \
+                         of numbers (`1..50`)"
+                            .into(),
                     );
                 }
             }
@@ -533,7 +559,7 @@ impl Checker {
     pub(crate) fn zone(
         &mut self,
         name: &ast::Ident,
-        index: &[ast::Ident],
+        index: &[ast::IndexType],
         ty: &ast::Ident,
         vis: Option<&ast::Ident>,
     ) {
@@ -660,7 +686,7 @@ impl Checker {
                     match z.dims[i] {
                         ir::Dim::Player => owner = Some(v as u8),
                         ir::Dim::Board(b) => space = Some((b, v)),
-                        ir::Dim::Enum(_) => {}
+                        ir::Dim::Enum(_) | ir::Dim::Range { .. } => {}
                     }
                 }
                 out.push(ir::Instance {
@@ -676,7 +702,7 @@ impl Checker {
     pub(crate) fn var(
         &mut self,
         name: &ast::Ident,
-        index: &[ast::Ident],
+        index: &[ast::IndexType],
         ty: &ast::TypeExpr,
         span: ast::Span,
     ) {

@@ -34,6 +34,7 @@ fn dims(g: &Game, d: &[Dim]) -> String {
             Dim::Player => "Player".into(),
             Dim::Enum(e) => g.enums[*e].name.clone(),
             Dim::Board(b) => g.boards[*b].name.clone(),
+            Dim::Range { lo, size } => format!("{lo}..{}", lo + *size as i64 - 1),
         })
         .collect();
     format!("[{}]", names.join(", "))

@@ -1220,6 +1220,7 @@ impl Game {
                     Dim::Board(bd) => Value::Space(bd, pos),
                     Dim::Enum(e) => Value::Enum(e, pos as u16),
                     Dim::Player => Value::Player(pos as u8),
+                    Dim::Range { lo, .. } => Value::Int(lo + pos as i64),
                 };
                 if let Some(nx) = &next {
                     if !self.bind_next_listed(m, st, opts, k + 1, nx, pos, locals, me, f)? {

@@ -1050,12 +1050,7 @@ fn local_slot(g: &Game, st: &State, var: VarId, index: Code, locals: &[Value]) -
         },
         _ => return None,
     };
-    let i = match x {
-        Value::Player(p) => p as u32,
-        Value::Enum(_, i) => i as u32,
-        Value::Space(_, i) => i,
-        _ => return None,
-    };
+    let i = x.index_pos()?;
     (i < *def.sizes.first()?).then_some((def.base + i) as usize)
 }
 

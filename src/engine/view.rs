@@ -159,7 +159,9 @@ impl Game {
                             format!("p{}", x + 1)
                         }
                         crate::ir::Dim::Enum(e) => self.enums[e].values[x as usize].clone(),
-                        crate::ir::Dim::Board(b) => self.boards[b].space_names[x as usize].clone(),
+                        d @ (crate::ir::Dim::Board(_) | crate::ir::Dim::Range { .. }) => {
+                            self.dim_value_name(d, x)
+                        }
                     });
                 }
                 if skip {

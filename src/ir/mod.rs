@@ -49,6 +49,22 @@ pub enum Value {
     Action(ActionId),
 }
 
+impl Value {
+    /// The position of an index value in its dimension: a seat, an enum value's position, a
+    /// space's index, or a number (a range index, `lo` already subtracted) that is not
+    /// negative. `None` for anything else.
+    #[inline(always)]
+    pub fn index_pos(self) -> Option<u32> {
+        match self {
+            Value::Player(p) => Some(p as u32),
+            Value::Enum(_, i) => Some(i as u32),
+            Value::Space(_, i) => Some(i),
+            Value::Int(n) => u32::try_from(n).ok(),
+            _ => None,
+        }
+    }
+}
+
 /// A static type, for checking.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Type {
@@ -320,6 +336,14 @@ pub enum Dim {
     Enum(EnumId),
     /// By the spaces of a board (index into [`Game::boards`]).
     Board(BoardId),
+    /// By the numbers `lo..lo + size - 1`; the index expressions subtract `lo`, so the
+    /// engine sees positions `0..size` ([`Value::index_pos`]).
+    Range {
+        /// The lowest index.
+        lo: i64,
+        /// How many numbers.
+        size: u32,
+    },
 }
 
 /// Who sees a zone's contents, or a variable's values (`public` when the declaration says
@@ -502,6 +526,7 @@ impl Game {
             Dim::Player => self.max_players as u32,
             Dim::Enum(e) => self.enums[e].values.len() as u32,
             Dim::Board(b) => self.boards[b].len(),
+            Dim::Range { size, .. } => size,
         }
     }
 
@@ -511,6 +536,7 @@ impl Game {
             Dim::Player => player_name(v as u8),
             Dim::Enum(e) => self.enums[e].values[v as usize].clone(),
             Dim::Board(b) => self.boards[b].space_names[v as usize].clone(),
+            Dim::Range { lo, .. } => (lo + v as i64).to_string(),
         }
     }
 

@@ -28,6 +28,22 @@ pub struct Decl {
     pub span: Span,
 }
 
+/// What a zone or variable is indexed by, as written.
+#[derive(Clone, Debug)]
+pub enum IndexType {
+    /// `Player`, an enum or a board.
+    Name(Ident),
+    /// `lo..hi`: numbers, both ends included (each a number or a constant).
+    Range {
+        /// The low end.
+        lo: Box<Expr>,
+        /// The high end.
+        hi: Box<Expr>,
+        /// Where it is written.
+        span: Span,
+    },
+}
+
 /// The kinds of top-level declaration.
 #[derive(Clone, Debug)]
 pub enum DeclKind {
@@ -100,8 +116,8 @@ pub enum DeclKind {
     Zone {
         /// The zone's name.
         name: Ident,
-        /// What it is indexed by (Player, an enum or a board); empty when not indexed.
-        index: Vec<Ident>,
+        /// What it is indexed by (Player, an enum, a board or a range); empty when not indexed.
+        index: Vec<IndexType>,
         /// The component type it holds.
         ty: Ident,
         /// `public`, `owner`, `hidden` or `top`, if written.
@@ -112,7 +128,7 @@ pub enum DeclKind {
         /// The variable's name.
         name: Ident,
         /// What it is indexed by; empty when not indexed.
-        index: Vec<Ident>,
+        index: Vec<IndexType>,
         /// The type of its values.
         ty: TypeExpr,
         /// The initial value, if written.

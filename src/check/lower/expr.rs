@@ -428,11 +428,19 @@ impl Checker {
         }
         let mut ix = vec![];
         for (d, x) in dims.iter().zip(idx) {
-            let (ex, t) = self.expr(x);
+            let (mut ex, t) = self.expr(x);
             let want = match d {
                 ir::Dim::Player => Type::Player,
                 ir::Dim::Enum(e) => Type::Enum(*e),
                 ir::Dim::Board(b) => Type::Space(*b),
+                ir::Dim::Range { lo, .. } => {
+                    // the engine indexes from 0: a range's index is its distance from `lo`
+                    if *lo != 0 {
+                        let lo = Box::new(Expr::Lit(Value::Int(*lo)));
+                        ex = Expr::Bin(ast::BinOp::Sub, Box::new(ex), lo, x.span);
+                    }
+                    Type::Int
+                }
             };
             self.expect_type(t, want, x.span, "this index");
             ix.push(ex);
@@ -445,6 +453,7 @@ impl Checker {
             ir::Dim::Player => "Player".into(),
             ir::Dim::Enum(e) => self.game.enums[e].name.clone(),
             ir::Dim::Board(b) => self.game.boards[b].name.clone(),
+            ir::Dim::Range { lo, size } => format!("{lo}..{}", lo + size as i64 - 1),
         }
     }
 }

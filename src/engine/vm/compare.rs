@@ -392,12 +392,7 @@ fn empty_test(g: &Game, s: &State, code: Code, locals: &[Value]) -> Option<bool>
         Op::Inst(i) => i,
         Op::ZoneLocal(z, l) => {
             let zone = &g.zones[z];
-            let i = match locals.get(l as usize)? {
-                Value::Player(p) => *p as u32,
-                Value::Enum(_, i) => *i as u32,
-                Value::Space(_, i) => *i,
-                _ => return None,
-            };
+            let i = locals.get(l as usize)?.index_pos()?;
             if i >= zone.sizes[0] {
                 return None;
             }
@@ -411,12 +406,7 @@ fn empty_test(g: &Game, s: &State, code: Code, locals: &[Value]) -> Option<bool>
 /// Where `var[local]` lies (`None`: the local is not an index in range).
 #[inline(always)]
 fn read_at<'a>(s: &'a State, at: At, locals: &[Value]) -> Option<&'a Value> {
-    let i = match locals.get(at.slot as usize)? {
-        Value::Space(_, i) => *i,
-        Value::Player(p) => *p as u32,
-        Value::Enum(_, i) => *i as u32,
-        _ => return None,
-    };
+    let i = locals.get(at.slot as usize)?.index_pos()?;
     if i >= at.size as u32 {
         return None;
     }
@@ -503,12 +493,7 @@ fn quick(g: &Game, s: &State, o: Operand, locals: &[Value], me: u8) -> Option<Va
         Operand::Int(n) => Some(Value::Int(n as i64)),
         Operand::Slot(n) => s.vars.get(n as usize).copied(),
         Operand::VarAt { base, size, slot } => {
-            let i = match locals.get(slot as usize)? {
-                Value::Space(_, i) => *i,
-                Value::Player(p) => *p as u32,
-                Value::Enum(_, i) => *i as u32,
-                _ => return None,
-            };
+            let i = locals.get(slot as usize)?.index_pos()?;
             if i >= size as u32 {
                 return None;
             }
@@ -539,12 +524,7 @@ fn quick_more(g: &Game, s: &State, o: Operand, locals: &[Value]) -> Option<Value
 /// The position of a value among the values of its kind, as an index.
 #[inline(always)]
 fn quick_pos(v: Option<&Value>) -> Option<u32> {
-    match v? {
-        Value::Space(_, i) => Some(*i),
-        Value::Player(p) => Some(*p as u32),
-        Value::Enum(_, i) => Some(*i as u32),
-        _ => None,
-    }
+    v?.index_pos()
 }
 
 /// `base + a * sizes[1] + b` for the indexes in two locals, when both are in range.
@@ -653,11 +633,9 @@ fn operand(g: &Game, s: &State, o: Operand, locals: &[Value], me: u8) -> Eval<Va
         Operand::Const(c) => s.consts[c],
         Operand::Slot(n) => s.vars[n as usize],
         Operand::VarAt { base, size, slot } => {
-            let i = match local(locals, slot) {
-                Value::Space(_, i) => i,
-                Value::Player(p) => p as u32,
-                Value::Enum(_, i) => i as u32,
-                other => return Err(index_error(g, s, other)),
+            let i = match local(locals, slot).index_pos() {
+                Some(i) => i,
+                None => return Err(index_error(g, s, local(locals, slot))),
             };
             if i >= size as u32 {
                 return Err(err("an index is out of its range", None));

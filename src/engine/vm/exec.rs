@@ -927,12 +927,7 @@ pub(super) fn quick_iter(
         }
         [Op::ZoneLocal(z, l), Op::IterZone] => {
             let zone = g.zones.get(z)?;
-            let i = match *locals.get(l as usize)? {
-                Value::Player(p) => p as u32,
-                Value::Enum(_, i) => i as u32,
-                Value::Space(_, i) => i,
-                _ => return None,
-            };
+            let i = locals.get(l as usize)?.index_pos()?;
             if i >= zone.sizes.first().copied()? {
                 return None;
             }

@@ -623,12 +623,12 @@ fn index_error(g: &Game, s: &State, v: Value) -> Box<RunError> {
 /// The number a player, enum value or space indexes by.
 #[inline(always)]
 fn index_of(g: &Game, s: &State, v: Value) -> Eval<u32> {
-    match v {
-        Value::Player(p) => Ok(p as u32),
-        Value::Enum(_, i) => Ok(i as u32),
-        Value::Space(_, sp) => Ok(sp),
-        other => Err(err(
-            format!("cannot index by {}", super::show_value(g, s, other)),
+    match v.index_pos() {
+        Some(i) => Ok(i),
+        // a number below the range: out of range, as one above it is
+        None if matches!(v, Value::Int(_)) => Ok(u32::MAX),
+        None => Err(err(
+            format!("cannot index by {}", super::show_value(g, s, v)),
             None,
         )),
     }

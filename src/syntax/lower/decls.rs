@@ -127,7 +127,7 @@ pub(in crate::syntax) fn decl(p: Pair<Rule>) -> Decl {
             let mut rest = Vec::new();
             for q in it {
                 match q.as_rule() {
-                    Rule::index_types => index = q.into_inner().map(ident).collect(),
+                    Rule::index_types => index = q.into_inner().map(index_type).collect(),
                     Rule::ident | Rule::visibility => rest.push(ident(q)),
                     _ => {}
                 }
@@ -149,7 +149,7 @@ pub(in crate::syntax) fn decl(p: Pair<Rule>) -> Decl {
             let mut visibility = None;
             for q in it {
                 match q.as_rule() {
-                    Rule::index_types => index = q.into_inner().map(ident).collect(),
+                    Rule::index_types => index = q.into_inner().map(index_type).collect(),
                     Rule::type_expr => ty = Some(type_expr(q)),
                     Rule::visibility => visibility = Some(ident(q)),
                     Rule::expr => init = Some(expr(q)),
@@ -352,6 +352,18 @@ fn entry(p: Pair<Rule>) -> Entry {
         generators,
         fields,
     }
+}
+
+/// One index of a zone or variable: a name, or a range of numbers.
+fn index_type(p: Pair<Rule>) -> IndexType {
+    if p.as_rule() != Rule::range_type {
+        return IndexType::Name(ident(p));
+    }
+    let sp = span(&p);
+    let mut r = p.into_inner();
+    let lo = Box::new(range_bound(r.next().expect("lo")));
+    let hi = Box::new(range_bound(r.next().expect("hi")));
+    IndexType::Range { lo, hi, span: sp }
 }
 
 /// A bound of a range type: a number, or a constant's name checked later.
