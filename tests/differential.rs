@@ -96,3 +96,9 @@ fn checkers_agrees_with_openspiel() {
 fn nine_mens_morris_agrees_with_openspiel() {
     agrees_with_openspiel("nine_mens_morris", 20);
 }
+
+/// Othello: a forced pass is an action in both engines.
+#[test]
+fn othello_agrees_with_openspiel() {
+    agrees_with_openspiel("othello", 60);
+}

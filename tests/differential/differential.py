@@ -194,6 +194,25 @@ class NineMensMorris:
         return grouped_moves(state, self.path_text)
 
 
+class Othello:
+    """OpenSpiel action row*8+col (64: pass), text `d3` (column letter, row number; row 1
+    printed at the top) or `pass`. Player 0 is black (x) and moves first. rulebook's
+    `grid(8, 8)` has a1 at the bottom left, so the same names are the board seen in a mirror,
+    which changes no rule: `place at=d3`, `pass`."""
+
+    openspiel = "othello"
+    rules = "rules/classic/othello.rules"
+    pattern = re.compile(r"^[a-h][1-8]$")
+
+    def to_text(self, state, action):
+        text = state.action_to_string(action)
+        if text == "pass":
+            return "pass"
+        if not self.pattern.match(text):
+            raise ValueError(f"unexpected OpenSpiel action {text!r}")
+        return f"place at={text}"
+
+
 GAMES = {
     "tic_tac_toe": TicTacToe,
     "connect_four": ConnectFour,
@@ -201,6 +220,7 @@ GAMES = {
     "hex": Hex,
     "checkers": Checkers,
     "nine_mens_morris": NineMensMorris,
+    "othello": Othello,
 }
 
 
