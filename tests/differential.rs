@@ -102,3 +102,8 @@ fn nine_mens_morris_agrees_with_openspiel() {
 fn othello_agrees_with_openspiel() {
     agrees_with_openspiel("othello", 60);
 }
+
+#[test]
+fn clobber_agrees_with_openspiel() {
+    agrees_with_openspiel("clobber", 200);
+}

@@ -213,6 +213,22 @@ class Othello:
         return f"place at={text}"
 
 
+class Clobber:
+    """OpenSpiel clobber with its defaults (6 columns, 5 rows): text `a5b5` (from, to), row 1
+    printed at the bottom as in rulebook's grid; player 0 (o) has the stone on a1 and moves
+    first, as rulebook's first seat. rulebook `clobber from=a5 to=b5`."""
+
+    openspiel = "clobber"
+    rules = "rules/classic/clobber.rules"
+    pattern = re.compile(r"^([a-f][1-5])([a-f][1-5])$")
+
+    def to_text(self, state, action):
+        m = self.pattern.match(state.action_to_string(action))
+        if not m:
+            raise ValueError(f"unexpected OpenSpiel action {state.action_to_string(action)!r}")
+        return f"clobber from={m.group(1)} to={m.group(2)}"
+
+
 GAMES = {
     "tic_tac_toe": TicTacToe,
     "connect_four": ConnectFour,
@@ -221,6 +237,7 @@ GAMES = {
     "checkers": Checkers,
     "nine_mens_morris": NineMensMorris,
     "othello": Othello,
+    "clobber": Clobber,
 }
 
 
