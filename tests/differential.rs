@@ -107,3 +107,9 @@ fn othello_agrees_with_openspiel() {
 fn clobber_agrees_with_openspiel() {
     agrees_with_openspiel("clobber", 200);
 }
+
+/// Pentago with rulebook's variant `twist_first`, OpenSpiel's reading of the win.
+#[test]
+fn pentago_agrees_with_openspiel() {
+    agrees_with_openspiel("pentago", 8);
+}

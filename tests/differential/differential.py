@@ -229,6 +229,29 @@ class Clobber:
         return f"clobber from={m.group(1)} to={m.group(2)}"
 
 
+class Pentago:
+    """OpenSpiel action (y * 6 + x) * 8 + r, text `a1s`: column a..f, row 1..6 (row 1 printed at
+    the top), then the turn r as a letter s..z: block r // 2 (0 top left, 1 top right, 2 bottom
+    right, 3 bottom left), anticlockwise when r is even, clockwise when odd. rulebook's a1 is
+    the bottom left, so rows turn over (r -> 7 - r) and the board keeps its sense of turning:
+    `a1s` -> `place at=a6 block=nw turn=ccw`. Player 0 moves first. Played with rulebook's
+    variant `twist_first` (OpenSpiel looks for five in a row only after the turn)."""
+
+    openspiel = "pentago"
+    rules = "rules/classic/pentago.rules"
+    variant = "twist_first"
+    pattern = re.compile(r"^([a-f])([1-6])([s-z])$")
+    blocks = ["nw", "ne", "se", "sw"]
+
+    def to_text(self, state, action):
+        m = self.pattern.match(state.action_to_string(action))
+        if not m:
+            raise ValueError(f"unexpected OpenSpiel action {state.action_to_string(action)!r}")
+        r = ord(m.group(3)) - ord("s")
+        turn = "cw" if r % 2 else "ccw"
+        return f"place at={m.group(1)}{7 - int(m.group(2))} block={self.blocks[r // 2]} turn={turn}"
+
+
 GAMES = {
     "tic_tac_toe": TicTacToe,
     "connect_four": ConnectFour,
@@ -238,6 +261,7 @@ GAMES = {
     "nine_mens_morris": NineMensMorris,
     "othello": Othello,
     "clobber": Clobber,
+    "pentago": Pentago,
 }
 
 
@@ -301,7 +325,10 @@ def play(game, mapping, rb, index, seed, history):
     """Plays game `index`; returns the number of steps compared and the outcome."""
     rng = random.Random(f"{seed}/{index}")
     state = game.new_initial_state()
-    _, legal = rb.send({"cmd": "new", "players": 2, "seed": index}, {"cmd": "legal"})
+    new = {"cmd": "new", "players": 2, "seed": index}
+    if getattr(mapping, "variant", None):
+        new["variant"] = mapping.variant  # the rules variant that plays as OpenSpiel does
+    _, legal = rb.send(new, {"cmd": "legal"})
     steps = 0
     while True:
         os_player = None if state.is_terminal() else state.current_player()
