@@ -113,3 +113,9 @@ fn clobber_agrees_with_openspiel() {
 fn pentago_agrees_with_openspiel() {
     agrees_with_openspiel("pentago", 8);
 }
+
+/// A completed box gives the same player another move.
+#[test]
+fn dots_and_boxes_agrees_with_openspiel() {
+    agrees_with_openspiel("dots_and_boxes", 300);
+}

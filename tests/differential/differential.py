@@ -252,6 +252,32 @@ class Pentago:
         return f"place at={m.group(1)}{7 - int(m.group(2))} block={self.blocks[r // 2]} turn={turn}"
 
 
+class DotsAndBoxes:
+    """OpenSpiel dots_and_boxes with its defaults (2 x 2 boxes): text `P1(h,r,c)`, a line
+    across at dot row r (0 at the top) between dot columns c and c + 1, or `P1(v,r,c)`, a line
+    up at dot column c between dot rows r and r + 1. rulebook's paper is a grid of 5 x 5 squares
+    (dots on odd columns and rows, a1 the bottom left dot), so dot row r is rulebook row
+    5 - 2r and dot column c is column 2c + 1: `P1(h,0,0)` -> `draw line=b5`,
+    `P1(v,1,2)` -> `draw line=e2`."""
+
+    openspiel = "dots_and_boxes"
+    rules = "rules/classic/dots_and_boxes.rules"
+    pattern = re.compile(r"^P[12]\(([hv]),(\d+),(\d+)\)$")
+    rows = 2  # boxes high
+
+    def to_text(self, state, action):
+        m = self.pattern.match(state.action_to_string(action))
+        if not m:
+            raise ValueError(f"unexpected OpenSpiel action {state.action_to_string(action)!r}")
+        kind, r, c = m.group(1), int(m.group(2)), int(m.group(3))
+        top = 2 * self.rows + 1
+        if kind == "h":
+            col, row = 2 * c + 2, top - 2 * r
+        else:
+            col, row = 2 * c + 1, top - 2 * r - 1
+        return f"draw line={'abcdefghijklmnopqrstuvwxyz'[col - 1]}{row}"
+
+
 GAMES = {
     "tic_tac_toe": TicTacToe,
     "connect_four": ConnectFour,
@@ -262,6 +288,7 @@ GAMES = {
     "othello": Othello,
     "clobber": Clobber,
     "pentago": Pentago,
+    "dots_and_boxes": DotsAndBoxes,
 }
 
 
