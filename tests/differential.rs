@@ -119,3 +119,9 @@ fn pentago_agrees_with_openspiel() {
 fn dots_and_boxes_agrees_with_openspiel() {
     agrees_with_openspiel("dots_and_boxes", 300);
 }
+
+/// Oware: the grand slam, the feeding rule and the end on a repeated position.
+#[test]
+fn oware_agrees_with_openspiel() {
+    agrees_with_openspiel("oware", 40);
+}

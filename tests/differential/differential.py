@@ -278,6 +278,25 @@ class DotsAndBoxes:
         return f"draw line={'abcdefghijklmnopqrstuvwxyz'[col - 1]}{row}"
 
 
+class Oware:
+    """OpenSpiel oware with its defaults (6 houses a player, 4 seeds each): player 0's houses
+    are `A`..`F` (houses 0..5, left to right as it sees them), player 1's `a`..`f` (houses
+    6..11); seeds go from house i to i + 1, 11 back to 0. rulebook's ring pit1 .. pit12 is the
+    same ring: `C` -> `sow from=pit3`, `c` -> `sow from=pit9`."""
+
+    openspiel = "oware"
+    rules = "rules/classic/oware.rules"
+    pattern = re.compile(r"^([A-Fa-f])$")
+
+    def to_text(self, state, action):
+        m = self.pattern.match(state.action_to_string(action))
+        if not m:
+            raise ValueError(f"unexpected OpenSpiel action {state.action_to_string(action)!r}")
+        letter = m.group(1)
+        pit = "ABCDEF".index(letter) + 1 if letter.isupper() else "abcdef".index(letter) + 7
+        return f"sow from=pit{pit}"
+
+
 GAMES = {
     "tic_tac_toe": TicTacToe,
     "connect_four": ConnectFour,
@@ -289,6 +308,7 @@ GAMES = {
     "clobber": Clobber,
     "pentago": Pentago,
     "dots_and_boxes": DotsAndBoxes,
+    "oware": Oware,
 }
 
 
