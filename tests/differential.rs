@@ -125,3 +125,9 @@ fn dots_and_boxes_agrees_with_openspiel() {
 fn oware_agrees_with_openspiel() {
     agrees_with_openspiel("oware", 40);
 }
+
+/// Kalah (OpenSpiel's `mancala`).
+#[test]
+fn mancala_agrees_with_openspiel() {
+    agrees_with_openspiel("mancala", 200);
+}

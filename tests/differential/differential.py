@@ -297,6 +297,23 @@ class Oware:
         return f"sow from=pit{pit}"
 
 
+class Mancala:
+    """OpenSpiel mancala (Kalah, 6 pits a side, 4 seeds): index 1..6 are player 0's pits
+    (left to right as it sees them), 7 its store, 8..13 player 1's pits, 0 its store; seeds go
+    from i to i + 1, 13 to 0. Text: the index (`3`, `10`). rulebook's ring pit1 .. pit14 is the
+    same ring with pit14 for index 0: `3` -> `sow from=pit3`."""
+
+    openspiel = "mancala"
+    rules = "rules/classic/kalah.rules"
+    pattern = re.compile(r"^(\d+)$")
+
+    def to_text(self, state, action):
+        m = self.pattern.match(state.action_to_string(action))
+        if not m or int(m.group(1)) in (0, 7) or int(m.group(1)) > 13:
+            raise ValueError(f"unexpected OpenSpiel action {state.action_to_string(action)!r}")
+        return f"sow from=pit{int(m.group(1))}"
+
+
 GAMES = {
     "tic_tac_toe": TicTacToe,
     "connect_four": ConnectFour,
@@ -309,6 +326,7 @@ GAMES = {
     "pentago": Pentago,
     "dots_and_boxes": DotsAndBoxes,
     "oware": Oware,
+    "mancala": Mancala,
 }
 
 
