@@ -131,3 +131,8 @@ fn oware_agrees_with_openspiel() {
 fn mancala_agrees_with_openspiel() {
     agrees_with_openspiel("mancala", 200);
 }
+
+#[test]
+fn nim_agrees_with_openspiel() {
+    agrees_with_openspiel("nim", 300);
+}

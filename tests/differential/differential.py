@@ -314,6 +314,21 @@ class Mancala:
         return f"sow from=pit{int(m.group(1))}"
 
 
+class Nim:
+    """OpenSpiel nim with its defaults (`pile_sizes="1;3;5;7"`, `is_misere=True`): text
+    `pile:2, take:3;` (piles counted from 1). rulebook `take pile=pile2 n=3`."""
+
+    openspiel = "nim"
+    rules = "rules/classic/nim.rules"
+    pattern = re.compile(r"^pile:([1-4]), take:([1-7]);$")
+
+    def to_text(self, state, action):
+        m = self.pattern.match(state.action_to_string(action))
+        if not m:
+            raise ValueError(f"unexpected OpenSpiel action {state.action_to_string(action)!r}")
+        return f"take pile=pile{m.group(1)} n={m.group(2)}"
+
+
 GAMES = {
     "tic_tac_toe": TicTacToe,
     "connect_four": ConnectFour,
@@ -327,6 +342,7 @@ GAMES = {
     "dots_and_boxes": DotsAndBoxes,
     "oware": Oware,
     "mancala": Mancala,
+    "nim": Nim,
 }
 
 
