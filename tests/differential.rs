@@ -136,3 +136,9 @@ fn mancala_agrees_with_openspiel() {
 fn nim_agrees_with_openspiel() {
     agrees_with_openspiel("nim", 300);
 }
+
+/// OpenSpiel's choice of a small board, a separate action, is part of rulebook's move.
+#[test]
+fn ultimate_tic_tac_toe_agrees_with_openspiel() {
+    agrees_with_openspiel("ultimate_tic_tac_toe", 60);
+}

@@ -329,6 +329,33 @@ class Nim:
         return f"take pile=pile{m.group(1)} n={m.group(2)}"
 
 
+class UltimateTicTacToe:
+    """OpenSpiel ultimate_tic_tac_toe: when the player may play on any small board, it first
+    chooses one (`Choose local board b`, a separate action of the same player, grouped here),
+    then a square of it, `Local board b: x(r,c)`. Boards b = 0..8 and squares (r, c) are
+    numbered row by row from the top left. rulebook's 9 x 9 field has a1 at the bottom left:
+    column 3 * (b % 3) + c, row 9 - (3 * (b // 3) + r). `Local board 4: x(1,1)` -> `place
+    cell=e5`."""
+
+    openspiel = "ultimate_tic_tac_toe"
+    rules = "rules/classic/ultimate_tic_tac_toe.rules"
+    choose = re.compile(r"^Choose local board ([0-8])$")
+    mark = re.compile(r"^Local board ([0-8]): [xo]\(([0-2]),([0-2])\)$")
+
+    def path_text(self, path):
+        texts = [text for _, text, _ in path]
+        if len(texts) == 2 and self.choose.match(texts[0]):
+            texts = texts[1:]
+        m = self.mark.match(texts[0]) if len(texts) == 1 else None
+        if not m:
+            raise ValueError(f"unexpected OpenSpiel actions {texts!r}")
+        b, r, c = int(m.group(1)), int(m.group(2)), int(m.group(3))
+        return f"place cell={'abcdefghi'[3 * (b % 3) + c]}{9 - (3 * (b // 3) + r)}"
+
+    def moves(self, state):
+        return grouped_moves(state, self.path_text)
+
+
 GAMES = {
     "tic_tac_toe": TicTacToe,
     "connect_four": ConnectFour,
@@ -343,6 +370,7 @@ GAMES = {
     "oware": Oware,
     "mancala": Mancala,
     "nim": Nim,
+    "ultimate_tic_tac_toe": UltimateTicTacToe,
 }
 
 
