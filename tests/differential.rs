@@ -133,6 +133,11 @@ fn mancala_agrees_with_openspiel() {
 }
 
 #[test]
+fn gomoku_agrees_with_openspiel() {
+    agrees_with_openspiel("gomoku", 10);
+}
+
+#[test]
 fn nim_agrees_with_openspiel() {
     agrees_with_openspiel("nim", 300);
 }

@@ -314,6 +314,24 @@ class Mancala:
         return f"sow from=pit{int(m.group(1))}"
 
 
+class Gomoku:
+    """OpenSpiel gomoku with its defaults (15 x 15, five in a row, no `anti`, no `wrap`):
+    action r * 15 + c, text `r,c` (row r from 0 at the top, column c from 0 at the left).
+    rulebook `place at=<column letter><15 - r>`, a1 the bottom left: `0,0` -> `place at=a15`."""
+
+    openspiel = "gomoku"
+    rules = "rules/classic/gomoku.rules"
+    pattern = re.compile(r"^(\d+),(\d+)$")
+    size = 15
+
+    def to_text(self, state, action):
+        m = self.pattern.match(state.action_to_string(action))
+        if not m:
+            raise ValueError(f"unexpected OpenSpiel action {state.action_to_string(action)!r}")
+        r, c = int(m.group(1)), int(m.group(2))
+        return f"place at={'abcdefghijklmno'[c]}{self.size - r}"
+
+
 class Nim:
     """OpenSpiel nim with its defaults (`pile_sizes="1;3;5;7"`, `is_misere=True`): text
     `pile:2, take:3;` (piles counted from 1). rulebook `take pile=pile2 n=3`."""
@@ -369,6 +387,7 @@ GAMES = {
     "dots_and_boxes": DotsAndBoxes,
     "oware": Oware,
     "mancala": Mancala,
+    "gomoku": Gomoku,
     "nim": Nim,
     "ultimate_tic_tac_toe": UltimateTicTacToe,
 }
