@@ -147,3 +147,10 @@ fn nim_agrees_with_openspiel() {
 fn ultimate_tic_tac_toe_agrees_with_openspiel() {
     agrees_with_openspiel("ultimate_tic_tac_toe", 60);
 }
+
+/// Lines of Action with rulebook's variant `openspiel` (a repeated board draws whoever is to
+/// move, and so does the 1,000th move).
+#[test]
+fn lines_of_action_agrees_with_openspiel() {
+    agrees_with_openspiel("lines_of_action", 15);
+}

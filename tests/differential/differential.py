@@ -374,6 +374,24 @@ class UltimateTicTacToe:
         return grouped_moves(state, self.path_text)
 
 
+class LinesOfAction:
+    """OpenSpiel lines_of_action: text `b1-b3` (a move) or `c1xa3` (a capture), squares named
+    as in rulebook's grid (row 1 printed at the bottom). Player 0 (x, black) has the pieces of
+    rows 1 and 8 and moves first. rulebook `move from=b1 to=b3`, played with its variant
+    `openspiel` (a repeated board draws whoever is to move; 1,000 moves draw)."""
+
+    openspiel = "lines_of_action"
+    rules = "rules/classic/lines_of_action.rules"
+    variant = "openspiel"
+    pattern = re.compile(r"^([a-h][1-8])[-x]([a-h][1-8])$")
+
+    def to_text(self, state, action):
+        m = self.pattern.match(state.action_to_string(action))
+        if not m:
+            raise ValueError(f"unexpected OpenSpiel action {state.action_to_string(action)!r}")
+        return f"move from={m.group(1)} to={m.group(2)}"
+
+
 GAMES = {
     "tic_tac_toe": TicTacToe,
     "connect_four": ConnectFour,
@@ -390,6 +408,7 @@ GAMES = {
     "gomoku": Gomoku,
     "nim": Nim,
     "ultimate_tic_tac_toe": UltimateTicTacToe,
+    "lines_of_action": LinesOfAction,
 }
 
 
