@@ -154,3 +154,8 @@ fn ultimate_tic_tac_toe_agrees_with_openspiel() {
 fn lines_of_action_agrees_with_openspiel() {
     agrees_with_openspiel("lines_of_action", 15);
 }
+
+#[test]
+fn y_agrees_with_openspiel() {
+    agrees_with_openspiel("y", 12);
+}

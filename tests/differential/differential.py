@@ -392,6 +392,23 @@ class LinesOfAction:
         return f"move from={m.group(1)} to={m.group(2)}"
 
 
+class Y:
+    """OpenSpiel y with its defaults (`board_size=19`): action y * 19 + x over the cells with
+    x + y <= 18, text `a1` .. (column letter x, row number y + 1). Its neighbours (x, y +- 1),
+    (x +- 1, y), (x + 1, y - 1), (x - 1, y + 1) are those of rulebook's hex(19, 19), so the
+    names map as they are: `c4` -> `place at=c4`."""
+
+    openspiel = "y"
+    rules = "rules/classic/y.rules"
+    pattern = re.compile(r"^[a-s](1[0-9]|[1-9])$")
+
+    def to_text(self, state, action):
+        text = state.action_to_string(action)
+        if not self.pattern.match(text):
+            raise ValueError(f"unexpected OpenSpiel action {text!r}")
+        return f"place at={text}"
+
+
 GAMES = {
     "tic_tac_toe": TicTacToe,
     "connect_four": ConnectFour,
@@ -409,6 +426,7 @@ GAMES = {
     "nim": Nim,
     "ultimate_tic_tac_toe": UltimateTicTacToe,
     "lines_of_action": LinesOfAction,
+    "y": Y,
 }
 
 
