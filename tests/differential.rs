@@ -159,3 +159,9 @@ fn lines_of_action_agrees_with_openspiel() {
 fn y_agrees_with_openspiel() {
     agrees_with_openspiel("y", 12);
 }
+
+/// Havannah: a ring, a bridge or a fork.
+#[test]
+fn havannah_agrees_with_openspiel() {
+    agrees_with_openspiel("havannah", 15);
+}

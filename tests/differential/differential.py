@@ -409,6 +409,24 @@ class Y:
         return f"place at={text}"
 
 
+class Havannah:
+    """OpenSpiel havannah with its defaults (`board_size=8`, `swap=False`): action y * 15 + x,
+    text `a1` (column letter x, row number y + 1), the cells with |x - y| <= 7. Its neighbours
+    (x +- 1, y), (x, y +- 1), (x + 1, y + 1), (x - 1, y - 1) are those of rulebook's hex(8) with
+    the rows turned over: column x + 1, row 15 - y. `a1` -> `place at=a15`, `h8` -> `place
+    at=h8`."""
+
+    openspiel = "havannah"
+    rules = "rules/classic/havannah.rules"
+    pattern = re.compile(r"^([a-o])(1[0-5]|[1-9])$")
+
+    def to_text(self, state, action):
+        m = self.pattern.match(state.action_to_string(action))
+        if not m:
+            raise ValueError(f"unexpected OpenSpiel action {state.action_to_string(action)!r}")
+        return f"place at={m.group(1)}{16 - int(m.group(2))}"
+
+
 GAMES = {
     "tic_tac_toe": TicTacToe,
     "connect_four": ConnectFour,
@@ -427,6 +445,7 @@ GAMES = {
     "ultimate_tic_tac_toe": UltimateTicTacToe,
     "lines_of_action": LinesOfAction,
     "y": Y,
+    "havannah": Havannah,
 }
 
 
