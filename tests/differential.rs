@@ -148,6 +148,12 @@ fn ultimate_tic_tac_toe_agrees_with_openspiel() {
     agrees_with_openspiel("ultimate_tic_tac_toe", 60);
 }
 
+/// A queen's move and its arrow, three OpenSpiel actions, are one rulebook move.
+#[test]
+fn amazons_agrees_with_openspiel() {
+    agrees_with_openspiel("amazons", 2);
+}
+
 /// Lines of Action with rulebook's variant `openspiel` (a repeated board draws whoever is to
 /// move, and so does the 1,000th move).
 #[test]

@@ -374,6 +374,35 @@ class UltimateTicTacToe:
         return grouped_moves(state, self.path_text)
 
 
+class Amazons:
+    """OpenSpiel amazons with its defaults (`board_size=10`): a move is three actions of the same
+    player, grouped here: `X From (7, 1)`, `X To (2, 6)`, `X Shoot: (1, 5)`, squares as (row,
+    column) from 1, row 1 printed at the top. Player 0 (X) has the queens of rows 7 and 10,
+    rulebook's white on a4, d1, g1, j4: column c -> letter, row r -> 11 - r.
+    rulebook `move from=a4 to=f9 arrow=e10`."""
+
+    openspiel = "amazons"
+    rules = "rules/classic/amazons.rules"
+    parts = [re.compile(r"^[XO] From \((\d+), (\d+)\)$"),
+             re.compile(r"^[XO] To \((\d+), (\d+)\)$"),
+             re.compile(r"^[XO] Shoot: \((\d+), (\d+)\)$")]
+
+    @staticmethod
+    def square(r, c):
+        return f"{'abcdefghij'[int(c) - 1]}{11 - int(r)}"
+
+    def path_text(self, path):
+        texts = [text for _, text, _ in path]
+        matches = [p.match(t) for p, t in zip(self.parts, texts)]
+        if len(texts) != 3 or not all(matches):
+            raise ValueError(f"unexpected OpenSpiel actions {texts!r}")
+        f, t, a = (self.square(*m.groups()) for m in matches)
+        return f"move from={f} to={t} arrow={a}"
+
+    def moves(self, state):
+        return grouped_moves(state, self.path_text)
+
+
 class LinesOfAction:
     """OpenSpiel lines_of_action: text `b1-b3` (a move) or `c1xa3` (a capture), squares named
     as in rulebook's grid (row 1 printed at the bottom). Player 0 (x, black) has the pieces of
@@ -443,6 +472,7 @@ GAMES = {
     "gomoku": Gomoku,
     "nim": Nim,
     "ultimate_tic_tac_toe": UltimateTicTacToe,
+    "amazons": Amazons,
     "lines_of_action": LinesOfAction,
     "y": Y,
     "havannah": Havannah,
