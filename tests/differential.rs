@@ -96,3 +96,78 @@ fn checkers_agrees_with_openspiel() {
 fn nine_mens_morris_agrees_with_openspiel() {
     agrees_with_openspiel("nine_mens_morris", 20);
 }
+
+/// Othello: a forced pass is an action in both engines.
+#[test]
+fn othello_agrees_with_openspiel() {
+    agrees_with_openspiel("othello", 60);
+}
+
+#[test]
+fn clobber_agrees_with_openspiel() {
+    agrees_with_openspiel("clobber", 200);
+}
+
+/// Pentago with rulebook's variant `twist_first`, OpenSpiel's reading of the win.
+#[test]
+fn pentago_agrees_with_openspiel() {
+    agrees_with_openspiel("pentago", 8);
+}
+
+/// A completed box gives the same player another move.
+#[test]
+fn dots_and_boxes_agrees_with_openspiel() {
+    agrees_with_openspiel("dots_and_boxes", 300);
+}
+
+/// Oware: the grand slam, the feeding rule and the end on a repeated position.
+#[test]
+fn oware_agrees_with_openspiel() {
+    agrees_with_openspiel("oware", 40);
+}
+
+/// Kalah (OpenSpiel's `mancala`).
+#[test]
+fn mancala_agrees_with_openspiel() {
+    agrees_with_openspiel("mancala", 200);
+}
+
+#[test]
+fn gomoku_agrees_with_openspiel() {
+    agrees_with_openspiel("gomoku", 10);
+}
+
+#[test]
+fn nim_agrees_with_openspiel() {
+    agrees_with_openspiel("nim", 300);
+}
+
+/// OpenSpiel's choice of a small board, a separate action, is part of rulebook's move.
+#[test]
+fn ultimate_tic_tac_toe_agrees_with_openspiel() {
+    agrees_with_openspiel("ultimate_tic_tac_toe", 60);
+}
+
+/// A queen's move and its arrow, three OpenSpiel actions, are one rulebook move.
+#[test]
+fn amazons_agrees_with_openspiel() {
+    agrees_with_openspiel("amazons", 2);
+}
+
+/// Lines of Action with rulebook's variant `openspiel` (a repeated board draws whoever is to
+/// move, and so does the 1,000th move).
+#[test]
+fn lines_of_action_agrees_with_openspiel() {
+    agrees_with_openspiel("lines_of_action", 15);
+}
+
+#[test]
+fn y_agrees_with_openspiel() {
+    agrees_with_openspiel("y", 12);
+}
+
+/// Havannah: a ring, a bridge or a fork.
+#[test]
+fn havannah_agrees_with_openspiel() {
+    agrees_with_openspiel("havannah", 15);
+}

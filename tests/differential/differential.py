@@ -194,6 +194,268 @@ class NineMensMorris:
         return grouped_moves(state, self.path_text)
 
 
+class Othello:
+    """OpenSpiel action row*8+col (64: pass), text `d3` (column letter, row number; row 1
+    printed at the top) or `pass`. Player 0 is black (x) and moves first. rulebook's
+    `grid(8, 8)` has a1 at the bottom left, so the same names are the board seen in a mirror,
+    which changes no rule: `place at=d3`, `pass`."""
+
+    openspiel = "othello"
+    rules = "rules/classic/othello.rules"
+    pattern = re.compile(r"^[a-h][1-8]$")
+
+    def to_text(self, state, action):
+        text = state.action_to_string(action)
+        if text == "pass":
+            return "pass"
+        if not self.pattern.match(text):
+            raise ValueError(f"unexpected OpenSpiel action {text!r}")
+        return f"place at={text}"
+
+
+class Clobber:
+    """OpenSpiel clobber with its defaults (6 columns, 5 rows): text `a5b5` (from, to), row 1
+    printed at the bottom as in rulebook's grid; player 0 (o) has the stone on a1 and moves
+    first, as rulebook's first seat. rulebook `clobber from=a5 to=b5`."""
+
+    openspiel = "clobber"
+    rules = "rules/classic/clobber.rules"
+    pattern = re.compile(r"^([a-f][1-5])([a-f][1-5])$")
+
+    def to_text(self, state, action):
+        m = self.pattern.match(state.action_to_string(action))
+        if not m:
+            raise ValueError(f"unexpected OpenSpiel action {state.action_to_string(action)!r}")
+        return f"clobber from={m.group(1)} to={m.group(2)}"
+
+
+class Pentago:
+    """OpenSpiel action (y * 6 + x) * 8 + r, text `a1s`: column a..f, row 1..6 (row 1 printed at
+    the top), then the turn r as a letter s..z: block r // 2 (0 top left, 1 top right, 2 bottom
+    right, 3 bottom left), anticlockwise when r is even, clockwise when odd. rulebook's a1 is
+    the bottom left, so rows turn over (r -> 7 - r) and the board keeps its sense of turning:
+    `a1s` -> `place at=a6 block=nw turn=ccw`. Player 0 moves first. Played with rulebook's
+    variant `twist_first` (OpenSpiel looks for five in a row only after the turn)."""
+
+    openspiel = "pentago"
+    rules = "rules/classic/pentago.rules"
+    variant = "twist_first"
+    pattern = re.compile(r"^([a-f])([1-6])([s-z])$")
+    blocks = ["nw", "ne", "se", "sw"]
+
+    def to_text(self, state, action):
+        m = self.pattern.match(state.action_to_string(action))
+        if not m:
+            raise ValueError(f"unexpected OpenSpiel action {state.action_to_string(action)!r}")
+        r = ord(m.group(3)) - ord("s")
+        turn = "cw" if r % 2 else "ccw"
+        return f"place at={m.group(1)}{7 - int(m.group(2))} block={self.blocks[r // 2]} turn={turn}"
+
+
+class DotsAndBoxes:
+    """OpenSpiel dots_and_boxes with its defaults (2 x 2 boxes): text `P1(h,r,c)`, a line
+    across at dot row r (0 at the top) between dot columns c and c + 1, or `P1(v,r,c)`, a line
+    up at dot column c between dot rows r and r + 1. rulebook's paper is a grid of 5 x 5 squares
+    (dots on odd columns and rows, a1 the bottom left dot), so dot row r is rulebook row
+    5 - 2r and dot column c is column 2c + 1: `P1(h,0,0)` -> `draw line=b5`,
+    `P1(v,1,2)` -> `draw line=e2`."""
+
+    openspiel = "dots_and_boxes"
+    rules = "rules/classic/dots_and_boxes.rules"
+    pattern = re.compile(r"^P[12]\(([hv]),(\d+),(\d+)\)$")
+    rows = 2  # boxes high
+
+    def to_text(self, state, action):
+        m = self.pattern.match(state.action_to_string(action))
+        if not m:
+            raise ValueError(f"unexpected OpenSpiel action {state.action_to_string(action)!r}")
+        kind, r, c = m.group(1), int(m.group(2)), int(m.group(3))
+        top = 2 * self.rows + 1
+        if kind == "h":
+            col, row = 2 * c + 2, top - 2 * r
+        else:
+            col, row = 2 * c + 1, top - 2 * r - 1
+        return f"draw line={'abcdefghijklmnopqrstuvwxyz'[col - 1]}{row}"
+
+
+class Oware:
+    """OpenSpiel oware with its defaults (6 houses a player, 4 seeds each): player 0's houses
+    are `A`..`F` (houses 0..5, left to right as it sees them), player 1's `a`..`f` (houses
+    6..11); seeds go from house i to i + 1, 11 back to 0. rulebook's ring pit1 .. pit12 is the
+    same ring: `C` -> `sow from=pit3`, `c` -> `sow from=pit9`."""
+
+    openspiel = "oware"
+    rules = "rules/classic/oware.rules"
+    pattern = re.compile(r"^([A-Fa-f])$")
+
+    def to_text(self, state, action):
+        m = self.pattern.match(state.action_to_string(action))
+        if not m:
+            raise ValueError(f"unexpected OpenSpiel action {state.action_to_string(action)!r}")
+        letter = m.group(1)
+        pit = "ABCDEF".index(letter) + 1 if letter.isupper() else "abcdef".index(letter) + 7
+        return f"sow from=pit{pit}"
+
+
+class Mancala:
+    """OpenSpiel mancala (Kalah, 6 pits a side, 4 seeds): index 1..6 are player 0's pits
+    (left to right as it sees them), 7 its store, 8..13 player 1's pits, 0 its store; seeds go
+    from i to i + 1, 13 to 0. Text: the index (`3`, `10`). rulebook's ring pit1 .. pit14 is the
+    same ring with pit14 for index 0: `3` -> `sow from=pit3`."""
+
+    openspiel = "mancala"
+    rules = "rules/classic/kalah.rules"
+    pattern = re.compile(r"^(\d+)$")
+
+    def to_text(self, state, action):
+        m = self.pattern.match(state.action_to_string(action))
+        if not m or int(m.group(1)) in (0, 7) or int(m.group(1)) > 13:
+            raise ValueError(f"unexpected OpenSpiel action {state.action_to_string(action)!r}")
+        return f"sow from=pit{int(m.group(1))}"
+
+
+class Gomoku:
+    """OpenSpiel gomoku with its defaults (15 x 15, five in a row, no `anti`, no `wrap`):
+    action r * 15 + c, text `r,c` (row r from 0 at the top, column c from 0 at the left).
+    rulebook `place at=<column letter><15 - r>`, a1 the bottom left: `0,0` -> `place at=a15`."""
+
+    openspiel = "gomoku"
+    rules = "rules/classic/gomoku.rules"
+    pattern = re.compile(r"^(\d+),(\d+)$")
+    size = 15
+
+    def to_text(self, state, action):
+        m = self.pattern.match(state.action_to_string(action))
+        if not m:
+            raise ValueError(f"unexpected OpenSpiel action {state.action_to_string(action)!r}")
+        r, c = int(m.group(1)), int(m.group(2))
+        return f"place at={'abcdefghijklmno'[c]}{self.size - r}"
+
+
+class Nim:
+    """OpenSpiel nim with its defaults (`pile_sizes="1;3;5;7"`, `is_misere=True`): text
+    `pile:2, take:3;` (piles counted from 1). rulebook `take pile=pile2 n=3`."""
+
+    openspiel = "nim"
+    rules = "rules/classic/nim.rules"
+    pattern = re.compile(r"^pile:([1-4]), take:([1-7]);$")
+
+    def to_text(self, state, action):
+        m = self.pattern.match(state.action_to_string(action))
+        if not m:
+            raise ValueError(f"unexpected OpenSpiel action {state.action_to_string(action)!r}")
+        return f"take pile=pile{m.group(1)} n={m.group(2)}"
+
+
+class UltimateTicTacToe:
+    """OpenSpiel ultimate_tic_tac_toe: when the player may play on any small board, it first
+    chooses one (`Choose local board b`, a separate action of the same player, grouped here),
+    then a square of it, `Local board b: x(r,c)`. Boards b = 0..8 and squares (r, c) are
+    numbered row by row from the top left. rulebook's 9 x 9 field has a1 at the bottom left:
+    column 3 * (b % 3) + c, row 9 - (3 * (b // 3) + r). `Local board 4: x(1,1)` -> `place
+    cell=e5`."""
+
+    openspiel = "ultimate_tic_tac_toe"
+    rules = "rules/classic/ultimate_tic_tac_toe.rules"
+    choose = re.compile(r"^Choose local board ([0-8])$")
+    mark = re.compile(r"^Local board ([0-8]): [xo]\(([0-2]),([0-2])\)$")
+
+    def path_text(self, path):
+        texts = [text for _, text, _ in path]
+        if len(texts) == 2 and self.choose.match(texts[0]):
+            texts = texts[1:]
+        m = self.mark.match(texts[0]) if len(texts) == 1 else None
+        if not m:
+            raise ValueError(f"unexpected OpenSpiel actions {texts!r}")
+        b, r, c = int(m.group(1)), int(m.group(2)), int(m.group(3))
+        return f"place cell={'abcdefghi'[3 * (b % 3) + c]}{9 - (3 * (b // 3) + r)}"
+
+    def moves(self, state):
+        return grouped_moves(state, self.path_text)
+
+
+class Amazons:
+    """OpenSpiel amazons with its defaults (`board_size=10`): a move is three actions of the same
+    player, grouped here: `X From (7, 1)`, `X To (2, 6)`, `X Shoot: (1, 5)`, squares as (row,
+    column) from 1, row 1 printed at the top. Player 0 (X) has the queens of rows 7 and 10,
+    rulebook's white on a4, d1, g1, j4: column c -> letter, row r -> 11 - r.
+    rulebook `move from=a4 to=f9 arrow=e10`."""
+
+    openspiel = "amazons"
+    rules = "rules/classic/amazons.rules"
+    parts = [re.compile(r"^[XO] From \((\d+), (\d+)\)$"),
+             re.compile(r"^[XO] To \((\d+), (\d+)\)$"),
+             re.compile(r"^[XO] Shoot: \((\d+), (\d+)\)$")]
+
+    @staticmethod
+    def square(r, c):
+        return f"{'abcdefghij'[int(c) - 1]}{11 - int(r)}"
+
+    def path_text(self, path):
+        texts = [text for _, text, _ in path]
+        matches = [p.match(t) for p, t in zip(self.parts, texts)]
+        if len(texts) != 3 or not all(matches):
+            raise ValueError(f"unexpected OpenSpiel actions {texts!r}")
+        f, t, a = (self.square(*m.groups()) for m in matches)
+        return f"move from={f} to={t} arrow={a}"
+
+    def moves(self, state):
+        return grouped_moves(state, self.path_text)
+
+
+class LinesOfAction:
+    """OpenSpiel lines_of_action: text `b1-b3` (a move) or `c1xa3` (a capture), squares named
+    as in rulebook's grid (row 1 printed at the bottom). Player 0 (x, black) has the pieces of
+    rows 1 and 8 and moves first. rulebook `move from=b1 to=b3`, played with its variant
+    `openspiel` (a repeated board draws whoever is to move; 1,000 moves draw)."""
+
+    openspiel = "lines_of_action"
+    rules = "rules/classic/lines_of_action.rules"
+    variant = "openspiel"
+    pattern = re.compile(r"^([a-h][1-8])[-x]([a-h][1-8])$")
+
+    def to_text(self, state, action):
+        m = self.pattern.match(state.action_to_string(action))
+        if not m:
+            raise ValueError(f"unexpected OpenSpiel action {state.action_to_string(action)!r}")
+        return f"move from={m.group(1)} to={m.group(2)}"
+
+
+class Y:
+    """OpenSpiel y with its defaults (`board_size=19`): action y * 19 + x over the cells with
+    x + y <= 18, text `a1` .. (column letter x, row number y + 1). Its neighbours (x, y +- 1),
+    (x +- 1, y), (x + 1, y - 1), (x - 1, y + 1) are those of rulebook's hex(19, 19), so the
+    names map as they are: `c4` -> `place at=c4`."""
+
+    openspiel = "y"
+    rules = "rules/classic/y.rules"
+    pattern = re.compile(r"^[a-s](1[0-9]|[1-9])$")
+
+    def to_text(self, state, action):
+        text = state.action_to_string(action)
+        if not self.pattern.match(text):
+            raise ValueError(f"unexpected OpenSpiel action {text!r}")
+        return f"place at={text}"
+
+
+class Havannah:
+    """OpenSpiel havannah with its defaults (`board_size=8`, `swap=False`): action y * 15 + x,
+    text `a1` (column letter x, row number y + 1), the cells with |x - y| <= 7. Its neighbours
+    (x +- 1, y), (x, y +- 1), (x + 1, y + 1), (x - 1, y - 1) are those of rulebook's hex(8) with
+    the rows turned over: column x + 1, row 15 - y. `a1` -> `place at=a15`, `h8` -> `place
+    at=h8`."""
+
+    openspiel = "havannah"
+    rules = "rules/classic/havannah.rules"
+    pattern = re.compile(r"^([a-o])(1[0-5]|[1-9])$")
+
+    def to_text(self, state, action):
+        m = self.pattern.match(state.action_to_string(action))
+        if not m:
+            raise ValueError(f"unexpected OpenSpiel action {state.action_to_string(action)!r}")
+        return f"place at={m.group(1)}{16 - int(m.group(2))}"
+
+
 GAMES = {
     "tic_tac_toe": TicTacToe,
     "connect_four": ConnectFour,
@@ -201,6 +463,19 @@ GAMES = {
     "hex": Hex,
     "checkers": Checkers,
     "nine_mens_morris": NineMensMorris,
+    "othello": Othello,
+    "clobber": Clobber,
+    "pentago": Pentago,
+    "dots_and_boxes": DotsAndBoxes,
+    "oware": Oware,
+    "mancala": Mancala,
+    "gomoku": Gomoku,
+    "nim": Nim,
+    "ultimate_tic_tac_toe": UltimateTicTacToe,
+    "amazons": Amazons,
+    "lines_of_action": LinesOfAction,
+    "y": Y,
+    "havannah": Havannah,
 }
 
 
@@ -264,7 +539,10 @@ def play(game, mapping, rb, index, seed, history):
     """Plays game `index`; returns the number of steps compared and the outcome."""
     rng = random.Random(f"{seed}/{index}")
     state = game.new_initial_state()
-    _, legal = rb.send({"cmd": "new", "players": 2, "seed": index}, {"cmd": "legal"})
+    new = {"cmd": "new", "players": 2, "seed": index}
+    if getattr(mapping, "variant", None):
+        new["variant"] = mapping.variant  # the rules variant that plays as OpenSpiel does
+    _, legal = rb.send(new, {"cmd": "legal"})
     steps = 0
     while True:
         os_player = None if state.is_terminal() else state.current_player()
