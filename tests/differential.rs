@@ -96,3 +96,11 @@ fn checkers_agrees_with_openspiel() {
 fn nine_mens_morris_agrees_with_openspiel() {
     agrees_with_openspiel("nine_mens_morris", 20);
 }
+
+/// Kuhn poker: the deal is two chance outcomes compared with their probabilities, the payoffs
+/// (chips) are compared with rulebook's scores, and each seat's view and log against
+/// OpenSpiel's information state (the opponent's card unseen).
+#[test]
+fn kuhn_poker_agrees_with_openspiel() {
+    agrees_with_openspiel("kuhn_poker", 300);
+}

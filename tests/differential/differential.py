@@ -194,6 +194,42 @@ class NineMensMorris:
         return grouped_moves(state, self.path_text)
 
 
+# --- chance, simultaneous moves and hidden information ---------------------------------------
+#
+# These classes also have `chance_text(state, action)` (an OpenSpiel chance outcome -> rulebook's
+# `chance X`), `to_text(state, action, player)` at simultaneous nodes, `payoffs = True` (OpenSpiel's
+# returns are rulebook's scores, exactly) and `info` ("both" or "leak": see InfoCheck).
+
+
+class KuhnPoker:
+    """OpenSpiel deals card 0, 1, 2 (jack, queen, king; `Deal:2`) to player 0, then to player 1;
+    rulebook shuffles its deck of J, Q, K (two outcomes, top first) and deals the top card to p1,
+    the next to p2. `Pass` / `Bet` -> `pass` / `bet`. Returns = scores (chips won)."""
+
+    openspiel = "kuhn_poker"
+    rules = "rules/classic/kuhn_poker.rules"
+    payoffs = True
+    info = "both"
+    deal = re.compile(r"^Deal:([012])$")
+
+    def chance_text(self, state, action):
+        m = self.deal.match(state.action_to_string(action))
+        if not m:
+            raise ValueError(f"unexpected OpenSpiel outcome {state.action_to_string(action)!r}")
+        return f"chance {'JQK'[int(m.group(1))]}"
+
+    def to_text(self, state, action):
+        text = state.action_to_string(action)
+        if text not in ("Pass", "Bet"):
+            raise ValueError(f"unexpected OpenSpiel action {text!r}")
+        return text.lower()
+
+
+CHANCE_GAMES = {
+    "kuhn_poker": KuhnPoker,
+}
+
+
 GAMES = {
     "tic_tac_toe": TicTacToe,
     "connect_four": ConnectFour,
@@ -202,6 +238,7 @@ GAMES = {
     "checkers": Checkers,
     "nine_mens_morris": NineMensMorris,
 }
+GAMES.update(CHANCE_GAMES)
 
 
 # --- rulebook serve ---------------------------------------------------------------------------
@@ -260,63 +297,192 @@ class Disagreement(Exception):
     pass
 
 
-def play(game, mapping, rb, index, seed, history):
+def os_moves(state, mapping, player=None):
+    """OpenSpiel's legal actions at a player node as {rulebook text: [actions]} (at a
+    simultaneous node, those of `player`)."""
+    if player is None and hasattr(mapping, "moves"):
+        return mapping.moves(state)
+    moves = {}
+    actions = state.legal_actions() if player is None else state.legal_actions(player)
+    for a in actions:
+        if player is None:
+            text = mapping.to_text(state, a)
+        else:
+            text = mapping.to_text(state, a, player)
+        if text in moves:
+            raise Disagreement(f"two OpenSpiel actions map to {text!r}")
+        moves[text] = [a]
+    return moves
+
+
+def compare_sets(what, os_player, rb_actor, os_actions, rb_texts):
+    """The player to act and the set of legal texts must agree."""
+    rb_set = set(rb_texts)
+    problems = []
+    if os_player != seat_of(rb_actor):
+        problems.append(f"{what}: OpenSpiel {os_player}, rulebook {rb_actor}")
+    if len(rb_set) != len(rb_texts):
+        problems.append("rulebook lists an action twice")
+    if set(os_actions) != rb_set:
+        only_os = sorted(set(os_actions) - rb_set)
+        only_rb = sorted(rb_set - set(os_actions))
+        problems.append(f"legal sets differ: only OpenSpiel {only_os}, only rulebook {only_rb}")
+    if problems:
+        raise Disagreement(
+            "; ".join(problems)
+            + f"\n  OpenSpiel legal ({len(os_actions)}): {sorted(os_actions)}"
+            + f"\n  rulebook legal ({len(rb_texts)}): {sorted(rb_texts)}"
+        )
+
+
+def chance_step(state, mapping, legal, rng, history):
+    """An OpenSpiel chance node: rulebook must wait for chance too, with the same outcomes
+    (written as rulebook texts) at the same probabilities. One outcome, picked at random, is
+    returned with its OpenSpiel action."""
+    if legal["actor"] != "chance":
+        raise Disagreement(f"OpenSpiel is at a chance node, rulebook's actor is {legal['actor']}"
+                           f" (legal {sorted(a['text'] for a in legal.get('actions', []))})")
+    os_outcomes = {}
+    for a, p in state.chance_outcomes():
+        text = mapping.chance_text(state, a)
+        if text in os_outcomes:
+            raise Disagreement(f"two OpenSpiel chance outcomes map to {text!r}")
+        os_outcomes[text] = (a, p)
+    rb_outcomes = {}
+    for o in legal["outcomes"]:
+        if o["text"] in rb_outcomes:
+            raise Disagreement(f"rulebook lists the outcome {o['text']!r} twice")
+        rb_outcomes[o["text"]] = o["weight"] / o["total"]
+    if set(os_outcomes) != set(rb_outcomes):
+        raise Disagreement(
+            f"chance outcomes differ: only OpenSpiel {sorted(set(os_outcomes) - set(rb_outcomes))},"
+            f" only rulebook {sorted(set(rb_outcomes) - set(os_outcomes))}"
+            f"\n  OpenSpiel: {sorted((t, p) for t, (_, p) in os_outcomes.items())}"
+            f"\n  rulebook: {sorted(rb_outcomes.items())}")
+    for text, (_, p) in os_outcomes.items():
+        if abs(p - rb_outcomes[text]) > 1e-9:
+            raise Disagreement(f"probability of {text!r}: OpenSpiel {p}, rulebook "
+                               f"{rb_outcomes[text]}\n  OpenSpiel: {sorted(os_outcomes.items())}"
+                               f"\n  rulebook: {sorted(rb_outcomes.items())}")
+    text = rng.choice(sorted(os_outcomes))
+    action = os_outcomes[text][0]
+    history.append((text, state.action_to_string(action), ("chance", action)))
+    return text, action
+
+
+class InfoCheck:
+    """What a seat may know must agree: OpenSpiel's information state string of seat K
+    against rulebook's view of seat K together with the log as seat K reads it. Two positions
+    OpenSpiel's seat cannot tell apart must look the same to rulebook's seat (otherwise
+    rulebook shows something OpenSpiel hides), and, with `both`, two positions rulebook's seat
+    cannot tell apart must have the same OpenSpiel information state (otherwise rulebook
+    hides something OpenSpiel shows). Kept across the games of a run."""
+
+    def __init__(self, both):
+        self.both = both
+        self.by_info = {}
+        self.by_view = {}
+        self.checked = 0
+
+    def check(self, game_index, state, rb, players):
+        requests = []
+        for k in range(players):
+            requests += [{"cmd": "view", "seat": k}, {"cmd": "log", "seat": k}]
+        replies = rb.send(*requests)
+        for k in range(players):
+            view, log = replies[2 * k]["view"], replies[2 * k + 1]["entries"]
+            seen = json.dumps([view, log], sort_keys=True)
+            info = state.information_state_string(k)
+            self.checked += 1
+            old = self.by_info.setdefault((k, info), (seen, game_index))
+            if old[0] != seen:
+                raise Disagreement(
+                    f"seat {k}: OpenSpiel's information state is the same as in game {old[1]},"
+                    f" rulebook's view and log differ (rulebook shows what OpenSpiel hides)"
+                    f"\n  information state: {info!r}\n  then: {old[0]}\n  now:  {seen}")
+            if self.both:
+                old = self.by_view.setdefault((k, seen), (info, game_index))
+                if old[0] != info:
+                    raise Disagreement(
+                        f"seat {k}: rulebook's view and log are the same as in game {old[1]},"
+                        f" OpenSpiel's information state differs (rulebook hides what OpenSpiel"
+                        f" shows)\n  view and log: {seen}\n  then: {old[0]!r}\n  now:  {info!r}")
+
+
+def play(game, mapping, rb, index, seed, history, info=None):
     """Plays game `index`; returns the number of steps compared and the outcome."""
     rng = random.Random(f"{seed}/{index}")
     state = game.new_initial_state()
-    _, legal = rb.send({"cmd": "new", "players": 2, "seed": index}, {"cmd": "legal"})
+    players = game.num_players()
+    _, legal = rb.send(
+        {"cmd": "new", "players": players, "seed": index, "chance": "external"}, {"cmd": "legal"})
     steps = 0
     while True:
-        os_player = None if state.is_terminal() else state.current_player()
-        rb_player = seat_of(legal["actor"])
-        os_actions = {}
-        if state.is_terminal():
-            pass
-        elif hasattr(mapping, "moves"):
-            os_actions = mapping.moves(state)
+        if state.is_chance_node():
+            steps += 1
+            text, action = chance_step(state, mapping, legal, rng, history)
+            state.apply_action(action)
+            reply, legal = rb.send({"cmd": "apply", "action": text}, {"cmd": "legal"})
+        elif state.is_simultaneous_node():
+            # every seat in turn (rulebook asks the pending seats of a `choose each` in seat
+            # order, each committing unseen), then the joint action
+            if info is not None:
+                info.check(index, state, rb, players)
+            joint, texts = [], []
+            for p in range(players):
+                os_actions = os_moves(state, mapping, p)
+                rb_texts = [a["text"] for a in legal.get("actions", [])]
+                compare_sets(f"seat to choose (simultaneous, seat {p})", p, legal["actor"],
+                             os_actions, rb_texts)
+                steps += 1
+                text = rng.choice(sorted(os_actions))
+                joint += os_actions[text]
+                texts.append(text)
+                reply, legal = rb.send({"cmd": "apply", "action": text}, {"cmd": "legal"})
+                if p < players - 1 and reply["finished"]:
+                    raise Disagreement(f"rulebook finished before seat {p + 1} chose")
+            history.append((" & ".join(texts),
+                            " & ".join(state.action_to_string(p, a) for p, a in enumerate(joint)),
+                            ("joint", joint)))
+            state.apply_actions(joint)
         else:
-            for a in state.legal_actions():
-                text = mapping.to_text(state, a)
-                if text in os_actions:
-                    raise Disagreement(f"two OpenSpiel actions map to {text!r}")
-                os_actions[text] = [a]
-        rb_texts = [a["text"] for a in legal.get("actions", [])]
-        rb_set = set(rb_texts)
-        problems = []
-        if os_player != rb_player:
-            problems.append(f"player to move: OpenSpiel {os_player}, rulebook {legal['actor']}")
-        if len(rb_set) != len(rb_texts):
-            problems.append("rulebook lists an action twice")
-        if set(os_actions) != rb_set:
-            only_os = sorted(set(os_actions) - rb_set)
-            only_rb = sorted(rb_set - set(os_actions))
-            problems.append(f"legal sets differ: only OpenSpiel {only_os}, only rulebook {only_rb}")
-        if problems:
-            raise Disagreement(
-                "; ".join(problems)
-                + f"\n  OpenSpiel legal ({len(os_actions)}): {sorted(os_actions)}"
-                + f"\n  rulebook legal ({len(rb_texts)}): {sorted(rb_texts)}"
-            )
-        if os_player is None:
-            break
-        if not os_actions:
-            raise Disagreement("neither has a legal action, but the game is not over")
-        steps += 1
-        text = rng.choice(sorted(os_actions))
-        history.append((text, ", ".join(state.action_to_string(a) for a in os_actions[text][:1])))
-        for a in os_actions[text]:
-            state.apply_action(a)
-        reply, legal = rb.send({"cmd": "apply", "action": text}, {"cmd": "legal"})
-        if (getattr(mapping, "draw_rule", False) and state.is_terminal()
-                and not reply["finished"] and all(r == 0 for r in state.returns())):
-            return steps, "stopped"  # OpenSpiel's own draw rule, which rulebook's file lacks
+            os_player = None if state.is_terminal() else state.current_player()
+            os_actions = {} if state.is_terminal() else os_moves(state, mapping)
+            rb_texts = [a["text"] for a in legal.get("actions", [])]
+            compare_sets("player to move", os_player, legal["actor"], os_actions, rb_texts)
+            if os_player is None:
+                break
+            if not os_actions:
+                raise Disagreement("neither has a legal action, but the game is not over")
+            if info is not None:
+                info.check(index, state, rb, players)
+            steps += 1
+            text = rng.choice(sorted(os_actions))
+            history.append((text, ", ".join(state.action_to_string(a) for a in os_actions[text][:1]),
+                            ("moves", os_actions[text])))
+            for a in os_actions[text]:
+                state.apply_action(a)
+            reply, legal = rb.send({"cmd": "apply", "action": text}, {"cmd": "legal"})
+            if (getattr(mapping, "draw_rule", False) and state.is_terminal()
+                    and not reply["finished"] and all(r == 0 for r in state.returns())):
+                return steps, "stopped"  # OpenSpiel's own draw rule, which rulebook's file lacks
         if reply["finished"] != state.is_terminal():
             raise Disagreement(
                 f"game over: OpenSpiel {state.is_terminal()}, rulebook {reply['finished']}"
             )
     (status,) = rb.send({"cmd": "status"})
     returns = state.returns()
-    os_outcome = outcome_text([p for p, r in enumerate(returns) if r > 0])
+    if getattr(mapping, "payoffs", False):
+        # the payoffs are rulebook's scores, exactly; the winners are the seats of the highest
+        # payoff, nobody when all are equal (rulebook: `ties draw`)
+        best = max(returns)
+        tied = all(r == best for r in returns)
+        os_outcome = outcome_text([] if tied else [p for p, r in enumerate(returns) if r == best])
+        if status["scores"] != [int(r) if r == int(r) else r for r in returns]:
+            raise Disagreement(f"payoffs: OpenSpiel returns {returns}, rulebook scores "
+                               f"{status['scores']} (status {json.dumps(status)})")
+    else:
+        os_outcome = outcome_text([p for p, r in enumerate(returns) if r > 0])
     rb_outcome = outcome_text(status["winners"] or [])
     if not status["finished"] or os_outcome != rb_outcome:
         raise Disagreement(
@@ -334,26 +500,32 @@ def main():
     parser.add_argument("--first", type=int, default=0, help="index of the first game (to replay one)")
     parser.add_argument("--rulebook", required=True, help="the rulebook binary")
     parser.add_argument("--rules", help="the rules file (default: the game's file under rules/)")
+    parser.add_argument("--no-info", action="store_true",
+                        help="do not compare what each seat may know (views against information states)")
     args = parser.parse_args()
 
     import pyspiel  # after argparse, so --help works without OpenSpiel
 
     mapping = GAMES[args.game]()
     rules = args.rules or str(ROOT / mapping.rules)
-    game = pyspiel.load_game(mapping.openspiel)
+    game = pyspiel.load_game(mapping.openspiel, getattr(mapping, "parameters", {}))
     rb = Rulebook(args.rulebook, rules)
+    # what each seat may know, where OpenSpiel says it (imperfect-information games)
+    info = None
+    if getattr(mapping, "info", None) and not args.no_info:
+        info = InfoCheck(mapping.info == "both")
     start = time.perf_counter()
     steps = 0
     outcomes = {}
     for index in range(args.first, args.first + args.games):
         history = []
         try:
-            n, outcome = play(game, mapping, rb, index, args.seed, history)
+            n, outcome = play(game, mapping, rb, index, args.seed, history, info)
         except (Disagreement, RulebookError, ValueError) as e:
             print(f"DISAGREEMENT in {args.game}, game {index} (--seed {args.seed} --first {index}"
                   f" --games 1), step {len(history)}: {e}")
             print("  moves (rulebook text / OpenSpiel text): "
-                  + (", ".join(f"{t} / {o}" for t, o in history) or "none"))
+                  + (", ".join(f"{t} / {o}" for t, o, _ in history) or "none"))
             try:
                 board = str(game_state(game, history, mapping)).replace("\n", "\n    ")
             except Exception as err:  # the report must not hide the disagreement
@@ -373,6 +545,8 @@ def main():
         "outcomes": dict(sorted(outcomes.items())),
         "seconds": round(seconds, 3),
         "games_per_second": round(args.games / seconds, 1) if seconds > 0 else None,
+        **({"views_compared": info.checked, "information_states": len(info.by_info)}
+           if info is not None else {}),
         "agree": True,
     }))
 
@@ -380,13 +554,14 @@ def main():
 def game_state(game, history, mapping):
     """OpenSpiel's state after the moves of `history` (for the report)."""
     state = game.new_initial_state()
-    for text, _ in history:
-        if hasattr(mapping, "moves"):
-            by_text = mapping.moves(state)
+    for _, _, (kind, actions) in history:
+        if kind == "chance":
+            state.apply_action(actions)
+        elif kind == "joint":
+            state.apply_actions(actions)
         else:
-            by_text = {mapping.to_text(state, a): [a] for a in state.legal_actions()}
-        for a in by_text[text]:
-            state.apply_action(a)
+            for a in actions:
+                state.apply_action(a)
     return state
 
 
