@@ -104,3 +104,9 @@ fn nine_mens_morris_agrees_with_openspiel() {
 fn kuhn_poker_agrees_with_openspiel() {
     agrees_with_openspiel("kuhn_poker", 300);
 }
+
+/// Leduc poker: cards dealt one at a time (a roll over the deck), two betting rounds.
+#[test]
+fn leduc_poker_agrees_with_openspiel() {
+    agrees_with_openspiel("leduc_poker", 200);
+}

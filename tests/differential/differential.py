@@ -225,8 +225,35 @@ class KuhnPoker:
         return text.lower()
 
 
+
+class LeducPoker:
+    """OpenSpiel cards 0..5 are J1 J2 Q1 Q2 K1 K2 (rank card // 2, suit card % 2 + 1), each
+    chance outcome `Chance outcome:c` deals card c: player 0's, player 1's, then (after the
+    first round) the public card; rulebook rolls a card of its deck each time (`chance Q2`).
+    `Fold` / `Call` / `Raise` -> `fold` / `call` / `raise`. Returns = scores (chips won)."""
+
+    openspiel = "leduc_poker"
+    rules = "rules/classic/leduc_poker.rules"
+    payoffs = True
+    info = "both"
+    deal = re.compile(r"^Chance outcome:([0-5])$")
+
+    def chance_text(self, state, action):
+        m = self.deal.match(state.action_to_string(action))
+        if not m:
+            raise ValueError(f"unexpected OpenSpiel outcome {state.action_to_string(action)!r}")
+        c = int(m.group(1))
+        return f"chance {'JQK'[c // 2]}{c % 2 + 1}"
+
+    def to_text(self, state, action):
+        text = state.action_to_string(action)
+        if text not in ("Fold", "Call", "Raise"):
+            raise ValueError(f"unexpected OpenSpiel action {text!r}")
+        return text.lower()
+
 CHANCE_GAMES = {
     "kuhn_poker": KuhnPoker,
+    "leduc_poker": LeducPoker,
 }
 
 
