@@ -110,3 +110,9 @@ fn kuhn_poker_agrees_with_openspiel() {
 fn leduc_poker_agrees_with_openspiel() {
     agrees_with_openspiel("leduc_poker", 200);
 }
+
+/// Goofspiel: a chance prize and a simultaneous bid (`choose each`) every turn.
+#[test]
+fn goofspiel_agrees_with_openspiel() {
+    agrees_with_openspiel("goofspiel", 30);
+}

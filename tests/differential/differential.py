@@ -251,9 +251,36 @@ class LeducPoker:
             raise ValueError(f"unexpected OpenSpiel action {text!r}")
         return text.lower()
 
+
+class Goofspiel:
+    """OpenSpiel `goofspiel` with its defaults (13 cards, prizes in random order, win/loss
+    returns): chance `Deal 5` turns up the prize 5 -> `chance 5` (rulebook rolls over its row of
+    prizes); each seat's bid `[P0]Bid: 7` -> `card=7`, a `choose each`. OpenSpiel plays the
+    13th turn itself (no choice), as rulebook's [GS-4] does."""
+
+    openspiel = "goofspiel"
+    rules = "rules/classic/goofspiel.rules"
+    info = "both"
+    deal = re.compile(r"^Deal (\d+)$")
+    bid = re.compile(r"^\[P([01])\]Bid: (\d+)$")
+
+    def chance_text(self, state, action):
+        m = self.deal.match(state.action_to_string(action))
+        if not m:
+            raise ValueError(f"unexpected OpenSpiel outcome {state.action_to_string(action)!r}")
+        return f"chance {m.group(1)}"
+
+    def to_text(self, state, action, player):
+        text = state.action_to_string(player, action)
+        m = self.bid.match(text)
+        if not m or int(m.group(1)) != player:
+            raise ValueError(f"unexpected OpenSpiel action {text!r}")
+        return f"card={m.group(2)}"
+
 CHANCE_GAMES = {
     "kuhn_poker": KuhnPoker,
     "leduc_poker": LeducPoker,
+    "goofspiel": Goofspiel,
 }
 
 
