@@ -116,3 +116,9 @@ fn leduc_poker_agrees_with_openspiel() {
 fn goofspiel_agrees_with_openspiel() {
     agrees_with_openspiel("goofspiel", 30);
 }
+
+/// Oshi-zumo: a simultaneous bid (`choose each`) every turn.
+#[test]
+fn oshi_zumo_agrees_with_openspiel() {
+    agrees_with_openspiel("oshi_zumo", 100);
+}

@@ -277,10 +277,29 @@ class Goofspiel:
             raise ValueError(f"unexpected OpenSpiel action {text!r}")
         return f"card={m.group(2)}"
 
+
+class OshiZumo:
+    """OpenSpiel `oshi_zumo` with its defaults (50 coins, size 3: positions 0..8, the wrestler
+    on 4, minimum bid 0, horizon 1000, not alesia): each seat's bid `[P1]Bid: 7` -> `bid=7`,
+    a `choose each`. Player 0 pushes towards 8."""
+
+    openspiel = "oshi_zumo"
+    rules = "rules/classic/oshi_zumo.rules"
+    info = "both"
+    bid = re.compile(r"^\[P([01])\]Bid: (\d+)$")
+
+    def to_text(self, state, action, player):
+        text = state.action_to_string(player, action)
+        m = self.bid.match(text)
+        if not m or int(m.group(1)) != player:
+            raise ValueError(f"unexpected OpenSpiel action {text!r}")
+        return f"bid={m.group(2)}"
+
 CHANCE_GAMES = {
     "kuhn_poker": KuhnPoker,
     "leduc_poker": LeducPoker,
     "goofspiel": Goofspiel,
+    "oshi_zumo": OshiZumo,
 }
 
 
