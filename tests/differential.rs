@@ -122,3 +122,11 @@ fn goofspiel_agrees_with_openspiel() {
 fn oshi_zumo_agrees_with_openspiel() {
     agrees_with_openspiel("oshi_zumo", 100);
 }
+
+/// Pig: a die thrown after every `roll`; and with a horizon of 30 decisions (OpenSpiel's
+/// `horizon`, rulebook's `HORIZON`), where every game is drawn.
+#[test]
+fn pig_agrees_with_openspiel() {
+    agrees_with_openspiel("pig", 30);
+    agrees_with_openspiel("pig_horizon", 100);
+}

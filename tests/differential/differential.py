@@ -295,11 +295,43 @@ class OshiZumo:
             raise ValueError(f"unexpected OpenSpiel action {text!r}")
         return f"bid={m.group(2)}"
 
+
+class Pig:
+    """OpenSpiel `pig` with its defaults (a six-sided die, 100 to win, horizon 1000, not
+    piglet): `roll` / `stop` are rulebook's `roll` / `stop`; chance `Roll 4` -> `chance 4`
+    (rulebook's `roll die`)."""
+
+    openspiel = "pig"
+    rules = "rules/classic/pig.rules"
+    die = re.compile(r"^Roll ([1-6])$")
+
+    def chance_text(self, state, action):
+        m = self.die.match(state.action_to_string(action))
+        if not m:
+            raise ValueError(f"unexpected OpenSpiel outcome {state.action_to_string(action)!r}")
+        return f"chance {m.group(1)}"
+
+    def to_text(self, state, action):
+        text = state.action_to_string(action)
+        if text not in ("roll", "stop"):
+            raise ValueError(f"unexpected OpenSpiel action {text!r}")
+        return text
+
+
+class PigHorizon(Pig):
+    """Pig with a horizon of 30 decisions (OpenSpiel `horizon=30`, rulebook `HORIZON = 30`),
+    so that games reach it: a roll that is the 30th decision ends the game unthrown."""
+
+    parameters = {"horizon": 30}
+    set = {"HORIZON": 30}
+
 CHANCE_GAMES = {
     "kuhn_poker": KuhnPoker,
     "leduc_poker": LeducPoker,
     "goofspiel": Goofspiel,
     "oshi_zumo": OshiZumo,
+    "pig": Pig,
+    "pig_horizon": PigHorizon,
 }
 
 
@@ -487,8 +519,10 @@ def play(game, mapping, rb, index, seed, history, info=None):
     rng = random.Random(f"{seed}/{index}")
     state = game.new_initial_state()
     players = game.num_players()
-    _, legal = rb.send(
-        {"cmd": "new", "players": players, "seed": index, "chance": "external"}, {"cmd": "legal"})
+    new = {"cmd": "new", "players": players, "seed": index, "chance": "external"}
+    if getattr(mapping, "set", None):
+        new["set"] = mapping.set  # constants matching `parameters` given to OpenSpiel
+    _, legal = rb.send(new, {"cmd": "legal"})
     steps = 0
     while True:
         if state.is_chance_node():
