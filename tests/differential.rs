@@ -130,3 +130,9 @@ fn pig_agrees_with_openspiel() {
     agrees_with_openspiel("pig", 30);
     agrees_with_openspiel("pig_horizon", 100);
 }
+
+/// Liar's dice: each die a roll into an `owner` variable, seen by its seat only.
+#[test]
+fn liars_dice_agrees_with_openspiel() {
+    agrees_with_openspiel("liars_dice", 200);
+}

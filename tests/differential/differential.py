@@ -325,6 +325,34 @@ class PigHorizon(Pig):
     parameters = {"horizon": 30}
     set = {"HORIZON": 30}
 
+
+class LiarsDice:
+    """OpenSpiel `liars_dice` with its defaults (2 players, 1 die each, 6 sides, bids ranked
+    by quantity then face, 6 wild): chance `Roll 3` (player 0's die, then player 1's) ->
+    `chance 3` (rulebook's `roll die[p]`); a bid `2-5` (quantity-face) -> `bid quantity=2
+    face=5`; `Liar` -> `liar`."""
+
+    openspiel = "liars_dice"
+    rules = "rules/classic/liars_dice.rules"
+    info = "both"
+    roll = re.compile(r"^Roll ([1-6])$")
+    bid = re.compile(r"^([12])-([1-6])$")
+
+    def chance_text(self, state, action):
+        m = self.roll.match(state.action_to_string(action))
+        if not m:
+            raise ValueError(f"unexpected OpenSpiel outcome {state.action_to_string(action)!r}")
+        return f"chance {m.group(1)}"
+
+    def to_text(self, state, action):
+        text = state.action_to_string(action)
+        if text == "Liar":
+            return "liar"
+        m = self.bid.match(text)
+        if not m:
+            raise ValueError(f"unexpected OpenSpiel action {text!r}")
+        return f"bid quantity={m.group(1)} face={m.group(2)}"
+
 CHANCE_GAMES = {
     "kuhn_poker": KuhnPoker,
     "leduc_poker": LeducPoker,
@@ -332,6 +360,7 @@ CHANCE_GAMES = {
     "oshi_zumo": OshiZumo,
     "pig": Pig,
     "pig_horizon": PigHorizon,
+    "liars_dice": LiarsDice,
 }
 
 
