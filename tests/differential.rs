@@ -136,3 +136,9 @@ fn pig_agrees_with_openspiel() {
 fn liars_dice_agrees_with_openspiel() {
     agrees_with_openspiel("liars_dice", 200);
 }
+
+/// Rock, paper, scissors (`matrix_rps`): one simultaneous node; the payoffs are the scores.
+#[test]
+fn matrix_rps_agrees_with_openspiel() {
+    agrees_with_openspiel("matrix_rps", 300);
+}

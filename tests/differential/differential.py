@@ -353,6 +353,23 @@ class LiarsDice:
             raise ValueError(f"unexpected OpenSpiel action {text!r}")
         return f"bid quantity={m.group(1)} face={m.group(2)}"
 
+
+class MatrixRps:
+    """OpenSpiel `matrix_rps`: one simultaneous node, `Rock` / `Paper` / `Scissors` for each
+    seat -> `rock` / `paper` / `scissors` (a `choose each` of inline options). Returns = scores
+    (+1 / -1 / 0)."""
+
+    openspiel = "matrix_rps"
+    rules = "rules/classic/matrix_rps.rules"
+    payoffs = True
+    info = "both"
+
+    def to_text(self, state, action, player):
+        text = state.action_to_string(player, action)
+        if text not in ("Rock", "Paper", "Scissors"):
+            raise ValueError(f"unexpected OpenSpiel action {text!r}")
+        return text.lower()
+
 CHANCE_GAMES = {
     "kuhn_poker": KuhnPoker,
     "leduc_poker": LeducPoker,
@@ -361,6 +378,7 @@ CHANCE_GAMES = {
     "pig": Pig,
     "pig_horizon": PigHorizon,
     "liars_dice": LiarsDice,
+    "matrix_rps": MatrixRps,
 }
 
 
