@@ -142,3 +142,10 @@ fn liars_dice_agrees_with_openspiel() {
 fn matrix_rps_agrees_with_openspiel() {
     agrees_with_openspiel("matrix_rps", 300);
 }
+
+/// First-price sealed-bid auction: values rolled into `owner` variables, sealed bids, and a
+/// chance node for the winner among the highest bids; the payoffs are the scores.
+#[test]
+fn first_sealed_auction_agrees_with_openspiel() {
+    agrees_with_openspiel("first_sealed_auction", 300);
+}
