@@ -149,3 +149,12 @@ fn matrix_rps_agrees_with_openspiel() {
 fn first_sealed_auction_agrees_with_openspiel() {
     agrees_with_openspiel("first_sealed_auction", 300);
 }
+
+/// Phantom tic-tac-toe: each seat's own board an `owner` variable; a try on the other's mark
+/// is learnt and the player goes again. Compared with OpenSpiel's default observation and
+/// with `reveal-numturns` (see tests/differential/README.md).
+#[test]
+fn phantom_ttt_agrees_with_openspiel() {
+    agrees_with_openspiel("phantom_ttt", 100);
+    agrees_with_openspiel("phantom_ttt_numturns", 50);
+}

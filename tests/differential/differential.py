@@ -407,6 +407,32 @@ class FirstSealedAuction:
             raise ValueError(f"unexpected OpenSpiel action {text!r}")
         return f"amount={m.group(2)}"
 
+
+class PhantomTTT(TicTacToe):
+    """OpenSpiel `phantom_ttt` with its defaults (classical: a player who names a cell the
+    other has taken learns it and names another; observation `reveal-nothing`): the actions
+    are tic-tac-toe's, `x(r,c)` -> `place cell=...`. Each seat's information state is its own
+    board and its own actions in order: compared (as `leak`) with rulebook's view of the seat
+    to act. rulebook's log tells a seat how many decisions the other made, which
+    `reveal-nothing` hides, and rulebook's view does not hold the order of one's own tries,
+    which the information state does: so views only, and only one way."""
+
+    openspiel = "phantom_ttt"
+    rules = "rules/classic/phantom_ttt.rules"
+    info = "leak"
+    info_acting_only = True
+    info_log = False
+
+
+class PhantomTTTNumTurns(PhantomTTT):
+    """The same game with OpenSpiel's observation `reveal-numturns` (the number of the other's
+    decisions is known, as rulebook's log tells it): rulebook's view and log of the seat to
+    act against the information state, both ways."""
+
+    parameters = {"obstype": "reveal-numturns"}
+    info = "both"
+    info_log = True
+
 CHANCE_GAMES = {
     "kuhn_poker": KuhnPoker,
     "leduc_poker": LeducPoker,
@@ -417,6 +443,8 @@ CHANCE_GAMES = {
     "liars_dice": LiarsDice,
     "matrix_rps": MatrixRps,
     "first_sealed_auction": FirstSealedAuction,
+    "phantom_ttt": PhantomTTT,
+    "phantom_ttt_numturns": PhantomTTTNumTurns,
 }
 
 
