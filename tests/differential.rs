@@ -158,3 +158,10 @@ fn phantom_ttt_agrees_with_openspiel() {
     agrees_with_openspiel("phantom_ttt", 100);
     agrees_with_openspiel("phantom_ttt_numturns", 50);
 }
+
+/// Dark Hex (3 x 3, OpenSpiel's default): Phantom tic-tac-toe's hidden boards on a Hex board.
+#[test]
+fn dark_hex_agrees_with_openspiel() {
+    agrees_with_openspiel("dark_hex", 100);
+    agrees_with_openspiel("dark_hex_numturns", 50);
+}

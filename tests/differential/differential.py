@@ -433,6 +433,37 @@ class PhantomTTTNumTurns(PhantomTTT):
     info = "both"
     info_log = True
 
+
+class DarkHex:
+    """OpenSpiel `dark_hex` with its defaults (3 x 3, classical: a player who names a cell the
+    other has taken learns it and names another; observation `reveal-nothing`): action texts
+    `a1` .. `c3` are Hex's, the same names in rulebook's `hex(3, 3)` -> `place cell=b2`. The
+    information state is the seat's own board, the number of decisions made in all and the
+    seat's own actions: compared (as `leak`) with rulebook's view of the seat to act
+    (rulebook's log also tells when the other's decisions came, which OpenSpiel hides)."""
+
+    openspiel = "dark_hex"
+    rules = "rules/classic/dark_hex.rules"
+    info = "leak"
+    info_acting_only = True
+    info_log = False
+    pattern = re.compile(r"^[a-c][1-3]$")
+
+    def to_text(self, state, action):
+        text = state.action_to_string(action)
+        if not self.pattern.match(text):
+            raise ValueError(f"unexpected OpenSpiel action {text!r}")
+        return f"place cell={text}"
+
+
+class DarkHexNumTurns(DarkHex):
+    """The same with OpenSpiel's observation `reveal-numturns` (the other's decisions in their
+    places, as rulebook's log tells them): views and log of the seat to act, both ways."""
+
+    parameters = {"obstype": "reveal-numturns"}
+    info = "both"
+    info_log = True
+
 CHANCE_GAMES = {
     "kuhn_poker": KuhnPoker,
     "leduc_poker": LeducPoker,
@@ -445,6 +476,8 @@ CHANCE_GAMES = {
     "first_sealed_auction": FirstSealedAuction,
     "phantom_ttt": PhantomTTT,
     "phantom_ttt_numturns": PhantomTTTNumTurns,
+    "dark_hex": DarkHex,
+    "dark_hex_numturns": DarkHexNumTurns,
 }
 
 
