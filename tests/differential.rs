@@ -165,3 +165,10 @@ fn dark_hex_agrees_with_openspiel() {
     agrees_with_openspiel("dark_hex", 100);
     agrees_with_openspiel("dark_hex_numturns", 50);
 }
+
+/// Blackjack: one player against the dealer, each card a roll over the deck, the dealer's hole
+/// card hidden; the return (+1, 0, -1) is the score.
+#[test]
+fn blackjack_agrees_with_openspiel() {
+    agrees_with_openspiel("blackjack", 100);
+}

@@ -464,6 +464,32 @@ class DarkHexNumTurns(DarkHex):
     info = "both"
     info_log = True
 
+
+class Blackjack:
+    """OpenSpiel `blackjack` (one player against the dealer): each chance outcome deals one
+    card, named as in rulebook's deck (`CA`, `D7`, `HT`, `SK`: suit, then rank) -> `chance D7`
+    (a roll over the deck): the player's two, the dealer's hole card, the dealer's up card,
+    then one per hit and per dealer's draw. `Hit` / `Stand` -> `hit` / `stand`. The return
+    (+1 / 0 / -1) is rulebook's score; a win is `win`, a loss `end lose`, a push `end draw`."""
+
+    openspiel = "blackjack"
+    rules = "rules/classic/blackjack.rules"
+    payoffs = True
+    info = "both"
+    card = re.compile(r"^[CDHS][A2-9TJQK]$")
+
+    def chance_text(self, state, action):
+        text = state.action_to_string(action)
+        if not self.card.match(text):
+            raise ValueError(f"unexpected OpenSpiel outcome {text!r}")
+        return f"chance {text}"
+
+    def to_text(self, state, action):
+        text = state.action_to_string(action)
+        if text not in ("Hit", "Stand"):
+            raise ValueError(f"unexpected OpenSpiel action {text!r}")
+        return text.lower()
+
 CHANCE_GAMES = {
     "kuhn_poker": KuhnPoker,
     "leduc_poker": LeducPoker,
@@ -478,6 +504,7 @@ CHANCE_GAMES = {
     "phantom_ttt_numturns": PhantomTTTNumTurns,
     "dark_hex": DarkHex,
     "dark_hex_numturns": DarkHexNumTurns,
+    "blackjack": Blackjack,
 }
 
 
@@ -741,10 +768,10 @@ def play(game, mapping, rb, index, seed, history, info=None):
     returns = state.returns()
     if getattr(mapping, "payoffs", False):
         # the payoffs are rulebook's scores, exactly; the winners are the seats of the highest
-        # payoff, nobody when all are equal (rulebook: `ties draw`)
+        # payoff when it is above 0 (nobody wins a tie at 0: rulebook's `ties draw`; a lone
+        # player wins with a positive payoff only)
         best = max(returns)
-        tied = all(r == best for r in returns)
-        os_outcome = outcome_text([] if tied else [p for p, r in enumerate(returns) if r == best])
+        os_outcome = outcome_text([p for p, r in enumerate(returns) if r == best and r > 0])
         if status["scores"] != [int(r) if r == int(r) else r for r in returns]:
             raise Disagreement(f"payoffs: OpenSpiel returns {returns}, rulebook scores "
                                f"{status['scores']} (status {json.dumps(status)})")
