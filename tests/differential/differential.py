@@ -4,9 +4,14 @@
     differential.py GAME --games N --seed S --rulebook PATH [--rules FILE]
 
 For each of N random games it plays the same moves in OpenSpiel (`pyspiel`) and in one
-`rulebook serve` process, and at every step compares the player to move and the set of legal
-actions, both written as rulebook action texts. A random legal action (random.Random, seeded
-per game from S) is applied to both. At the end the outcome (winner or draw) is compared.
+`rulebook serve` process (external chance), and at every step compares the player to move and
+the set of legal actions, both written as rulebook action texts. A random legal action
+(random.Random, seeded per game from S) is applied to both. At a chance node rulebook must wait
+for chance too, with the same outcomes at the same probabilities; at a simultaneous node each
+seat's legal set is compared in seat order (rulebook's `choose each`), then the joint action is
+applied. At the end the outcome (winner or draw) is compared, and the payoffs against
+rulebook's scores where the game has them. For games with hidden information each seat's view
+(and log) is compared with OpenSpiel's information state (class InfoCheck).
 
 On the first disagreement it prints the game, the step, the moves so far and both legal lists
 and exits 1. Otherwise it prints one line of JSON (games, steps, seconds, ...) and exits 0.
