@@ -381,7 +381,7 @@ class FirstSealedAuction:
     `Player 0 value: 7` -> `chance 7` (rulebook's `roll value[p]`, an owner variable); the
     bids are sequential in OpenSpiel as in rulebook, `Player 1 bid: 3` -> `amount=3`; the
     chance node `Chose winner 1` (also when one bid is highest, with probability 1) ->
-    `chance p2`. Returns (value - bid for the winner, 0 for the other) = scores."""
+    `chance 1` (rulebook rolls a seat number from the highest bidders'). Returns (value - bid for the winner, 0 for the other) = scores."""
 
     openspiel = "first_sealed_auction"
     rules = "rules/classic/first_sealed_auction.rules"
@@ -402,7 +402,7 @@ class FirstSealedAuction:
             return f"chance {m.group(2)}"
         m = self.winner.match(text)
         if m:
-            return f"chance p{int(m.group(1)) + 1}"
+            return f"chance {m.group(1)}"
         raise ValueError(f"unexpected OpenSpiel outcome {text!r}")
 
     def to_text(self, state, action):
