@@ -102,19 +102,19 @@ fn nine_mens_morris_agrees_with_openspiel() {
 /// OpenSpiel's information state (the opponent's card unseen).
 #[test]
 fn kuhn_poker_agrees_with_openspiel() {
-    agrees_with_openspiel("kuhn_poker", 300);
+    agrees_with_openspiel("kuhn_poker", 1000);
 }
 
 /// Leduc poker: cards dealt one at a time (a roll over the deck), two betting rounds.
 #[test]
 fn leduc_poker_agrees_with_openspiel() {
-    agrees_with_openspiel("leduc_poker", 200);
+    agrees_with_openspiel("leduc_poker", 500);
 }
 
 /// Goofspiel: a chance prize and a simultaneous bid (`choose each`) every turn.
 #[test]
 fn goofspiel_agrees_with_openspiel() {
-    agrees_with_openspiel("goofspiel", 30);
+    agrees_with_openspiel("goofspiel", 60);
 }
 
 /// Oshi-zumo: a simultaneous bid (`choose each`) every turn.
@@ -127,14 +127,14 @@ fn oshi_zumo_agrees_with_openspiel() {
 /// `horizon`, rulebook's `HORIZON`), where every game is drawn.
 #[test]
 fn pig_agrees_with_openspiel() {
-    agrees_with_openspiel("pig", 30);
+    agrees_with_openspiel("pig", 60);
     agrees_with_openspiel("pig_horizon", 100);
 }
 
 /// Liar's dice: each die a roll into an `owner` variable, seen by its seat only.
 #[test]
 fn liars_dice_agrees_with_openspiel() {
-    agrees_with_openspiel("liars_dice", 200);
+    agrees_with_openspiel("liars_dice", 500);
 }
 
 /// Rock, paper, scissors (`matrix_rps`): one simultaneous node; the payoffs are the scores.
@@ -156,18 +156,18 @@ fn first_sealed_auction_agrees_with_openspiel() {
 /// bug: see tests/differential/README.md).
 #[test]
 fn phantom_ttt_agrees_with_openspiel() {
-    agrees_with_openspiel("phantom_ttt", 100);
+    agrees_with_openspiel("phantom_ttt", 300);
 }
 
 /// Dark Hex (3 x 3, OpenSpiel's default): Phantom tic-tac-toe's hidden boards on a Hex board.
 #[test]
 fn dark_hex_agrees_with_openspiel() {
-    agrees_with_openspiel("dark_hex", 100);
+    agrees_with_openspiel("dark_hex", 300);
 }
 
 /// Blackjack: one player against the dealer, each card a roll over the deck, the dealer's hole
 /// card hidden; the return (+1, 0, -1) is the score.
 #[test]
 fn blackjack_agrees_with_openspiel() {
-    agrees_with_openspiel("blackjack", 100);
+    agrees_with_openspiel("blackjack", 200);
 }
