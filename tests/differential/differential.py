@@ -676,23 +676,49 @@ class InfoCheck:
         self.by_view = {}
         self.checked = 0
 
-    def check(self, game_index, state, rb, players):
-        if self.acting_only and not state.is_simultaneous_node():
-            seats = [state.current_player()]
-        else:
-            seats = list(range(players))
+    def seen(self, rb, seats):
+        """{seat: its view (and log) as one JSON text}."""
         requests = []
         for k in seats:
             requests += [{"cmd": "view", "seat": k}, {"cmd": "log", "seat": k}]
         if not self.with_log:
             requests = [r for r in requests if r["cmd"] == "view"]
         replies = rb.send(*requests)
+        out = {}
         for i, k in enumerate(seats):
             if self.with_log:
                 view, log = replies[2 * i]["view"], replies[2 * i + 1]["entries"]
             else:
                 view, log = replies[i]["view"], None
-            seen = json.dumps([view, log], sort_keys=True)
+            out[k] = json.dumps([view, log], sort_keys=True)
+        return out
+
+    def unchanged(self, rb, before, seats, who):
+        """At a simultaneous node, after seat `who` committed: the other seats still to choose
+        must see what they saw before (a choice is committed unseen)."""
+        now = self.seen(rb, seats)
+        for k in seats:
+            # the actor (the first seat still to choose) moves on, and the log tells that the
+            # seats before chose (`(hidden)`, who is pending is public): compare the rest
+            a, b = json.loads(before[k]), json.loads(now[k])
+            for v in (a[0], b[0]):
+                v.pop("actor", None)
+            if b[1] is not None and a[1] == b[1][:len(a[1])] and all(
+                    e["text"] == "(hidden)" for e in b[1][len(a[1]):]):
+                b[1] = a[1]
+            if a != b:
+                raise Disagreement(
+                    f"seat {k} sees seat {who}'s choice at a simultaneous node before choosing"
+                    f"\n  before: {before[k]}\n  after:  {now[k]}")
+
+    def check(self, game_index, state, rb, players):
+        if self.acting_only and not state.is_simultaneous_node():
+            seats = [state.current_player()]
+        else:
+            seats = list(range(players))
+        seen_by = self.seen(rb, seats)
+        for k in seats:
+            seen = seen_by[k]
             info = state.information_state_string(k)
             self.checked += 1
             old = self.by_info.setdefault((k, info), (seen, game_index))
@@ -708,6 +734,7 @@ class InfoCheck:
                         f"seat {k}: rulebook's view and log are the same as in game {old[1]},"
                         f" OpenSpiel's information state differs (rulebook hides what OpenSpiel"
                         f" shows)\n  view and log: {seen}\n  then: {old[0]!r}\n  now:  {info!r}")
+        return seen_by
 
 
 def play(game, mapping, rb, index, seed, history, info=None):
@@ -729,10 +756,11 @@ def play(game, mapping, rb, index, seed, history, info=None):
         elif state.is_simultaneous_node():
             # every seat in turn (rulebook asks the pending seats of a `choose each` in seat
             # order, each committing unseen), then the joint action
-            if info is not None:
-                info.check(index, state, rb, players)
+            before = info.check(index, state, rb, players) if info is not None else None
             joint, texts = [], []
             for p in range(players):
+                if p > 0 and before is not None:
+                    info.unchanged(rb, before, list(range(p, players)), p - 1)
                 os_actions = os_moves(state, mapping, p)
                 rb_texts = [a["text"] for a in legal.get("actions", [])]
                 compare_sets(f"seat to choose (simultaneous, seat {p})", p, legal["actor"],
