@@ -170,6 +170,8 @@ fn y_agrees_with_openspiel() {
 #[test]
 fn havannah_agrees_with_openspiel() {
     agrees_with_openspiel("havannah", 15);
+}
+
 /// Kuhn poker: the deal is two chance outcomes compared with their probabilities, the payoffs
 /// (chips) are compared with rulebook's scores, and each seat's view and log against
 /// OpenSpiel's information state (the opponent's card unseen).

@@ -340,3 +340,37 @@ fn a_group_inside_a_group_condition_keeps_its_own_answers() {
     // blob(a1) = 1 (only a1 holds seat 0's piece), so no space has blob >= 2: outer = 0.
     assert_eq!(o.scores, vec![1, 0]);
 }
+
+/// `roll x in [list]` with seeded chance drew from an empty domain ("a roll with no possible
+/// values") in every game: the list's iterator dropped what it listed when it stopped, and
+/// the roll counted what was left (found by the library's differential script).
+#[test]
+fn a_roll_over_a_list_draws_each_listed_value() {
+    let g = game(
+        r#"
+        players 1
+        var last: int
+        action throw() { roll last in [2, 3, 3, 7] }
+        flow { repeat 60 { turn seat(0) { choose { throw } } } }
+        "#,
+    );
+    let mut faces = std::collections::BTreeSet::new();
+    let mut st: State = g
+        .start(&Config {
+            players: 1,
+            seed: 5,
+            ..Default::default()
+        })
+        .expect("starts");
+    let mut legal = Vec::new();
+    let last = g.vars.iter().position(|v| v.name == "last").unwrap();
+    while !st.is_over() {
+        g.legal(&st, &mut legal).expect("legal");
+        g.apply(&mut st, &legal[0])
+            .expect("a roll over a list has values to draw");
+        if let rulebook::ir::Value::Int(n) = st.var(g.vars.as_slice()[last].base as usize) {
+            faces.insert(n);
+        }
+    }
+    assert_eq!(faces.into_iter().collect::<Vec<_>>(), vec![2, 3, 7]);
+}

@@ -755,6 +755,14 @@ impl Game {
             };
             return Ok(Value::Int((next as i128 + k) as i64));
         }
+        // A domain listed in the scratch buffer (a list, rays, paths) is drawn from in place:
+        // its iterator drops what it listed when it stops, so it is not listed again.
+        if let Some(Iter::Buf { pos, end, .. }) = m.iters.last().copied() {
+            let n = end.saturating_sub(pos) as usize;
+            let v = (n > 0).then(|| m.buf[pos as usize + st.rng.gen_range(0..n)]);
+            m.stop();
+            return v.ok_or_else(|| err("a roll with no possible values", Some(span)));
+        }
         while let Some(v) = m.next(self, st, Some(span)).blame(Some(span))? {
             m.buf.push(v);
         }
