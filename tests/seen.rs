@@ -175,6 +175,18 @@ fn names_of(v: &View, out: &mut BTreeSet<String>) {
     }
 }
 
+/// Whether a game hides anything from a seat: a zone, variable or field not every seat sees,
+/// or choices made unseen (`choose each`, `simultaneous`).
+fn hides_something(g: &rulebook::ir::Game) -> bool {
+    !g.hides_nothing()
+        || g.choices.iter().any(|c| c.each.is_some())
+        || g.procs.iter().any(|p| {
+            p.code
+                .iter()
+                .any(|i| matches!(i, rulebook::ir::Instr::Simul { .. }))
+        })
+}
+
 /// Plays a random match of up to 150 decisions (random seats first in a `choose each`).
 fn random_match<'g>(g: &'g rulebook::ir::Game, cfg: Config, seed: u64) -> Option<Match<'g>> {
     let mut m = Match::new(g, cfg).ok()?;
@@ -230,6 +242,9 @@ fn every_line_comes_from_the_seats_views() {
     let (mut played, mut swapped) = (0, 0);
     for path in rules_files() {
         let Some(g) = load(&path) else { continue };
+        if !hides_something(&g) {
+            continue; // every view is the whole state and every decision is public
+        }
         let (lo, hi) = (g.min_players, g.max_players.min(4));
         for seed in 1..=2u64 {
             let players = lo + (seed as u8) % (hi - lo + 1);
@@ -332,5 +347,34 @@ fn every_line_comes_from_the_seats_views() {
     assert!(
         swapped >= 20,
         "only {swapped} matches were read against another"
+    );
+}
+
+/// A decision whose options depend on what the observer cannot see reads the same to it
+/// whatever that is: p1's bid of 0 below a secret value of 1 (its only option) and below a
+/// value of 2 (one of two) must read alike to p2, else the line tells p2 the value.
+#[test]
+fn options_bounded_by_a_secret_do_not_tell_it() {
+    let g = load(Path::new("tests/seen/secret_bound.rules")).expect("the test game checks");
+    let read = |value: &str| {
+        let cfg = Config {
+            players: 2,
+            seed: 1,
+            chance: rulebook::engine::ChanceMode::External,
+            ..Default::default()
+        };
+        let mut m = Match::new(&g, cfg).unwrap();
+        m.apply_text(&format!("chance {value}")).unwrap();
+        m.apply_text("chance 2").unwrap();
+        m.apply_text("amount=0").unwrap();
+        (line(&mut m, Some(1), 2), line(&mut m, Some(0), 2))
+    };
+    let (low, own_low) = read("1");
+    let (high, own_high) = read("2");
+    assert_eq!(low, high, "p2 reads p1's bid alike whatever p1's value");
+    assert_eq!(low, seen("p1", HIDDEN));
+    assert_eq!(
+        (own_low, own_high),
+        (seen("p1", "amount=0"), seen("p1", "amount=0"))
     );
 }

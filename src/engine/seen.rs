@@ -16,6 +16,13 @@
 //! choice is played out) are shown as hidden (`arrange (hidden)`, `play card=? slot=b2`),
 //! while a move on an open board reads in full. The maker of a decision reads it in full.
 //!
+//! The other options must be ones the observer could imagine: when they may depend on what
+//! it cannot see ([`Game::options_read_hidden`]: a bid below a secret value has one option
+//! exactly when the value is lowest), a value is shown only when it names a component the
+//! observer sees after the decision. The action's name is then still shown by the class (a
+//! choice between actions whose guards read a secret can tell which one was taken: a residue
+//! this rule does not close).
+//!
 //! Limits: at most [`MAX_ALTERNATIVES`] other options are played; past that, in a game that
 //! hides nothing (every zone, field and variable public: [`Game::hides_nothing`], so every
 //! view is the whole state) the decision reads in full, and otherwise the words shared by
@@ -25,7 +32,7 @@
 //! when its decision is settled; a field revealed later shows in the views, not in the line.
 
 use super::*;
-use crate::ir::Game;
+use crate::ir::{Arm, Coll, DefId, Expr, Game, Visibility};
 
 /// The most other options played to tell a decision apart (see the module documentation).
 pub const MAX_ALTERNATIVES: usize = 256;
@@ -118,6 +125,9 @@ impl Game {
             } else {
                 vec![None; alts.len()]
             };
+            // Options that may depend on what an observer cannot see: their number and
+            // kind would tell it something, so only what its view shows is named.
+            let blind = maker.is_some() && self.options_read_hidden(d.before, maker, d.action.arm);
             let line: Box<[String]> = observers
                 .iter()
                 .enumerate()
@@ -140,12 +150,80 @@ impl Game {
                         .map(String::as_str)
                         .collect();
                     let all_names: Vec<&str> = all.iter().map(String::as_str).collect();
-                    shown_text(d.text, &class, &hidden, &all_names)
+                    let after: Vec<String> = comp_names(&targets[k]).collect();
+                    let after: Vec<&str> = after.iter().map(String::as_str).collect();
+                    let only = blind.then_some(after.as_slice());
+                    shown_text(d.text, &class, &hidden, &all_names, only)
                 })
                 .collect();
             out.push(line);
         }
         out
+    }
+
+    /// Whether the options of option `arm` of the decision waiting in `st` (for `seat`) may
+    /// depend on something some seat cannot see: their collections, guard or the functions
+    /// they call read a zone or variable that is not public or a field seen by one seat only
+    /// (a `sequence action` or a decision outside a `choose` counts as reading it). Then the
+    /// other options a seat compares with are not the ones it could imagine: a bid whose
+    /// options stop at a secret value would read in full exactly when there is one option.
+    pub(crate) fn options_read_hidden(&self, st: &State, seat: Option<u8>, arm: u16) -> bool {
+        if self.hides_nothing() {
+            return false;
+        }
+        let st = self.block_run(st, seat).unwrap_or(st);
+        let Some(c) = self.waiting_choice(st) else {
+            return true;
+        };
+        let ch = &self.choices[c];
+        let mut exprs: Vec<&Expr> = ch.by.iter().collect();
+        let mut colls: Vec<&Coll> = ch.each.iter().map(|(b, _)| &b.coll).collect();
+        let Some(arm) = ch.arms.get(arm as usize) else {
+            return true;
+        };
+        match arm {
+            Arm::Action(a) => {
+                let a = &self.actions[*a];
+                if a.sequence {
+                    return true;
+                }
+                colls.extend(a.params.iter().map(|b| &b.coll));
+                exprs.extend(a.guard.iter());
+            }
+            Arm::Inline { binds, guard, .. } => {
+                colls.extend(binds.iter().map(|b| &b.coll));
+                exprs.extend(guard.iter());
+            }
+        }
+        let mut seen_defs = Vec::new();
+        let mut hidden = false;
+        let mut look = |e: &Expr| hidden |= self.reads_hidden(e, &mut seen_defs);
+        exprs.iter().for_each(|e| look(e));
+        colls.iter().for_each(|c| c.visit(&mut |e| look(e)));
+        hidden
+    }
+
+    /// Whether `e` (without its sub-expressions: the caller visits them) reads something not
+    /// every seat sees, following the functions it calls (`defs`: those already followed).
+    fn reads_hidden(&self, e: &Expr, defs: &mut Vec<DefId>) -> bool {
+        match e {
+            Expr::Var(v, _) => self.vars[*v].visibility != Visibility::Public,
+            Expr::Zone(z, _) => self.zones[*z].visibility != Visibility::Public,
+            Expr::Field(_, f) => self.types.iter().any(|t| {
+                t.fields
+                    .get(*f as usize)
+                    .is_some_and(|x| x.seen_by.is_some())
+            }),
+            Expr::CallDef(d, _) if !defs.contains(d) => {
+                defs.push(*d);
+                let mut hidden = false;
+                self.defs[*d]
+                    .body
+                    .visit(&mut |x| hidden = hidden || self.reads_hidden(x, defs));
+                hidden
+            }
+            _ => false,
+        }
     }
 
     /// The state reached by playing `alt` in place of `d`'s option, then the decisions
@@ -221,8 +299,16 @@ fn words<'t>(text: &'t str, names: &[&str]) -> Vec<&'t str> {
 
 /// The words of `text` that every option of `class` shares and that name no component of
 /// `hidden`; the others as `name=?` (or `?`), the whole as [`HIDDEN`] when its first word
-/// (the action's name) is hidden, and `name (hidden)` when every word after it is.
-pub(crate) fn shown_text(text: &str, class: &[&str], hidden: &[&str], names: &[&str]) -> String {
+/// (the action's name) is hidden, and `name (hidden)` when every word after it is. With
+/// `only`, a value (`name=value`) is shown only when it is one of those (the components the
+/// observer sees): the class cannot be trusted then ([`Game::options_read_hidden`]).
+pub(crate) fn shown_text(
+    text: &str,
+    class: &[&str],
+    hidden: &[&str],
+    names: &[&str],
+    only: Option<&[&str]>,
+) -> String {
     let own = words(text, names);
     let others: Vec<Vec<&str>> = class.iter().map(|t| words(t, names)).collect();
     let mut out: Vec<String> = Vec::with_capacity(own.len());
@@ -233,7 +319,11 @@ pub(crate) fn shown_text(text: &str, class: &[&str], hidden: &[&str], names: &[&
             None => (None, *w),
         };
         let agree = others.iter().all(|o| o.get(k) == Some(w));
-        if agree && !hidden.contains(&value) {
+        let seen = match only {
+            Some(only) => name.is_none() || only.contains(&value),
+            None => true,
+        };
+        if agree && seen && !hidden.contains(&value) {
             out.push(w.to_string());
             continue;
         }
@@ -270,6 +360,7 @@ mod tests {
             &["play card=blue-1 at=b2"],
             &[],
             &[],
+            None,
         );
         assert_eq!(t, "play card=? at=b2");
         let t = shown_text(
@@ -277,20 +368,27 @@ mod tests {
             &["arrange a=void b=fire"],
             &[],
             &[],
+            None,
         );
         assert_eq!(t, "arrange (hidden)");
-        assert_eq!(shown_text("rock", &["paper"], &[], &[]), HIDDEN);
-        assert_eq!(shown_text("place cell=a1", &[], &[], &[]), "place cell=a1");
+        assert_eq!(shown_text("rock", &["paper"], &[], &[], None), HIDDEN);
+        assert_eq!(
+            shown_text("place cell=a1", &[], &[], &[], None),
+            "place cell=a1"
+        );
         // A component the observer does not see is hidden even when no other option exists.
         assert_eq!(
-            shown_text("discard c=x-1", &[], &["x-1"], &[]),
+            shown_text("discard c=x-1", &[], &["x-1"], &[], None),
             "discard (hidden)"
         );
         assert_eq!(
-            shown_text("chance x-1", &[], &["x-1"], &[]),
+            shown_text("chance x-1", &[], &["x-1"], &[], None),
             "chance (hidden)"
         );
-        assert_eq!(shown_text("from=row2", &["from=row3"], &[], &[]), HIDDEN);
+        assert_eq!(
+            shown_text("from=row2", &["from=row3"], &[], &[], None),
+            HIDDEN
+        );
     }
 
     #[test]
@@ -300,7 +398,7 @@ mod tests {
             words("play card=red seven at=b2", &names),
             ["play", "card=red seven", "at=b2"]
         );
-        let t = shown_text("play card=red seven", &[], &["red seven"], &names);
+        let t = shown_text("play card=red seven", &[], &["red seven"], &names, None);
         assert_eq!(t, "play (hidden)");
     }
 }
