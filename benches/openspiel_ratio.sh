@@ -6,8 +6,11 @@
 #
 #   benches/openspiel_ratio.sh                  # the classic games, 5 s each, 3 rounds
 #   SECONDS_EACH=10 ROUNDS=5 benches/openspiel_ratio.sh rules/classic/hex.rules:hex
+#   benches/openspiel_ratio.sh --library        # every game of the differential test
 #
-# Arguments: FILE:OPENSPIEL_NAME pairs (default: tic-tac-toe, Connect Four, Breakthrough).
+# Arguments: FILE:OPENSPIEL_NAME pairs (default: tic-tac-toe, Connect Four, Breakthrough), or
+# `--library`: every game that tests/differential/differential.py maps to OpenSpiel (its
+# default parameters; a rules file measured once, with its default variant).
 # Environment: OPENSPIEL_PLAYOUTS (the script; default ../shared/tools/openspiel_playouts.py),
 # OSPIEL_PYTHON (a Python that imports pyspiel; default: tests/differential/setup.sh installs one).
 set -euo pipefail
@@ -18,6 +21,16 @@ rounds="${ROUNDS:-3}"
 script="${OPENSPIEL_PLAYOUTS:-$root/../shared/tools/openspiel_playouts.py}"
 python="${OSPIEL_PYTHON:-$(bash tests/differential/setup.sh | tail -1)}"
 pairs=("$@")
+if [ "${1:-}" = "--library" ]; then
+    mapfile -t pairs < <(cd tests/differential && "$python" -c '
+import differential
+seen = set()
+for cls in differential.GAMES.values():
+    if cls.rules not in seen and not getattr(cls, "parameters", None):
+        seen.add(cls.rules)
+        print(f"{cls.rules}:{cls.openspiel}")
+')
+fi
 if [ ${#pairs[@]} -eq 0 ]; then
     pairs=(rules/classic/tic_tac_toe.rules:tic_tac_toe
            rules/classic/connect_four.rules:connect_four

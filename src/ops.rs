@@ -31,8 +31,8 @@ pub enum UnOp {
     Neg,
 }
 
-/// A binary operator (all left-associative; from loosest: `or`, `and`, comparisons, `+ -`,
-/// `* / %`).
+/// A binary operator (left-associative but `^`; from loosest: `or`, `and`, comparisons,
+/// `+ -`, `* / %`, then `^` above the prefix `-`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BinOp {
     /// `or`.
@@ -61,6 +61,8 @@ pub enum BinOp {
     Div,
     /// `%` (Euclidean: never negative).
     Mod,
+    /// `^`: a power (right-associative, above the prefix `-`: `-2 ^ 2` is -4).
+    Pow,
 }
 
 impl BinOp {
@@ -80,6 +82,7 @@ impl BinOp {
             BinOp::Mul => "*",
             BinOp::Div => "/",
             BinOp::Mod => "%",
+            BinOp::Pow => "^",
         }
     }
 }

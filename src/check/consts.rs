@@ -155,7 +155,18 @@ impl Checker {
                             Add => x.checked_add(y),
                             Sub => x.checked_sub(y),
                             Mul => x.checked_mul(y),
-                            Div => x.checked_div(y),
+                            Div => x.checked_div_euclid(y),
+                            Pow if y < 0 => {
+                                let p = self.error(
+                                    Code::Number,
+                                    e.span,
+                                    "a negative power in a constant",
+                                    "the power is below 0",
+                                );
+                                p.help = Some("powers are whole numbers: `2 ^ 3`".into());
+                                return None;
+                            }
+                            Pow => u32::try_from(y).ok().and_then(|y| x.checked_pow(y)),
                             _ => x.checked_rem_euclid(y),
                         };
                         match n {

@@ -164,8 +164,8 @@ fn line_breaks(src: &str, toks: &[Token]) -> (Vec<bool>, Vec<bool>) {
 }
 
 /// Binary operators: one space on each side.
-const BINARY: [&str; 14] = [
-    "==", "!=", "<=", ">=", "<", ">", "+", "-", "*", "/", "%", "=", "+=", "-=",
+const BINARY: [&str; 15] = [
+    "==", "!=", "<=", ">=", "<", ">", "+", "-", "*", "/", "%", "^", "=", "+=", "-=",
 ];
 
 /// Whether a line starting with this token continues the line before (an operator, or a word
@@ -200,7 +200,9 @@ fn is_sign(src: &str, toks: &[Token], i: usize) -> bool {
     let p = prev.text(src);
     match prev.kind {
         Tok::Punct => !matches!(p, ")" | "]" | "}"),
-        Tok::Word => is_reserved(p) && !matches!(p, "true" | "false" | "none"),
+        // `expect` starts a scenario's condition (it is not reserved: a rules file may use
+        // the word as a name, where only the spacing of a `-` after it would differ)
+        Tok::Word => (is_reserved(p) && !matches!(p, "true" | "false" | "none")) || p == "expect",
         Tok::Number | Tok::Str => false,
         Tok::Comment | Tok::Other => true,
     }

@@ -52,7 +52,7 @@ impl Token {
 /// Operators of two characters; the lexer takes the longest (`<=` before `<`).
 const TWO: [&str; 7] = ["==", "!=", "<=", ">=", "+=", "-=", ".."];
 /// Operators and punctuation of one character.
-const ONE: &str = "+-*/%<>=()[]{},.:";
+const ONE: &str = "+-*/%^<>=()[]{},.:";
 
 /// The tokens of `src`, in order.
 pub fn tokens(src: &str) -> Vec<Token> {

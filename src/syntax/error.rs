@@ -295,6 +295,7 @@ fn rule_words(r: Rule) -> &'static str {
         Rule::op_mul => "`*`",
         Rule::op_div => "`/`",
         Rule::op_mod => "`%`",
+        Rule::op_pow => "`^`",
         Rule::kw_in => "`in`",
         Rule::kw_to => "`to`",
         Rule::kw_from => "`from`",

@@ -174,14 +174,21 @@ impl Checker {
                     self.geometric_space(t, a.span, name);
                 }
                 Builtin::Ord => {
-                    if !matches!(t, Type::Enum(_) | Type::Any) {
+                    if !matches!(t, Type::Enum(_) | Type::Player | Type::Any) {
                         let p = self.error(
                             Code::Type,
                             a.span,
-                            format!("`ord` takes an enum value, not {}", self.type_name(t)),
-                            "not an enum value",
+                            format!(
+                                "`ord` takes an enum value or a seat, not {}",
+                                self.type_name(t)
+                            ),
+                            "not an enum value or a seat",
                         );
-                        p.help = Some("`ord(two)` is the position of `two` in its enum".into());
+                        p.help = Some(
+                            "`ord(two)` is the position of `two` in its enum, `ord(p)` a seat's \
+                             number from 0"
+                                .into(),
+                        );
                     }
                 }
                 Builtin::Owner | Builtin::SpaceOf | Builtin::ZoneOf => {

@@ -232,7 +232,7 @@ impl Checker {
                     Or | And => (Some(Type::Bool), Type::Bool),
                     Eq | Ne => (None, Type::Bool),
                     Lt | Le | Gt | Ge => (Some(Type::Int), Type::Bool),
-                    Add | Sub | Mul | Div | Mod => (Some(Type::Int), Type::Int),
+                    Add | Sub | Mul | Div | Mod | Pow => (Some(Type::Int), Type::Int),
                 };
                 match want {
                     Some(w) => {

@@ -90,7 +90,8 @@ impl Machine {
             },
             Builtin::Ord => match self.pop() {
                 Value::Enum(_, i) => Value::Int(i as i64),
-                other => return Err(expected(g, s, "an enum value", other, None)),
+                Value::Player(p) => Value::Int(p as i64),
+                other => return Err(expected(g, s, "an enum value or a seat", other, None)),
             },
             Builtin::Max2 | Builtin::Min2 => {
                 let (y, x) = (self.pop(), self.pop());
@@ -144,6 +145,13 @@ pub(super) fn binary(g: &Game, s: &State, op: BinOp, a: Value, b: Value) -> Eval
         BinOp::Add => Value::Int(x.checked_add(y).ok_or_else(overflow)?),
         BinOp::Sub => Value::Int(x.checked_sub(y).ok_or_else(overflow)?),
         BinOp::Mul => Value::Int(x.checked_mul(y).ok_or_else(overflow)?),
+        BinOp::Pow if y < 0 => return Err(err("a negative power", None)),
+        BinOp::Pow => Value::Int(
+            u32::try_from(y)
+                .ok()
+                .and_then(|y| x.checked_pow(y))
+                .ok_or_else(overflow)?,
+        ),
         BinOp::Div | BinOp::Mod if y == 0 => return Err(err("division by zero", None)),
         BinOp::Div => Value::Int(x.checked_div_euclid(y).ok_or_else(overflow)?),
         BinOp::Mod => Value::Int(x.checked_rem_euclid(y).ok_or_else(overflow)?),

@@ -23,6 +23,7 @@ pub(super) fn pratt() -> &'static PrattParser<Rule> {
                 | Op::infix(Rule::op_div, Assoc::Left)
                 | Op::infix(Rule::op_mod, Assoc::Left))
             .op(Op::prefix(Rule::op_neg))
+            .op(Op::infix(Rule::op_pow, Assoc::Right))
     })
 }
 
@@ -62,6 +63,7 @@ pub(super) fn pratt_expr(pairs: Pairs<Rule>) -> Deep {
                 Rule::op_sub => BinOp::Sub,
                 Rule::op_mul => BinOp::Mul,
                 Rule::op_div => BinOp::Div,
+                Rule::op_pow => BinOp::Pow,
                 _ => BinOp::Mod,
             };
             let sp = join(lhs.span, rhs.span);
