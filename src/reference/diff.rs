@@ -1,0 +1,274 @@
+//! The differential check: seeded random games played by the engine, every decision's
+//! legal list compared with the reference's, and every finished game's outcome with the
+//! reference's scores and winners. Used by `tests/oracle.rs` and `examples/oracle.rs`.
+
+use super::{ended, is_legal, options, scores, winners, Listing, Skip};
+use crate::engine::{Action, Config, OutcomeKind, RunError, State};
+use crate::ir::Game;
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// What the games compared so far covered.
+#[derive(Clone, Debug, Default)]
+pub struct Tally {
+    /// Games started.
+    pub games: u64,
+    /// Games that reached their end (the others stopped at the decision cap or an error).
+    pub finished: u64,
+    /// Decisions whose options were compared.
+    pub compared: u64,
+    /// Options compared (engine's list length, summed).
+    pub options: u64,
+    /// Decisions not compared, by why.
+    pub skipped: BTreeMap<Skip, u64>,
+    /// Games the engine stopped with an error (a rule error, a limit), by the error's code.
+    pub errors: BTreeMap<&'static str, u64>,
+}
+
+impl Tally {
+    /// Adds another tally's counts to this one.
+    pub fn add(&mut self, o: &Tally) {
+        self.games += o.games;
+        self.finished += o.finished;
+        self.compared += o.compared;
+        self.options += o.options;
+        for (k, n) in &o.skipped {
+            *self.skipped.entry(*k).or_default() += n;
+        }
+        for (k, n) in &o.errors {
+            *self.errors.entry(k).or_default() += n;
+        }
+    }
+}
+
+impl fmt::Display for Tally {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} games ({} finished), {} decisions compared ({} options)",
+            self.games, self.finished, self.compared, self.options
+        )?;
+        let skipped: u64 = self.skipped.values().sum();
+        if skipped > 0 {
+            write!(f, ", {skipped} skipped (")?;
+            let parts: Vec<String> = (self.skipped.iter())
+                .map(|(k, n)| format!("{k:?} {n}"))
+                .collect();
+            write!(f, "{})", parts.join(", "))?;
+        }
+        for (code, n) in &self.errors {
+            write!(f, ", {n} stopped by {code}")?;
+        }
+        Ok(())
+    }
+}
+
+/// The first difference found between the engine and the reference.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Difference {
+    /// The match's seed (also the seed of the random picks).
+    pub seed: u64,
+    /// Seats in the match.
+    pub players: u8,
+    /// The match's variant, if any.
+    pub variant: Option<String>,
+    /// The decision (counted from 1 in the game) where they differ; 0 for the outcome.
+    pub decision: u64,
+    /// What differs.
+    pub what: String,
+    /// The engine's answer.
+    pub engine: Vec<String>,
+    /// The reference's answer.
+    pub reference: Vec<String>,
+}
+
+impl fmt::Display for Difference {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "seed {}, {} players{}, decision {}: {}",
+            self.seed,
+            self.players,
+            self.variant
+                .as_ref()
+                .map_or(String::new(), |v| format!(", variant {v}")),
+            self.decision,
+            self.what
+        )?;
+        writeln!(f, "  engine:    {:?}", self.engine)?;
+        write!(f, "  reference: {:?}", self.reference)
+    }
+}
+
+/// Compares the engine's legal texts with the reference's, in order: `None` when equal,
+/// else what differs (the first position where they part).
+pub fn compare_lists(engine: &[String], reference: &[String]) -> Option<String> {
+    if engine == reference {
+        return None;
+    }
+    let at = (engine.iter().zip(reference))
+        .position(|(a, b)| a != b)
+        .unwrap_or(engine.len().min(reference.len()));
+    Some(format!(
+        "legal lists differ at position {at} (engine {} options, reference {})",
+        engine.len(),
+        reference.len()
+    ))
+}
+
+/// A small seeded generator for the random picks (splitmix64).
+struct Picks(u64);
+
+impl Picks {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        (z % n.max(1) as u64) as usize
+    }
+}
+
+/// One game: the engine plays random legal actions (seeded by `cfg.seed`), at most `cap`
+/// decisions; at each, its legal list is compared with the reference's. Counts go to
+/// `tally`; the first difference is returned.
+pub fn play(g: &Game, cfg: &Config, cap: u64, tally: &mut Tally) -> Result<(), Box<Difference>> {
+    let diff = |decision: u64, what: String, engine: Vec<String>, reference: Vec<String>| {
+        Box::new(Difference {
+            seed: cfg.seed,
+            players: cfg.players,
+            variant: cfg.variant.clone(),
+            decision,
+            what,
+            engine,
+            reference,
+        })
+    };
+    let mut st = match g.start(cfg) {
+        Ok(st) => st,
+        Err(e) => {
+            *tally.errors.entry(e.code()).or_default() += 1;
+            return Ok(());
+        }
+    };
+    tally.games += 1;
+    let mut picks = Picks(cfg.seed ^ 0x5EED);
+    let mut legal: Vec<Action> = Vec::new();
+    for n in 1..=cap {
+        if st.is_over() {
+            tally.finished += 1;
+            return outcome(g, &st).map_err(|(what, e, r)| diff(0, what, e, r));
+        }
+        let listed = g.legal(&st, &mut legal);
+        let texts: Vec<String> = legal.iter().map(|a| g.action_text(&st, a)).collect();
+        if let Err(what) = decision(g, &st, &listed, &legal, tally) {
+            let reference = match options(g, &st) {
+                Ok(Listing::Options(list)) => list.into_iter().map(|o| o.text).collect(),
+                Ok(Listing::Skipped(k)) => vec![format!("skipped: {k:?}")],
+                Err(e) => vec![format!("error: {}", e.message())],
+            };
+            let engine = match listed {
+                Ok(()) => texts,
+                Err(e) => vec![format!("error: {}", e.message())],
+            };
+            return Err(diff(n, what, engine, reference));
+        }
+        if legal.is_empty() {
+            break;
+        }
+        let a = legal[picks.below(legal.len())];
+        if let Err(e) = g.apply(&mut st, &a) {
+            *tally.errors.entry(e.code()).or_default() += 1;
+            return Ok(());
+        }
+    }
+    Ok(())
+}
+
+/// Compares one decision: the engine's list (`legal`, or the error `listed` gave) with
+/// the reference's, in order, text by text and value by value; each option the engine
+/// lists must be legal by the reference's guard, and no `end when` may hold. A decision the
+/// reference does not cover is counted in `tally` as skipped. `Err` says what differs.
+pub fn decision(
+    g: &Game,
+    st: &State,
+    listed: &Result<(), RunError>,
+    legal: &[Action],
+    tally: &mut Tally,
+) -> Result<(), String> {
+    let list = match (options(g, st), listed) {
+        (Ok(Listing::Skipped(k)), _) => {
+            *tally.skipped.entry(k).or_default() += 1;
+            return Ok(());
+        }
+        (Ok(Listing::Options(list)), Ok(())) => list,
+        (Err(_), Err(_)) => {
+            tally.compared += 1;
+            return Ok(());
+        }
+        (Err(e), Ok(())) => return Err(format!("only the reference fails: {}", e.message())),
+        (Ok(_), Err(e)) => return Err(format!("only the engine fails: {}", e.message())),
+    };
+    tally.compared += 1;
+    tally.options += legal.len() as u64;
+    let texts: Vec<String> = legal.iter().map(|a| g.action_text(st, a)).collect();
+    let mine: Vec<String> = list.iter().map(|o| o.text.clone()).collect();
+    if let Some(what) = compare_lists(&texts, &mine) {
+        return Err(what);
+    }
+    for (a, o) in legal.iter().zip(&list) {
+        let n = o.args.len();
+        if a.arm != o.arm || a.args[..n.min(a.args.len())] != o.args[..] {
+            return Err(format!("same text, other values: `{}`", o.text));
+        }
+    }
+    match ended(g, st) {
+        Ok(false) => {}
+        Ok(true) => return Err("an `end when` condition holds at a decision".into()),
+        Err(e) => return Err(format!("`end when` fails by the reference: {}", e.message())),
+    }
+    for a in legal {
+        match is_legal(g, st, a) {
+            Ok(Some(true)) | Ok(None) => {}
+            Ok(Some(false)) => {
+                let text = g.action_text(st, a);
+                return Err(format!("`{text}` is not legal by the reference's guard"));
+            }
+            Err(e) => return Err(format!("the reference's guard fails: {}", e.message())),
+        }
+    }
+    Ok(())
+}
+
+/// Compares a finished game's outcome with the reference's scores and winners.
+#[allow(clippy::type_complexity)]
+fn outcome(g: &Game, st: &State) -> Result<(), (String, Vec<String>, Vec<String>)> {
+    let Some(out) = st.outcome() else {
+        return Ok(());
+    };
+    let show = |v: &[i64]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+    match scores(g, st) {
+        Ok(s) if s == out.scores => {}
+        Ok(s) => return Err(("scores differ".into(), show(&out.scores), show(&s))),
+        Err(e) => {
+            let what = format!("the reference's score fails: {}", e.message());
+            return Err((what, show(&out.scores), vec![]));
+        }
+    }
+    if out.kind == OutcomeKind::Scored {
+        let seats = |v: &[u8]| v.iter().map(|p| format!("p{}", p + 1)).collect::<Vec<_>>();
+        match winners(g, st) {
+            Ok(Some(w)) if w == out.winners => {}
+            Ok(w) => {
+                let mine = w.map_or(vec!["draw".to_string()], |w| seats(&w));
+                return Err(("winners differ".into(), seats(&out.winners), mine));
+            }
+            Err(e) => {
+                let what = format!("the reference's tie-breakers fail: {}", e.message());
+                return Err((what, seats(&out.winners), vec![]));
+            }
+        }
+    }
+    Ok(())
+}

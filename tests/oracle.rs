@@ -1,0 +1,138 @@
+//! The engine against its oracle (`rulebook::reference`): seeded random games of every
+//! rules file of the repository (the folders below, globbed, so a new file joins), and at
+//! every decision the engine's legal list compared with the reference's (texts and values,
+//! in order), each option the engine lists checked against the reference's guard, no `end
+//! when` holding; every finished game's scores and winners compared with the reference's.
+//! Decisions the reference does not cover yet are counted by kind and printed per file
+//! (`cargo test --test oracle -- --nocapture` shows the figures). A longer run:
+//! `cargo run --release --example oracle -- --games 200`.
+
+use rulebook::engine::{ChanceMode, Config};
+use rulebook::reference::diff::{compare_lists, decision, play, Tally};
+use rulebook::reference::{options, Listing};
+use rulebook::Game;
+
+/// The folders whose rules files are played.
+const FOLDERS: [&str; 5] = [
+    "rules",
+    "rules/classic",
+    "tests/constructs",
+    "tests/reference",
+    "tests/seen",
+];
+
+/// Decisions per game at most (a long game is compared up to there).
+const CAP: u64 = 250;
+
+/// Files slow to list by the reference in a debug build: one game per player count.
+const SLOW: [&str; 4] = ["atlantis_omni", "atlantis_rising", "omnia", "ominoes"];
+
+fn rules_files() -> Vec<String> {
+    let mut files = Vec::new();
+    for dir in FOLDERS {
+        for e in std::fs::read_dir(dir).expect("rules directory") {
+            let p = e.expect("entry").path();
+            if p.extension().is_some_and(|x| x == "rules") {
+                files.push(p.display().to_string());
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// The checked game of a rules file; `None` for a file that does not check (some files of
+/// `tests/reference/` hold examples of diagnostics).
+fn game(path: &str) -> Option<Game> {
+    let text = std::fs::read_to_string(path).expect("readable");
+    rulebook::load(path, &text).game
+}
+
+/// Every player count the game takes, or its smallest and largest when there are many.
+fn player_counts(g: &Game) -> Vec<u8> {
+    if g.max_players - g.min_players <= 2 {
+        (g.min_players..=g.max_players).collect()
+    } else {
+        vec![g.min_players, g.max_players]
+    }
+}
+
+fn config(players: u8, seed: u64) -> Config {
+    Config {
+        players,
+        variant: None,
+        seed,
+        chance: ChanceMode::Seeded,
+        fuel: None,
+        set: Vec::new(),
+    }
+}
+
+#[test]
+fn the_engine_lists_what_the_reference_lists() {
+    let start = std::time::Instant::now();
+    let mut total = Tally::default();
+    let mut failures = Vec::new();
+    for path in rules_files() {
+        let Some(g) = game(&path) else {
+            println!("{path}: does not check, not played");
+            continue;
+        };
+        let games = if SLOW.iter().any(|s| path.contains(s)) {
+            1
+        } else {
+            3
+        };
+        let mut tally = Tally::default();
+        'file: for players in player_counts(&g) {
+            for seed in 1..=games {
+                if let Err(d) = play(&g, &config(players, seed), CAP, &mut tally) {
+                    failures.push(format!("{path}: {d}"));
+                    break 'file;
+                }
+            }
+        }
+        println!("{path}: {tally}");
+        total.add(&tally);
+    }
+    println!("all: {total} in {:.1} s", start.elapsed().as_secs_f64());
+    assert!(
+        failures.is_empty(),
+        "the engine and the reference differ:\n{}",
+        failures.join("\n")
+    );
+    assert!(total.compared > 2_000, "too few decisions compared: {total}");
+}
+
+/// The comparison can fail: a list with two options swapped, one left out or one added is
+/// caught, both by the list comparison and at a real decision of a real game.
+#[test]
+fn a_planted_wrong_answer_is_caught() {
+    let g = game("rules/classic/tic_tac_toe.rules").expect("checks");
+    let st = g.start(&config(2, 1)).expect("starts");
+    let mut legal = Vec::new();
+    g.legal(&st, &mut legal).expect("listed");
+    assert!(legal.len() > 2);
+    let Ok(Listing::Options(list)) = options(&g, &st) else {
+        panic!("tic-tac-toe's first decision is covered");
+    };
+    let texts: Vec<String> = list.iter().map(|o| o.text.clone()).collect();
+    assert_eq!(compare_lists(&texts, &texts), None);
+    let mut swapped = texts.clone();
+    swapped.swap(0, 1);
+    assert!(compare_lists(&texts, &swapped).is_some());
+    assert!(compare_lists(&texts, &texts[1..]).is_some());
+    let mut tally = Tally::default();
+    assert_eq!(decision(&g, &st, &Ok(()), &legal, &mut tally), Ok(()));
+    let mut wrong = legal.clone();
+    wrong.swap(0, 1);
+    assert!(decision(&g, &st, &Ok(()), &wrong, &mut tally).is_err());
+    wrong = legal[1..].to_vec();
+    assert!(decision(&g, &st, &Ok(()), &wrong, &mut tally).is_err());
+    // An option whose value is not in its collection: the lists differ, and the reference's
+    // guard refuses it.
+    wrong = legal.clone();
+    wrong[0].args[0] = wrong[0].args[1];
+    let err = decision(&g, &st, &Ok(()), &wrong, &mut tally).expect_err("caught");
+    assert!(err.contains("differ"), "{err}");
+}
