@@ -2,8 +2,8 @@
 //! legal list compared with the reference's, and every finished game's outcome with the
 //! reference's scores and winners. Used by `tests/oracle.rs` and `examples/oracle.rs`.
 
-use super::{ended, is_legal, options, scores, winners, Listing, Skip};
-use crate::engine::{Action, Config, OutcomeKind, RunError, State};
+use super::{ended, is_legal, options, scores, window_asks, winners, Listing, Skip};
+use crate::engine::{Action, Actor, Config, OutcomeKind, RunError, State};
 use crate::ir::Game;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -21,6 +21,9 @@ pub struct Tally {
     pub options: u64,
     /// Decisions not compared, by why.
     pub skipped: BTreeMap<Skip, u64>,
+    /// Options of decisions not compared (sequence actions) whose first part was checked
+    /// against the reference's guard.
+    pub guarded: u64,
     /// Games the engine stopped with an error (a rule error, a limit), by the error's code.
     pub errors: BTreeMap<&'static str, u64>,
 }
@@ -32,6 +35,7 @@ impl Tally {
         self.finished += o.finished;
         self.compared += o.compared;
         self.options += o.options;
+        self.guarded += o.guarded;
         for (k, n) in &o.skipped {
             *self.skipped.entry(*k).or_default() += n;
         }
@@ -55,6 +59,9 @@ impl fmt::Display for Tally {
                 .map(|(k, n)| format!("{k:?} {n}"))
                 .collect();
             write!(f, "{})", parts.join(", "))?;
+        }
+        if self.guarded > 0 {
+            write!(f, ", {} of their options guard-checked", self.guarded)?;
         }
         for (code, n) in &self.errors {
             write!(f, ", {n} stopped by {code}")?;
@@ -200,7 +207,7 @@ pub fn decision(
     let list = match (options(g, st), listed) {
         (Ok(Listing::Skipped(k)), _) => {
             *tally.skipped.entry(k).or_default() += 1;
-            return Ok(());
+            return guards(g, st, legal, tally);
         }
         (Ok(Listing::Options(list)), Ok(())) => list,
         (Err(_), Err(_)) => {
@@ -228,9 +235,24 @@ pub fn decision(
         Ok(true) => return Err("an `end when` condition holds at a decision".into()),
         Err(e) => return Err(format!("`end when` fails by the reference: {}", e.message())),
     }
+    match (window_asks(g, st), g.actor(st)) {
+        (Ok(Some(p)), Actor::Player(q)) if p == q => {}
+        (Ok(p), q) => return Err(format!("the reference asks {p:?}, the engine {q:?}")),
+        (Err(e), _) => return Err(format!("the reference's window fails: {}", e.message())),
+    }
+    let guarded = tally.guarded;
+    guards(g, st, legal, tally)?;
+    tally.guarded = guarded;
+    Ok(())
+}
+
+/// Each option the engine lists (the first part of a sequence action's) must be legal by
+/// the reference's guard.
+fn guards(g: &Game, st: &State, legal: &[Action], tally: &mut Tally) -> Result<(), String> {
     for a in legal {
         match is_legal(g, st, a) {
-            Ok(Some(true)) | Ok(None) => {}
+            Ok(Some(true)) => tally.guarded += 1,
+            Ok(None) => {}
             Ok(Some(false)) => {
                 let text = g.action_text(st, a);
                 return Err(format!("`{text}` is not legal by the reference's guard"));

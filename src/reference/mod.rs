@@ -66,12 +66,10 @@ pub enum Skip {
     Chance,
     /// One arm is a `sequence action`, whose options are runs of its effect.
     Sequence,
-    /// `choose each`: several players choose at once.
+    /// `choose each` whose chooser's name has no slot.
     Each,
-    /// A seat's choice inside a `simultaneous` block, listed on its private run.
+    /// A seat's choice inside a `simultaneous` block without a private run to list it on.
     Simultaneous,
-    /// A window of `anytime` or `before turn` actions.
-    Window,
 }
 
 /// The reference's answer for the decision a state waits at.
@@ -158,34 +156,42 @@ fn player_value(g: &Game, st: &State, e: &Expr, p: u8) -> Result<i64, RunError> 
     Ref { g, s: st, depth: 0 }.int(e, &mut locals, p)
 }
 
-/// The decision a state waits at, as the reference covers it: the choice, the chooser,
-/// and the waiting frame's locals and acting player (for inline options).
-struct Waiting<'g> {
+/// The decision a state waits at, as the reference covers it: the state it is listed on
+/// (a seat's private run inside a simultaneous block), the choice, the chooser, and the
+/// locals and acting player inline options are listed with.
+struct Waiting<'g, 's> {
+    st: &'s State,
     choice: &'g Choice,
     actor: u8,
     frame_locals: [Value; MAX_LOCALS],
     frame_me: u8,
 }
 
-/// The decision `st` waits at, or why the reference does not cover it.
-fn waiting<'g>(g: &'g Game, st: &State) -> Result<Waiting<'g>, Skip> {
+/// The decision `st` waits at, or why the reference does not cover it. Inside a
+/// simultaneous block the seat's options are those of its private run (4.1.2); in a
+/// `choose each` the chooser's name and `me` are the seat asked (4.1.1); a window lists its
+/// actions and `pass` like a choice (3.9.2). A choice with a sequence action is not
+/// covered unless `sequences` (its options are runs of the effect; their first part, the
+/// action and its parameters, can still be tested against the guard).
+fn waiting<'g, 's>(g: &'g Game, st: &'s State, sequences: bool) -> Result<Waiting<'g, 's>, Skip> {
     let (choice, actor) = match st.wait {
         Wait::Decision { choice, actor } => (choice, actor),
         Wait::Chance => return Err(Skip::Chance),
         Wait::Over | Wait::Running => return Err(Skip::NoDecision),
     };
-    if st.block.is_some() {
-        return Err(Skip::Simultaneous);
-    }
-    if g.windows.is_some_and(|(a, b)| choice == a || choice == b) {
-        return Err(Skip::Window);
-    }
+    let (st, choice, actor) = match st.block {
+        Some(_) => {
+            let run = g.block_run(st, Some(actor)).ok_or(Skip::Simultaneous)?;
+            match run.wait {
+                Wait::Decision { choice, actor } => (run, choice, actor),
+                _ => return Err(Skip::Simultaneous),
+            }
+        }
+        None => (st, choice, actor),
+    };
     let ch = g.choices.get(choice).ok_or(Skip::NoDecision)?;
-    if ch.each.is_some() {
-        return Err(Skip::Each);
-    }
     let sequence = |a: &Arm| matches!(a, Arm::Action(ai) if g.actions[*ai].sequence);
-    if ch.arms.iter().any(sequence) {
+    if !sequences && ch.arms.iter().any(sequence) {
         return Err(Skip::Sequence);
     }
     let frame = st.frames.last().ok_or(Skip::NoDecision)?;
@@ -195,11 +201,18 @@ fn waiting<'g>(g: &'g Game, st: &State) -> Result<Waiting<'g>, Skip> {
     if let Some(src) = st.locals.get(base..base + n) {
         frame_locals[..n].copy_from_slice(src);
     }
+    let mut frame_me = frame.me;
+    if let Some((bind, _)) = &ch.each {
+        let slot = frame_locals.get_mut(bind.slot as usize).ok_or(Skip::Each)?;
+        *slot = Value::Player(actor);
+        frame_me = actor;
+    }
     Ok(Waiting {
+        st,
         choice: ch,
         actor,
         frame_locals,
-        frame_me: frame.me,
+        frame_me,
     })
 }
 
@@ -215,7 +228,7 @@ struct ArmParts<'g> {
 
 /// Arm `arm` of the waiting choice: an action binds its parameters in fresh locals with
 /// `me` the chooser; an inline option binds in the waiting frame's locals, `me` unchanged.
-fn arm_parts<'g>(g: &'g Game, w: &Waiting<'g>, arm: &'g Arm) -> ArmParts<'g> {
+fn arm_parts<'g>(g: &'g Game, w: &Waiting<'g, '_>, arm: &'g Arm) -> ArmParts<'g> {
     match arm {
         Arm::Action(ai) => {
             let act = &g.actions[*ai];
@@ -248,14 +261,22 @@ fn arm_parts<'g>(g: &'g Game, w: &Waiting<'g>, arm: &'g Arm) -> ArmParts<'g> {
 /// the bindings it needs are bound; of interchangeable components of a zone (4.1, 3.4.1)
 /// only the lowest is offered.
 pub fn options(g: &Game, st: &State) -> Result<Listing, RunError> {
-    let w = match waiting(g, st) {
-        Ok(w) => w,
-        Err(skip) => return Ok(Listing::Skipped(skip)),
+    match waiting(g, st, false) {
+        Ok(w) => listing(g, &w).map(Listing::Options),
+        Err(skip) => Ok(Listing::Skipped(skip)),
+    }
+}
+
+/// The options of the decision `w` (see [`options`]).
+fn listing(g: &Game, w: &Waiting) -> Result<Vec<RefOption>, RunError> {
+    let r = Ref {
+        g,
+        s: w.st,
+        depth: 0,
     };
-    let r = Ref { g, s: st, depth: 0 };
     let mut out = Vec::new();
     for (ai, arm) in w.choice.arms.iter().enumerate() {
-        let a = arm_parts(g, &w, arm);
+        let a = arm_parts(g, w, arm);
         let mut found = Vec::new();
         r.bind(&a, 0, &mut a.locals.clone(), w.actor, &mut found)?;
         for args in found {
@@ -267,20 +288,60 @@ pub fn options(g: &Game, st: &State) -> Result<Listing, RunError> {
             });
         }
     }
-    Ok(Listing::Options(out))
+    Ok(out)
+}
+
+/// At a window (3.9.2), the seat the reference asks: the first in seat order from the
+/// current player (seat 0 when there is none) that has not passed since the last window
+/// action and has a legal window action (only a `before turn` one, at a window before a
+/// turn that follows an `anytime` window with no action since). `Ok(None)`: nobody (the
+/// window should not wait), or no decision the reference covers; a decision that is no
+/// window gives its chooser.
+pub fn window_asks(g: &Game, st: &State) -> Result<Option<u8>, RunError> {
+    let Ok(mut w) = waiting(g, st, false) else {
+        return Ok(None);
+    };
+    let Wait::Decision { choice, actor } = st.wait else {
+        return Ok(None);
+    };
+    let window = g.windows.is_some_and(|(a, b)| choice == a || choice == b);
+    if st.block.is_some() || !window {
+        return Ok(Some(actor));
+    }
+    let start = st.current().unwrap_or(0);
+    for k in 0..st.players {
+        let p = (start + k) % st.players;
+        if st.window.passed & (1 << p) != 0 {
+            continue;
+        }
+        w.actor = p;
+        let acts = listing(g, &w)?.into_iter().any(|o| {
+            matches!(w.choice.arms.get(o.arm as usize), Some(Arm::Action(ai))
+                if !st.window.only_before || g.actions[*ai].window == Some(true))
+        });
+        if acts {
+            return Ok(Some(p));
+        }
+    }
+    Ok(None)
 }
 
 /// Whether an action is legal in the decision `st` waits at by the reference's reading of
 /// it: an arm of the choice, each value among its collection's elements (with the values
-/// before it bound) and every part of the guard true. `None`: a decision not covered.
+/// before it bound) and every part of the guard true. For a sequence action, its first
+/// part (the choices made inside it are not looked at). `None`: a decision not covered.
 pub fn is_legal(g: &Game, st: &State, a: &Action) -> Result<Option<bool>, RunError> {
-    let Ok(w) = waiting(g, st) else {
+    let Ok(w) = waiting(g, st, true) else {
         return Ok(None);
     };
     let Some(arm) = w.choice.arms.get(a.arm as usize) else {
         return Ok(Some(false));
     };
-    let r = Ref { g, s: st, depth: 0 };
+    let r = Ref {
+        g,
+        s: w.st,
+        depth: 0,
+    };
     let p = arm_parts(g, &w, arm);
     if a.args.iter().skip(p.binds.len()).any(|v| *v != Value::None) {
         return Ok(Some(false));
