@@ -22,7 +22,7 @@ const FOLDERS: [&str; 5] = [
 ];
 
 /// Decisions per game at most (a long game is compared up to there).
-const CAP: u64 = 250;
+const CAP: u64 = 400;
 
 /// Files slow to list by the reference in a debug build: one game per player count.
 const SLOW: [&str; 4] = ["atlantis_omni", "atlantis_rising", "omnia", "ominoes"];
@@ -79,17 +79,30 @@ fn the_engine_lists_what_the_reference_lists() {
             continue;
         };
         let games = if SLOW.iter().any(|s| path.contains(s)) {
-            1
+            2
         } else {
-            3
+            8
         };
+        // Seeded games at every player count, one with external chance, one per variant.
+        let mut runs: Vec<Config> = Vec::new();
+        for players in player_counts(&g) {
+            runs.extend((1..=games).map(|seed| config(players, seed)));
+            runs.push(Config {
+                chance: ChanceMode::External,
+                ..config(players, 100)
+            });
+        }
+        for v in g.variants.iter() {
+            runs.push(Config {
+                variant: Some(v.name.clone()),
+                ..config(g.min_players, 200)
+            });
+        }
         let mut tally = Tally::default();
-        'file: for players in player_counts(&g) {
-            for seed in 1..=games {
-                if let Err(d) = play(&g, &config(players, seed), CAP, &mut tally) {
-                    failures.push(format!("{path}: {d}"));
-                    break 'file;
-                }
+        for cfg in runs {
+            if let Err(d) = play(&g, &cfg, CAP, &mut tally) {
+                failures.push(format!("{path}: {d}"));
+                break;
             }
         }
         println!("{path}: {tally}");

@@ -2,9 +2,13 @@
 //! legal list compared with the reference's, and every finished game's outcome with the
 //! reference's scores and winners. Used by `tests/oracle.rs` and `examples/oracle.rs`.
 
-use super::{ended, is_legal, options, scores, window_asks, winners, Listing, Skip};
+use super::{
+    chance_outcomes, ended, is_legal, options, scores, window_asks, winners, Listing, Skip,
+};
 use crate::engine::{Action, Actor, Config, OutcomeKind, RunError, State};
 use crate::ir::Game;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -19,6 +23,11 @@ pub struct Tally {
     pub compared: u64,
     /// Options compared (engine's list length, summed).
     pub options: u64,
+    /// Chance events (external chance) whose outcomes and weights were compared.
+    pub chance: u64,
+    /// Determinized worlds (a decision's state with what its chooser cannot see dealt
+    /// anew, as agents search) whose decision was compared too.
+    pub worlds: u64,
     /// Decisions not compared, by why.
     pub skipped: BTreeMap<Skip, u64>,
     /// Options of decisions not compared (sequence actions) whose first part was checked
@@ -36,6 +45,8 @@ impl Tally {
         self.compared += o.compared;
         self.options += o.options;
         self.guarded += o.guarded;
+        self.chance += o.chance;
+        self.worlds += o.worlds;
         for (k, n) in &o.skipped {
             *self.skipped.entry(*k).or_default() += n;
         }
@@ -59,6 +70,12 @@ impl fmt::Display for Tally {
                 .map(|(k, n)| format!("{k:?} {n}"))
                 .collect();
             write!(f, "{})", parts.join(", "))?;
+        }
+        if self.chance > 0 {
+            write!(f, ", {} chance events", self.chance)?;
+        }
+        if self.worlds > 0 {
+            write!(f, ", {} determinized worlds", self.worlds)?;
         }
         if self.guarded > 0 {
             write!(f, ", {} of their options guard-checked", self.guarded)?;
@@ -161,6 +178,7 @@ pub fn play(g: &Game, cfg: &Config, cap: u64, tally: &mut Tally) -> Result<(), B
     };
     tally.games += 1;
     let mut picks = Picks(cfg.seed ^ 0x5EED);
+    let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
     let mut legal: Vec<Action> = Vec::new();
     for n in 1..=cap {
         if st.is_over() {
@@ -169,7 +187,13 @@ pub fn play(g: &Game, cfg: &Config, cap: u64, tally: &mut Tally) -> Result<(), B
         }
         let listed = g.legal(&st, &mut legal);
         let texts: Vec<String> = legal.iter().map(|a| g.action_text(&st, a)).collect();
-        if let Err(what) = decision(g, &st, &listed, &legal, tally) {
+        if g.actor(&st) == Actor::Chance {
+            if let Err((what, e, r)) = chance(g, &st, &texts, tally) {
+                return Err(diff(n, what, e, r));
+            }
+        } else if let Err(what) =
+            decision(g, &st, &listed, &legal, tally).and_then(|_| asked(g, &st))
+        {
             let reference = match options(g, &st) {
                 Ok(Listing::Options(list)) => list.into_iter().map(|o| o.text).collect(),
                 Ok(Listing::Skipped(k)) => vec![format!("skipped: {k:?}")],
@@ -180,6 +204,9 @@ pub fn play(g: &Game, cfg: &Config, cap: u64, tally: &mut Tally) -> Result<(), B
                 Err(e) => vec![format!("error: {}", e.message())],
             };
             return Err(diff(n, what, engine, reference));
+        }
+        if let Err((what, e, r)) = world(g, &st, &mut rng, tally) {
+            return Err(diff(n, what, e, r));
         }
         if legal.is_empty() {
             break;
@@ -235,15 +262,25 @@ pub fn decision(
         Ok(true) => return Err("an `end when` condition holds at a decision".into()),
         Err(e) => return Err(format!("`end when` fails by the reference: {}", e.message())),
     }
-    match (window_asks(g, st), g.actor(st)) {
-        (Ok(Some(p)), Actor::Player(q)) if p == q => {}
-        (Ok(p), q) => return Err(format!("the reference asks {p:?}, the engine {q:?}")),
-        (Err(e), _) => return Err(format!("the reference's window fails: {}", e.message())),
-    }
     let guarded = tally.guarded;
     guards(g, st, legal, tally)?;
     tally.guarded = guarded;
     Ok(())
+}
+
+/// At a window (3.9.2), the seat asked must be the one the reference asks (the first in
+/// seat order from the current player that has not passed and has a window action). Not
+/// asked of a determinized world: what the chooser cannot see is dealt anew there, without
+/// what the window told it (that the seats before it had no window action).
+pub fn asked(g: &Game, st: &State) -> Result<(), String> {
+    if let Ok(Listing::Skipped(_)) | Err(_) = options(g, st) {
+        return Ok(());
+    }
+    match (window_asks(g, st), g.actor(st)) {
+        (Ok(Some(p)), Actor::Player(q)) if p == q => Ok(()),
+        (Ok(p), q) => Err(format!("the reference asks {p:?}, the engine {q:?}")),
+        (Err(e), _) => Err(format!("the reference's window fails: {}", e.message())),
+    }
 }
 
 /// Each option the engine lists (the first part of a sequence action's) must be legal by
@@ -292,5 +329,73 @@ fn outcome(g: &Game, st: &State) -> Result<(), (String, Vec<String>, Vec<String>
             }
         }
     }
+    Ok(())
+}
+
+/// What differs, and the engine's and the reference's answers.
+type Found = (String, Vec<String>, Vec<String>);
+
+/// Compares a chance event's outcomes (texts and weights, in order) and the engine's legal
+/// texts with the reference's; no `end when` may hold.
+fn chance(g: &Game, st: &State, texts: &[String], tally: &mut Tally) -> Result<(), Found> {
+    let mut engine = Vec::new();
+    let listed = g.chance_outcomes(st, &mut |v, w| {
+        engine.push(format!("{} x{w}", g.action_text(st, &Action::chance(v))))
+    });
+    let mine = match (chance_outcomes(g, st), listed) {
+        (Ok(None), _) => {
+            *tally.skipped.entry(Skip::Chance).or_default() += 1;
+            return Ok(());
+        }
+        (Ok(Some(list)), Ok(_)) => list,
+        (Err(_), Err(_)) => return Ok(()),
+        (Err(e), Ok(_)) => {
+            let what = format!("only the reference fails: {}", e.message());
+            return Err((what, engine, vec![]));
+        }
+        (Ok(Some(_)), Err(e)) => {
+            let what = format!("only the engine fails: {}", e.message());
+            return Err((what, vec![], engine));
+        }
+    };
+    tally.chance += 1;
+    let weighted: Vec<String> = mine.iter().map(|(t, w)| format!("{t} x{w}")).collect();
+    if let Some(what) = compare_lists(&engine, &weighted) {
+        return Err((format!("chance outcomes: {what}"), engine, weighted));
+    }
+    let plain: Vec<String> = mine.into_iter().map(|(t, _)| t).collect();
+    if let Some(what) = compare_lists(texts, &plain) {
+        return Err((format!("chance texts: {what}"), texts.to_vec(), plain));
+    }
+    match ended(g, st) {
+        Ok(false) => Ok(()),
+        Ok(true) => Err(("an `end when` holds at a chance event".into(), vec![], vec![])),
+        Err(e) => Err((format!("`end when` fails: {}", e.message()), vec![], vec![])),
+    }
+}
+
+/// At a player's decision in a game that hides something: a world determinized for the
+/// chooser (what it cannot see dealt anew, as agents search) waits at the same decision,
+/// whose options are compared like the game's.
+fn world(g: &Game, st: &State, rng: &mut ChaCha8Rng, tally: &mut Tally) -> Result<(), Found> {
+    let Actor::Player(seat) = g.actor(st) else {
+        return Ok(());
+    };
+    if g.hides_nothing() {
+        return Ok(());
+    }
+    let w = g.determinize(st, Some(seat), rng);
+    let mut legal = Vec::new();
+    let listed = g.legal(&w, &mut legal);
+    let mut scratch = Tally::default();
+    if let Err(what) = decision(g, &w, &listed, &legal, &mut scratch) {
+        let engine = legal.iter().map(|a| g.action_text(&w, a)).collect();
+        let reference = match options(g, &w) {
+            Ok(Listing::Options(list)) => list.into_iter().map(|o| o.text).collect(),
+            _ => vec![],
+        };
+        return Err((format!("in a determinized world: {what}"), engine, reference));
+    }
+    tally.worlds += scratch.compared;
     Ok(())
 }

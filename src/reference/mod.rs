@@ -17,9 +17,12 @@
 //! are answered with [`Listing::Skipped`] and the reason, never agreed with silently.
 
 mod agg;
+mod chance;
 mod coll;
 pub mod diff;
 mod expr;
+
+pub use chance::chance_outcomes;
 
 use crate::engine::{Action, RunError, State, Wait};
 use crate::ir::*;
