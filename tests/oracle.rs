@@ -8,7 +8,7 @@
 //! `cargo run --release --example oracle -- --games 200`.
 
 use rulebook::engine::{ChanceMode, Config};
-use rulebook::reference::diff::{compare_lists, decision, play, Tally};
+use rulebook::reference::diff::{compare_lists, decision, play, scenario, Tally};
 use rulebook::reference::{options, Listing};
 use rulebook::Game;
 
@@ -114,7 +114,10 @@ fn the_engine_lists_what_the_reference_lists() {
         "the engine and the reference differ:\n{}",
         failures.join("\n")
     );
-    assert!(total.compared > 2_000, "too few decisions compared: {total}");
+    assert!(
+        total.compared > 2_000,
+        "too few decisions compared: {total}"
+    );
 }
 
 /// The comparison can fail: a list with two options swapped, one left out or one added is
@@ -148,4 +151,54 @@ fn a_planted_wrong_answer_is_caught() {
     wrong[0].args[0] = wrong[0].args[1];
     let err = decision(&g, &st, &Ok(()), &wrong, &mut tally).expect_err("caught");
     assert!(err.contains("differ"), "{err}");
+}
+
+/// Every scenario of `tests/scenarios/`: each state its steps reach (its `setup { }` blocks
+/// change what `setup` wrote, which answers remembered per setup must follow) compared,
+/// then a random game from where it ends.
+#[test]
+fn the_engine_lists_what_the_reference_lists_in_every_scenario() {
+    let start = std::time::Instant::now();
+    let mut files: Vec<_> = std::fs::read_dir("tests/scenarios")
+        .expect("tests/scenarios")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "scenarios"))
+        .collect();
+    files.sort();
+    let mut total = Tally::default();
+    let mut failures = Vec::new();
+    for f in files {
+        let name = f.display().to_string();
+        let text = std::fs::read_to_string(&f).expect("readable");
+        let sf = rulebook::syntax::parse_scenarios(&name, &text).expect("parses");
+        let rules = f.parent().expect("a folder").join(&sf.rules);
+        let rules_name = rules.display().to_string();
+        let rules_text = std::fs::read_to_string(&rules).expect("the rules file");
+        let loaded = rulebook::load(&rules_name, &rules_text);
+        let (Some(g), Some(symbols)) = (loaded.game, loaded.symbols) else {
+            panic!("{rules_name} does not check");
+        };
+        let source = rulebook::source::Source {
+            name: name.clone(),
+            text: text.clone(),
+        };
+        let (g, scenarios, diags) = rulebook::check::scenario::lower(g, symbols, source, &sf);
+        assert!(!diags.has_errors(), "{name} does not check");
+        let mut tally = Tally::default();
+        for sc in &scenarios {
+            if let Err(d) = scenario(&g, sc, 60, &mut tally) {
+                failures.push(format!("{name}: {d}"));
+                break;
+            }
+        }
+        println!("{name}: {tally}");
+        total.add(&tally);
+    }
+    println!("all: {total} in {:.1} s", start.elapsed().as_secs_f64());
+    assert!(
+        failures.is_empty(),
+        "the engine and the reference differ:\n{}",
+        failures.join("\n")
+    );
+    assert!(total.compared > 500, "too few decisions compared: {total}");
 }

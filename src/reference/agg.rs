@@ -160,7 +160,10 @@ impl Ref<'_> {
     fn bool_of(&self, v: Value) -> Result<bool, RunError> {
         match v {
             Value::Bool(b) => Ok(b),
-            other => Err(rule(format!("expected true or false, got {}", self.show(other)))),
+            other => Err(rule(format!(
+                "expected true or false, got {}",
+                self.show(other)
+            ))),
         }
     }
 
@@ -220,7 +223,10 @@ impl Ref<'_> {
             let mut run = vec![s];
             let mut at = s;
             while (run.len() as i64) < n {
-                let t = *board.geo.steps.get(at as usize * DIRECTION_COUNT + d as usize)?;
+                let t = *board
+                    .geo
+                    .steps
+                    .get(at as usize * DIRECTION_COUNT + d as usize)?;
                 if t == NO_SPACE {
                     return None;
                 }
@@ -346,7 +352,10 @@ impl Ref<'_> {
             if let Some(x) = l.get_mut(bind.slot as usize) {
                 *x = v;
             }
-            if a.filter.as_ref().map_or(Ok(true), |f| self.bool(f, l, me))? {
+            if a.filter
+                .as_ref()
+                .map_or(Ok(true), |f| self.bool(f, l, me))?
+            {
                 pool.push(v);
             }
         }

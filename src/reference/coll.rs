@@ -114,7 +114,10 @@ impl Ref<'_> {
             (Value::Space(b, s), Value::Enum(_, dir)) => (b, s, dir),
             (Value::None, _) | (_, Value::None) => return Ok(Vec::new()),
             (Value::Space(..), other) => {
-                return Err(rule(format!("expected a direction, got {}", self.show(other))))
+                return Err(rule(format!(
+                    "expected a direction, got {}",
+                    self.show(other)
+                )))
             }
             (other, _) => return Err(rule(format!("expected a space, got {}", self.show(other)))),
         };

@@ -5,7 +5,8 @@
 use super::{
     chance_outcomes, ended, is_legal, options, scores, window_asks, winners, Listing, Skip,
 };
-use crate::engine::{Action, Actor, Config, OutcomeKind, RunError, State};
+use crate::engine::{Action, Actor, ChanceMode, Config, OutcomeKind, RunError, State};
+use crate::ir::scenario::{Scenario, Step};
 use crate::ir::Game;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -96,7 +97,10 @@ pub struct Difference {
     pub players: u8,
     /// The match's variant, if any.
     pub variant: Option<String>,
-    /// The decision (counted from 1 in the game) where they differ; 0 for the outcome.
+    /// The scenario the game started from, if any.
+    pub scenario: Option<String>,
+    /// The state (counted from 1 in the game: each decision, each step of a scenario) where
+    /// they differ; for the outcome, the last.
     pub decision: u64,
     /// What differs.
     pub what: String,
@@ -108,6 +112,9 @@ pub struct Difference {
 
 impl fmt::Display for Difference {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(sc) = &self.scenario {
+            write!(f, "scenario {sc:?}, ")?;
+        }
         writeln!(
             f,
             "seed {}, {} players{}, decision {}: {}",
@@ -158,18 +165,7 @@ impl Picks {
 /// decisions; at each, its legal list is compared with the reference's. Counts go to
 /// `tally`; the first difference is returned.
 pub fn play(g: &Game, cfg: &Config, cap: u64, tally: &mut Tally) -> Result<(), Box<Difference>> {
-    let diff = |decision: u64, what: String, engine: Vec<String>, reference: Vec<String>| {
-        Box::new(Difference {
-            seed: cfg.seed,
-            players: cfg.players,
-            variant: cfg.variant.clone(),
-            decision,
-            what,
-            engine,
-            reference,
-        })
-    };
-    let mut st = match g.start(cfg) {
+    let st = match g.start(cfg) {
         Ok(st) => st,
         Err(e) => {
             *tally.errors.entry(e.code()).or_default() += 1;
@@ -177,24 +173,173 @@ pub fn play(g: &Game, cfg: &Config, cap: u64, tally: &mut Tally) -> Result<(), B
         }
     };
     tally.games += 1;
-    let mut picks = Picks(cfg.seed ^ 0x5EED);
-    let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
-    let mut legal: Vec<Action> = Vec::new();
-    for n in 1..=cap {
-        if st.is_over() {
-            tally.finished += 1;
-            return outcome(g, &st).map_err(|(what, e, r)| diff(0, what, e, r));
+    let mut run = Run::new(cfg, None);
+    run.walk(g, st, cap, tally)
+}
+
+/// One scenario (its position set up and its actions applied, the expectations left to
+/// `tests/scenarios.rs`): every state it reaches compared, then a random game from where it
+/// ends, at most `cap` decisions.
+pub fn scenario(
+    g: &Game,
+    sc: &Scenario,
+    cap: u64,
+    tally: &mut Tally,
+) -> Result<(), Box<Difference>> {
+    let mut cfg = Config {
+        players: g.min_players,
+        ..Config::default()
+    };
+    let mut st: Option<State> = None;
+    let mut run = Run::new(&cfg, Some(sc.name.clone()));
+    for (step, _) in &sc.steps {
+        match step {
+            Step::Players(n) => cfg.players = *n,
+            Step::Seed(s) => cfg.seed = *s,
+            Step::Variant(v) => cfg.variant = Some(v.clone()),
+            Step::Set(name, value) => cfg.set.push((name.clone(), value.clone())),
+            Step::ExternalChance => cfg.chance = ChanceMode::External,
+            _ => {}
         }
-        let listed = g.legal(&st, &mut legal);
-        let texts: Vec<String> = legal.iter().map(|a| g.action_text(&st, a)).collect();
-        if g.actor(&st) == Actor::Chance {
-            if let Err((what, e, r)) = chance(g, &st, &texts, tally) {
-                return Err(diff(n, what, e, r));
+        if st.is_none() && !configures(step) {
+            match g.start(&cfg) {
+                Ok(s) => st = Some(s),
+                Err(e) => {
+                    *tally.errors.entry(e.code()).or_default() += 1;
+                    return Ok(());
+                }
             }
-        } else if let Err(what) =
-            decision(g, &st, &listed, &legal, tally).and_then(|_| asked(g, &st))
+            tally.games += 1;
+            run = Run::new(&cfg, Some(sc.name.clone()));
+            run.check(g, st.as_ref().expect("started"), tally)?;
+        }
+        let Some(s) = st.as_mut() else { continue };
+        let done = match step {
+            Step::Setup(p) => g.exec_proc(s, *p),
+            Step::Apply(t) => apply_text(g, s, t),
+            _ => continue,
+        };
+        if let Err(e) = done {
+            // The scenario expects it, or tests/scenarios.rs tells what went wrong.
+            *tally.errors.entry(e.code()).or_default() += 1;
+            return Ok(());
+        }
+        run.check(g, s, tally)?;
+    }
+    match st {
+        Some(s) => run.walk(g, s, cap, tally),
+        None => Ok(()),
+    }
+}
+
+/// A step that configures the match (it comes before the match starts).
+fn configures(step: &Step) -> bool {
+    matches!(
+        step,
+        Step::Players(_) | Step::Seed(_) | Step::Variant(_) | Step::Set(..) | Step::ExternalChance
+    )
+}
+
+/// Applies the option with this text, as a scenario's `apply` does: a waiting window that
+/// does not offer it is passed first.
+fn apply_text(g: &Game, st: &mut State, text: &str) -> Result<(), RunError> {
+    let norm = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut legal = Vec::new();
+    while g.window_waits(st) {
+        g.legal(st, &mut legal)?;
+        if legal
+            .iter()
+            .any(|a| norm(&g.action_text(st, a)) == norm(text))
         {
-            let reference = match options(g, &st) {
+            break;
+        }
+        let pass = g.parse_action(st, "pass")?;
+        g.apply(st, &pass)?;
+    }
+    let a = g.parse_action(st, text)?;
+    g.apply(st, &a)
+}
+
+/// One game being compared: who it is for the report, its decisions so far, and its
+/// generators (the random picks, the determinized worlds).
+struct Run {
+    seed: u64,
+    players: u8,
+    variant: Option<String>,
+    scenario: Option<String>,
+    n: u64,
+    picks: Picks,
+    rng: ChaCha8Rng,
+}
+
+impl Run {
+    fn new(cfg: &Config, scenario: Option<String>) -> Run {
+        Run {
+            seed: cfg.seed,
+            players: cfg.players,
+            variant: cfg.variant.clone(),
+            scenario,
+            n: 0,
+            picks: Picks(cfg.seed ^ 0x5EED),
+            rng: ChaCha8Rng::seed_from_u64(cfg.seed),
+        }
+    }
+
+    fn diff(&self, (what, engine, reference): Found) -> Box<Difference> {
+        Box::new(Difference {
+            seed: self.seed,
+            players: self.players,
+            variant: self.variant.clone(),
+            scenario: self.scenario.clone(),
+            decision: self.n,
+            what,
+            engine,
+            reference,
+        })
+    }
+
+    /// Random legal actions from `st` on, each state compared, at most `cap` decisions.
+    fn walk(
+        &mut self,
+        g: &Game,
+        mut st: State,
+        cap: u64,
+        tally: &mut Tally,
+    ) -> Result<(), Box<Difference>> {
+        let mut legal: Vec<Action> = Vec::new();
+        for _ in 0..cap {
+            if st.is_over() {
+                tally.finished += 1;
+                return outcome(g, &st).map_err(|f| self.diff(f));
+            }
+            self.check(g, &st, tally)?;
+            if g.legal(&st, &mut legal).is_err() || legal.is_empty() {
+                break;
+            }
+            let a = legal[self.picks.below(legal.len())];
+            if let Err(e) = g.apply(&mut st, &a) {
+                *tally.errors.entry(e.code()).or_default() += 1;
+                return Ok(());
+            }
+        }
+        Ok(())
+    }
+
+    /// Compares the state's decision (a player's or chance's) and, for a player's, that of
+    /// a world determinized for the chooser.
+    fn check(&mut self, g: &Game, st: &State, tally: &mut Tally) -> Result<(), Box<Difference>> {
+        self.n += 1;
+        if st.is_over() {
+            return Ok(());
+        }
+        let mut legal = Vec::new();
+        let listed = g.legal(st, &mut legal);
+        let texts: Vec<String> = legal.iter().map(|a| g.action_text(st, a)).collect();
+        if g.actor(st) == Actor::Chance {
+            return chance(g, st, &texts, tally).map_err(|f| self.diff(f));
+        }
+        if let Err(what) = decision(g, st, &listed, &legal, tally).and_then(|_| asked(g, st)) {
+            let reference = match options(g, st) {
                 Ok(Listing::Options(list)) => list.into_iter().map(|o| o.text).collect(),
                 Ok(Listing::Skipped(k)) => vec![format!("skipped: {k:?}")],
                 Err(e) => vec![format!("error: {}", e.message())],
@@ -203,21 +348,10 @@ pub fn play(g: &Game, cfg: &Config, cap: u64, tally: &mut Tally) -> Result<(), B
                 Ok(()) => texts,
                 Err(e) => vec![format!("error: {}", e.message())],
             };
-            return Err(diff(n, what, engine, reference));
+            return Err(self.diff((what, engine, reference)));
         }
-        if let Err((what, e, r)) = world(g, &st, &mut rng, tally) {
-            return Err(diff(n, what, e, r));
-        }
-        if legal.is_empty() {
-            break;
-        }
-        let a = legal[picks.below(legal.len())];
-        if let Err(e) = g.apply(&mut st, &a) {
-            *tally.errors.entry(e.code()).or_default() += 1;
-            return Ok(());
-        }
+        world(g, st, &mut self.rng, tally).map_err(|f| self.diff(f))
     }
-    Ok(())
 }
 
 /// Compares one decision: the engine's list (`legal`, or the error `listed` gave) with
@@ -260,7 +394,12 @@ pub fn decision(
     match ended(g, st) {
         Ok(false) => {}
         Ok(true) => return Err("an `end when` condition holds at a decision".into()),
-        Err(e) => return Err(format!("`end when` fails by the reference: {}", e.message())),
+        Err(e) => {
+            return Err(format!(
+                "`end when` fails by the reference: {}",
+                e.message()
+            ))
+        }
     }
     let guarded = tally.guarded;
     guards(g, st, legal, tally)?;
@@ -369,7 +508,11 @@ fn chance(g: &Game, st: &State, texts: &[String], tally: &mut Tally) -> Result<(
     }
     match ended(g, st) {
         Ok(false) => Ok(()),
-        Ok(true) => Err(("an `end when` holds at a chance event".into(), vec![], vec![])),
+        Ok(true) => Err((
+            "an `end when` holds at a chance event".into(),
+            vec![],
+            vec![],
+        )),
         Err(e) => Err((format!("`end when` fails: {}", e.message()), vec![], vec![])),
     }
 }
@@ -394,7 +537,11 @@ fn world(g: &Game, st: &State, rng: &mut ChaCha8Rng, tally: &mut Tally) -> Resul
             Ok(Listing::Options(list)) => list.into_iter().map(|o| o.text).collect(),
             _ => vec![],
         };
-        return Err((format!("in a determinized world: {what}"), engine, reference));
+        return Err((
+            format!("in a determinized world: {what}"),
+            engine,
+            reference,
+        ));
     }
     tally.worlds += scratch.compared;
     Ok(())

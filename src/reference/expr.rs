@@ -63,7 +63,10 @@ impl Ref<'_> {
     pub(super) fn bool(&self, e: &Expr, l: &mut [Value], me: u8) -> Result<bool, RunError> {
         match self.eval(e, l, me)? {
             Value::Bool(b) => Ok(b),
-            other => Err(rule(format!("expected true or false, got {}", self.show(other)))),
+            other => Err(rule(format!(
+                "expected true or false, got {}",
+                self.show(other)
+            ))),
         }
     }
 
@@ -191,8 +194,9 @@ impl Ref<'_> {
         let players = s.players;
         Ok(match b {
             Builtin::Count => Value::Int(s.zone(self.zone(arg(0)?, l, me)?).len() as i64),
-            Builtin::Top => (s.zone(self.zone(arg(0)?, l, me)?).last())
-                .map_or(Value::None, |c| Value::Comp(*c)),
+            Builtin::Top => {
+                (s.zone(self.zone(arg(0)?, l, me)?).last()).map_or(Value::None, |c| Value::Comp(*c))
+            }
             Builtin::Bottom => (s.zone(self.zone(arg(0)?, l, me)?).first())
                 .map_or(Value::None, |c| Value::Comp(*c)),
             Builtin::Empty => Value::Bool(s.zone(self.zone(arg(0)?, l, me)?).is_empty()),
@@ -229,7 +233,11 @@ impl Ref<'_> {
             },
             Builtin::Max2 | Builtin::Min2 => {
                 let (x, y) = (self.int(arg(0)?, l, me)?, self.int(arg(1)?, l, me)?);
-                Value::Int(if b == Builtin::Max2 { x.max(y) } else { x.min(y) })
+                Value::Int(if b == Builtin::Max2 {
+                    x.max(y)
+                } else {
+                    x.min(y)
+                })
             }
             Builtin::Step => {
                 let (sp, d) = (self.eval(arg(0)?, l, me)?, self.eval(arg(1)?, l, me)?);
@@ -239,7 +247,10 @@ impl Ref<'_> {
                         .map_or(Value::None, |t| Value::Space(bd, t)),
                     (Value::None, _) | (_, Value::None) => Value::None,
                     (Value::Space(..), other) => {
-                        return Err(rule(format!("expected a direction, got {}", self.show(other))))
+                        return Err(rule(format!(
+                            "expected a direction, got {}",
+                            self.show(other)
+                        )))
                     }
                     (other, _) => {
                         return Err(rule(format!("expected a space, got {}", self.show(other))))
@@ -258,13 +269,19 @@ impl Ref<'_> {
                 Value::Enum(e, d) => Value::Enum(e, opposite(d)),
                 Value::None => Value::None,
                 other => {
-                    return Err(rule(format!("expected a direction, got {}", self.show(other))))
+                    return Err(rule(format!(
+                        "expected a direction, got {}",
+                        self.show(other)
+                    )))
                 }
             },
             Builtin::Ord => match self.eval(arg(0)?, l, me)? {
                 Value::Enum(_, i) => Value::Int(i as i64),
                 other => {
-                    return Err(rule(format!("expected an enum value, got {}", self.show(other))))
+                    return Err(rule(format!(
+                        "expected an enum value, got {}",
+                        self.show(other)
+                    )))
                 }
             },
         })

@@ -399,7 +399,11 @@ impl Ref<'_> {
         let elems = self.elements(&b.coll, l, a.me)?;
         for (i, v) in elems.iter().enumerate() {
             let zone = matches!(b.coll, Coll::Zone(_));
-            if zone && elems[..i].iter().any(|o| self.interchangeable(*o, *v, seat)) {
+            if zone
+                && elems[..i]
+                    .iter()
+                    .any(|o| self.interchangeable(*o, *v, seat))
+            {
                 continue;
             }
             set_local(l, b.slot, *v)?;
