@@ -399,6 +399,7 @@ impl Ref<'_> {
             if used & (1 << i) != 0 {
                 continue;
             }
+            self.spend(1)?;
             match l.get_mut(k as usize) {
                 Some(x) => *x = *v,
                 None => return Err(rule(format!("set `{}` has too many members", def.name))),

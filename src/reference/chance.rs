@@ -15,7 +15,8 @@ pub fn chance_outcomes(g: &Game, st: &State) -> Result<Option<Vec<(String, u32)>
     let (Wait::Chance, Some(frame)) = (st.wait, st.frames.last()) else {
         return Ok(None);
     };
-    let r = Ref { g, s: st, depth: 0 };
+    let work = std::cell::Cell::new(0);
+    let r = Ref::new(g, st, &work);
     let mut l = [Value::None; MAX_LOCALS];
     let n = (g.procs[frame.proc].locals as usize).min(MAX_LOCALS);
     let base = frame.base as usize;

@@ -16,6 +16,13 @@ impl Ref<'_> {
         l: &mut [Value],
         me: u8,
     ) -> Result<Vec<Value>, RunError> {
+        let out = self.listed(c, l, me)?;
+        self.spend(out.len() as u64 + 1)?;
+        Ok(out)
+    }
+
+    /// [`Ref::elements`] before their work is counted.
+    fn listed(&self, c: &Coll, l: &mut [Value], me: u8) -> Result<Vec<Value>, RunError> {
         let g = self.g;
         Ok(match c {
             Coll::Zone(z) => {
@@ -198,6 +205,7 @@ impl Ref<'_> {
             return Ok(());
         }
         for t in self.neighbours(p.walk.0, at) {
+            self.spend(1)?;
             let i = t as usize;
             if p.on_path[i] {
                 continue;

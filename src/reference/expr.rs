@@ -163,6 +163,7 @@ impl Ref<'_> {
                 None => return Err(rule(format!("too many arguments to `{}`", def.name))),
             }
         }
+        self.spend(1)?;
         let deeper = self.deeper(&def.name)?;
         deeper.eval(&def.body, &mut inner, me)
     }

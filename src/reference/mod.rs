@@ -1,8 +1,8 @@
 //! The reference evaluator: the oracle the engine is tested against.
 //!
 //! A plain tree walk over the IR ([`Expr`], [`Coll`], [`Agg`], the built-ins), small and
-//! meant to be obviously right: no remembered answer, no fast form, no compiled code, no
-//! work budget. It reads a [`State`] through its plain accessors (a zone's components, a
+//! meant to be obviously right: no remembered answer, no fast form, no compiled code, and
+//! no work budget but a generous bound ([`WORK_LIMIT`]) for rules that never end. It reads a [`State`] through its plain accessors (a zone's components, a
 //! field, a variable slot, the constants, the waiting frame's locals) and follows the
 //! language reference (`grammar/README.md`), not the engine's code. It is slow and is never
 //! used on a hot path: `tests/oracle.rs` and `examples/oracle.rs` play random games and
@@ -26,13 +26,43 @@ pub use chance::chance_outcomes;
 
 use crate::engine::{Action, RunError, State, Wait};
 use crate::ir::*;
+use std::cell::Cell;
 
-/// The evaluator over one game and one state. `depth` counts nested function calls.
+/// The most units of work (elements listed, path steps, set members tried, function calls)
+/// one question to the reference may take: past it, a [`RunError::Limit`]. A bound for
+/// rules that never end (a mutant's), far above what the engine's budget lets a decision
+/// do, so that it is never the reference that stops first on rules the engine runs.
+pub const WORK_LIMIT: u64 = 200_000_000;
+
+/// The evaluator over one game and one state. `depth` counts nested function calls; `work`
+/// the units of work spent on the question asked.
 #[derive(Clone, Copy)]
 struct Ref<'a> {
     g: &'a Game,
     s: &'a State,
     depth: u16,
+    work: &'a Cell<u64>,
+}
+
+impl<'a> Ref<'a> {
+    fn new(g: &'a Game, s: &'a State, work: &'a Cell<u64>) -> Self {
+        Ref {
+            g,
+            s,
+            depth: 0,
+            work,
+        }
+    }
+
+    /// Spends `n` units of work; a limit error past [`WORK_LIMIT`].
+    fn spend(&self, n: u64) -> Result<(), RunError> {
+        let w = self.work.get().saturating_add(n);
+        self.work.set(w);
+        if w > WORK_LIMIT {
+            return Err(limit("the reference did too much work for one question"));
+        }
+        Ok(())
+    }
 }
 
 /// A rule error found by the reference (division by 0, a field of `none`, ...).
@@ -93,7 +123,7 @@ pub fn eval(
     locals: &mut [Value],
     me: u8,
 ) -> Result<Value, RunError> {
-    Ref { g, s: st, depth: 0 }.eval(e, locals, me)
+    Ref::new(g, st, &Cell::new(0)).eval(e, locals, me)
 }
 
 /// The elements of a collection in a state, in order.
@@ -104,16 +134,17 @@ pub fn elements(
     locals: &mut [Value],
     me: u8,
 ) -> Result<Vec<Value>, RunError> {
-    Ref { g, s: st, depth: 0 }.elements(c, locals, me)
+    Ref::new(g, st, &Cell::new(0)).elements(c, locals, me)
 }
 
 /// Whether some `end when` condition holds (each evaluated with `me` the current player,
 /// or the first seat outside any turn).
 pub fn ended(g: &Game, st: &State) -> Result<bool, RunError> {
     let me = st.current().unwrap_or(0);
+    let work = Cell::new(0);
     for (cond, _) in &g.end_when {
         let mut locals = [Value::None; MAX_LOCALS];
-        if (Ref { g, s: st, depth: 0 }).bool(cond, &mut locals, me)? {
+        if Ref::new(g, st, &work).bool(cond, &mut locals, me)? {
             return Ok(true);
         }
     }
@@ -156,7 +187,7 @@ pub fn winners(g: &Game, st: &State) -> Result<Option<Vec<u8>>, RunError> {
 fn player_value(g: &Game, st: &State, e: &Expr, p: u8) -> Result<i64, RunError> {
     let mut locals = [Value::None; MAX_LOCALS];
     locals[0] = Value::Player(p);
-    Ref { g, s: st, depth: 0 }.int(e, &mut locals, p)
+    Ref::new(g, st, &Cell::new(0)).int(e, &mut locals, p)
 }
 
 /// The decision a state waits at, as the reference covers it: the state it is listed on
@@ -272,11 +303,8 @@ pub fn options(g: &Game, st: &State) -> Result<Listing, RunError> {
 
 /// The options of the decision `w` (see [`options`]).
 fn listing(g: &Game, w: &Waiting) -> Result<Vec<RefOption>, RunError> {
-    let r = Ref {
-        g,
-        s: w.st,
-        depth: 0,
-    };
+    let work = Cell::new(0);
+    let r = Ref::new(g, w.st, &work);
     let mut out = Vec::new();
     for (ai, arm) in w.choice.arms.iter().enumerate() {
         let a = arm_parts(g, w, arm);
@@ -340,11 +368,8 @@ pub fn is_legal(g: &Game, st: &State, a: &Action) -> Result<Option<bool>, RunErr
     let Some(arm) = w.choice.arms.get(a.arm as usize) else {
         return Ok(Some(false));
     };
-    let r = Ref {
-        g,
-        s: w.st,
-        depth: 0,
-    };
+    let work = Cell::new(0);
+    let r = Ref::new(g, w.st, &work);
     let p = arm_parts(g, &w, arm);
     if a.args.iter().skip(p.binds.len()).any(|v| *v != Value::None) {
         return Ok(Some(false));
