@@ -202,3 +202,43 @@ fn the_engine_lists_what_the_reference_lists_in_every_scenario() {
     );
     assert!(total.compared > 500, "too few decisions compared: {total}");
 }
+
+/// Section 4.1: of interchangeable components, a secret field *the chooser* cannot see keeps
+/// them apart, whoever acts around the `choose`. Two tokens with equal fields, their secret
+/// field seen by `owner`; seat 0 acts and seat 1 chooses (`by seat(1)`). Failed before the
+/// engine told them apart as `me` (seat 0) sees them: when the owner is seat 1, the chooser,
+/// they were offered twice; when it is seat 0, once, which told seat 1 that the two values
+/// it cannot see are equal.
+#[test]
+fn a_choice_by_another_seat_tells_components_apart_as_the_chooser_sees_them() {
+    for (owner, want) in [(1, &["t=token-1"][..]), (0, &["t=token-1", "t=token-2"][..])] {
+        let text = format!(
+            r#"
+game "Chooser"
+players 2
+component Token {{ owner: Player, value: 1..3 seen by owner }}
+zone pool: Token public
+zone taken: Token public
+components Token in pool {{ "token-{{n}}" for n in 1..2 {{ value = 1 }} }}
+setup {{ for t in pool {{ t.owner = seat({owner}) }} }}
+flow {{
+    turn seat(0) {{
+        choose by seat(1) t in pool {{ move t to taken }}
+    }}
+}}
+"#
+        );
+        let loaded = rulebook::load("chooser.rules", &text);
+        let g = loaded.game.unwrap_or_else(|| panic!("{}", loaded.diagnostics));
+        let st = g.start(&config(2, 1)).expect("starts");
+        let mut legal = Vec::new();
+        g.legal(&st, &mut legal).expect("listed");
+        let engine: Vec<String> = legal.iter().map(|a| g.action_text(&st, a)).collect();
+        let Ok(Listing::Options(list)) = options(&g, &st) else {
+            panic!("covered");
+        };
+        let reference: Vec<String> = list.into_iter().map(|o| o.text).collect();
+        assert_eq!(reference, want, "the reference, owner seat {owner}");
+        assert_eq!(engine, want, "the engine, owner seat {owner}");
+    }
+}
