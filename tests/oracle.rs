@@ -211,7 +211,10 @@ fn the_engine_lists_what_the_reference_lists_in_every_scenario() {
 /// it cannot see are equal.
 #[test]
 fn a_choice_by_another_seat_tells_components_apart_as_the_chooser_sees_them() {
-    for (owner, want) in [(1, &["t=token-1"][..]), (0, &["t=token-1", "t=token-2"][..])] {
+    for (owner, want) in [
+        (1, &["t=token-1"][..]),
+        (0, &["t=token-1", "t=token-2"][..]),
+    ] {
         let text = format!(
             r#"
 game "Chooser"
@@ -229,7 +232,9 @@ flow {{
 "#
         );
         let loaded = rulebook::load("chooser.rules", &text);
-        let g = loaded.game.unwrap_or_else(|| panic!("{}", loaded.diagnostics));
+        let g = loaded
+            .game
+            .unwrap_or_else(|| panic!("{}", loaded.diagnostics));
         let st = g.start(&config(2, 1)).expect("starts");
         let mut legal = Vec::new();
         g.legal(&st, &mut legal).expect("listed");
