@@ -4,6 +4,7 @@
 //! types and lowers it to the [`ir`], and the [`engine`] runs the IR. [`agents`] choose actions;
 //! [`run`] plays whole matches with them (simulations, tree counts, benchmarks, scenarios);
 //! `report` (feature `report`) draws a simulation's figures into an HTML page;
+//! [`reference`] is a plain tree walker over the IR, the oracle the engine is tested against;
 //! [`server`] answers the JSON line protocol; `web` serves a page that draws and plays a
 //! game in a browser; [`cli`] is the command line and the only place
 //! that prints.
@@ -46,6 +47,7 @@ pub mod ir;
 #[cfg(feature = "cli")]
 pub mod lsp;
 pub mod ops;
+pub mod reference;
 #[cfg(feature = "cli")]
 pub mod render;
 #[cfg(feature = "report")]

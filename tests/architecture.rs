@@ -15,6 +15,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("ir", &["source", "ops"]),
     ("check", &["syntax", "ir", "source", "ops"]),
     ("engine", &["ir", "source", "ops"]),
+    ("reference", &["engine", "ir", "source", "ops"]),
     ("agents", &["engine", "ir", "source", "ops"]),
     (
         "run",

@@ -250,9 +250,13 @@ impl Game {
         runs: &mut Vec<(ChoiceId, Action)>,
         sink: Sink,
     ) -> Result<(), RunError> {
-        m.listing(self, st, |m| {
+        // Components are told apart as the chooser sees them (4.1), whoever `me` is.
+        let outer = std::mem::replace(&mut m.chooser, actor);
+        let r = m.listing(self, st, |m| {
             self.options_listed(m, st, choice, actor, runs, sink)
-        })
+        });
+        m.chooser = outer;
+        r
     }
 
     fn options_listed(
@@ -630,7 +634,7 @@ impl Game {
         let leaf = k + 1 == opts.binds.len();
         m.start(self, st, b.coll, locals, me)?;
         while let Some(v) = m.next_param(self, st, None)? {
-            if b.dedup && self.offered_before(st, v, me) {
+            if b.dedup && self.offered_before(st, v, m.chooser) {
                 continue;
             }
             locals[b.slot as usize] = v;
@@ -671,7 +675,7 @@ impl Game {
         let mut n = 0;
         m.start(self, st, b.coll, locals, me)?;
         while let Some(v) = m.next(self, st, None)? {
-            if b.dedup && self.offered_before(st, v, me) {
+            if b.dedup && self.offered_before(st, v, m.chooser) {
                 continue;
             }
             locals[b.slot as usize] = v;

@@ -100,6 +100,9 @@ pub(crate) struct Machine {
     /// A choice and the options of it (one bit per arm) that listing it skips: a window
     /// asking whether a seat has a window action does not list `pass`.
     pub(crate) skip_arms: Option<(ChoiceId, u64)>,
+    /// The seat choosing among the options being listed: interchangeable components are
+    /// those that look the same to it (`me` may be another seat: `choose by p`).
+    pub(crate) chooser: u8,
     /// Answers of `group` conditions, per space, kept from one group to the next.
     walks: aggregates::WalkMemo,
     /// Per window choice (anytime, before turn), arm (the first 64) and seat: the state
