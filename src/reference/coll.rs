@@ -63,7 +63,31 @@ impl Ref<'_> {
                 Value::None => Vec::new(),
                 other => return Err(rule(format!("expected a space, got {}", self.show(other)))),
             },
-            Coll::Ray(x, d) => self.ray(x, d, l, me)?,
+            Coll::Ray(x, d) => match self.eval(x, l, me)? {
+                Value::Space(b, s) => {
+                    let d = self.eval(d, l, me)?;
+                    self.ray_from(b, s, d, None, l, me)?
+                }
+                Value::None => Vec::new(),
+                other => return Err(rule(format!("expected a space, got {}", self.show(other)))),
+            },
+            Coll::Rays(r) => match self.eval(&r.from, l, me)? {
+                Value::Space(b, s) => {
+                    let mut out: Vec<Value> = Vec::new();
+                    for d in &r.dirs {
+                        let d = self.eval(d, l, me)?;
+                        for v in self.ray_from(b, s, d, r.stop.as_ref(), l, me)? {
+                            // on a ring the two ways meet: a space is listed once
+                            if !out.contains(&v) {
+                                out.push(v);
+                            }
+                        }
+                    }
+                    out
+                }
+                Value::None => Vec::new(),
+                other => return Err(rule(format!("expected a space, got {}", self.show(other)))),
+            },
             Coll::Paths {
                 board,
                 slot,
@@ -113,28 +137,51 @@ impl Ref<'_> {
             .collect()
     }
 
-    /// `ray(s, d)`: the spaces stepping from `s` (excluded) in direction `d` until the edge
-    /// or a closed space. A ray that comes back to a space it passed never ends: a limit.
-    fn ray(&self, x: &Expr, d: &Expr, l: &mut [Value], me: u8) -> Result<Vec<Value>, RunError> {
-        let (from, dir) = (self.eval(x, l, me)?, self.eval(d, l, me)?);
-        let (b, mut at, dir) = match (from, dir) {
-            (Value::Space(b, s), Value::Enum(_, dir)) => (b, s, dir),
-            (Value::None, _) | (_, Value::None) => return Ok(Vec::new()),
-            (Value::Space(..), other) => {
+    /// One ray from space `s` of board `b` in direction `d` (`none`: no ray): the spaces
+    /// stepped onto, nearest first, until the edge, a closed space, `s` again (a ring) or
+    /// its stop: `where` ends it before the first space failing the condition, `until`
+    /// after the first meeting it.
+    fn ray_from(
+        &self,
+        b: BoardId,
+        s: u32,
+        d: Value,
+        stop: Option<&RayStop>,
+        l: &mut [Value],
+        me: u8,
+    ) -> Result<Vec<Value>, RunError> {
+        let dir = match d {
+            Value::Enum(_, dir) => dir,
+            Value::None => return Ok(Vec::new()),
+            other => {
                 return Err(rule(format!(
                     "expected a direction, got {}",
                     self.show(other)
                 )))
             }
-            (other, _) => return Err(rule(format!("expected a space, got {}", self.show(other)))),
         };
         let mut out = Vec::new();
+        let mut at = s;
         while let Some(t) = self.step(b, at, dir) {
-            if out.len() > self.g.boards[b].len() as usize {
-                return Err(limit("a ray that never reaches an edge"));
+            if t == s {
+                break;
             }
-            out.push(Value::Space(b, t));
             at = t;
+            let Some(stop) = stop else {
+                out.push(Value::Space(b, t));
+                continue;
+            };
+            let met = self.meets((b, stop.slot, Some(&stop.cond)), t, l, me)?;
+            if stop.until {
+                out.push(Value::Space(b, t));
+                if met {
+                    break;
+                }
+            } else if met {
+                out.push(Value::Space(b, t));
+            } else {
+                break;
+            }
         }
         Ok(out)
     }

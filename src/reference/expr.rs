@@ -102,6 +102,8 @@ impl Ref<'_> {
                 Value::Player(p) => p as u32,
                 Value::Enum(_, v) => v as u32,
                 Value::Space(_, s) => s,
+                // a range index, its low end already subtracted by the checker
+                Value::Int(n) => u32::try_from(n).unwrap_or(u32::MAX),
                 other => return Err(rule(format!("cannot index by {}", self.show(other)))),
             };
             let size = sizes.get(i).copied().unwrap_or(0);
@@ -141,6 +143,11 @@ impl Ref<'_> {
             BinOp::Add => Value::Int(x.checked_add(y).ok_or_else(overflow)?),
             BinOp::Sub => Value::Int(x.checked_sub(y).ok_or_else(overflow)?),
             BinOp::Mul => Value::Int(x.checked_mul(y).ok_or_else(overflow)?),
+            BinOp::Pow => match u32::try_from(y) {
+                Ok(y) => Value::Int(x.checked_pow(y).ok_or_else(overflow)?),
+                Err(_) if y < 0 => return Err(rule("a negative power")),
+                Err(_) => return Err(overflow()),
+            },
             BinOp::Div | BinOp::Mod if y == 0 => return Err(rule("division by zero")),
             BinOp::Div => Value::Int(x.checked_div_euclid(y).ok_or_else(overflow)?),
             BinOp::Mod => Value::Int(x.checked_rem_euclid(y).ok_or_else(overflow)?),
@@ -278,6 +285,7 @@ impl Ref<'_> {
             },
             Builtin::Ord => match self.eval(arg(0)?, l, me)? {
                 Value::Enum(_, i) => Value::Int(i as i64),
+                Value::Player(p) => Value::Int(p as i64),
                 other => {
                     return Err(rule(format!(
                         "expected an enum value, got {}",
