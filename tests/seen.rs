@@ -367,12 +367,16 @@ fn options_bounded_by_a_secret_do_not_tell_it() {
         m.apply_text(&format!("chance {value}")).unwrap();
         m.apply_text("chance 2").unwrap();
         m.apply_text("amount=0").unwrap();
-        (line(&mut m, Some(1), 2), line(&mut m, Some(0), 2))
+        m.apply_text("amount=1").unwrap();
+        // the second round bounds the bid by a guard instead of the collection
+        m.apply_text("amount=0").unwrap();
+        let bids = (line(&mut m, Some(1), 2), line(&mut m, Some(1), 4));
+        (bids, line(&mut m, Some(0), 2))
     };
     let (low, own_low) = read("1");
     let (high, own_high) = read("2");
-    assert_eq!(low, high, "p2 reads p1's bid alike whatever p1's value");
-    assert_eq!(low, seen("p1", HIDDEN));
+    assert_eq!(low, high, "p2 reads p1's bids alike whatever p1's value");
+    assert_eq!(low, (seen("p1", HIDDEN), seen("p1", HIDDEN)));
     assert_eq!(
         (own_low, own_high),
         (seen("p1", "amount=0"), seen("p1", "amount=0"))

@@ -198,7 +198,7 @@ impl Game {
         let mut seen_defs = Vec::new();
         let mut hidden = false;
         let mut look = |e: &Expr| hidden |= self.reads_hidden(e, &mut seen_defs);
-        exprs.iter().for_each(|e| look(e));
+        exprs.iter().for_each(|e| e.visit(&mut |x| look(x)));
         colls.iter().for_each(|c| c.visit(&mut |e| look(e)));
         hidden
     }
