@@ -108,12 +108,7 @@ fn the_engine_lists_what_the_reference_lists() {
         println!("{path}: {tally}");
         total.add(&tally);
     }
-    println!("all: {total} in {:.1} s", start.elapsed().as_secs_f64());
-    assert!(
-        failures.is_empty(),
-        "the engine and the reference differ:\n{}",
-        failures.join("\n")
-    );
+    report(&total, &failures, start);
     assert!(
         total.compared > 2_000,
         "too few decisions compared: {total}"
@@ -194,12 +189,7 @@ fn the_engine_lists_what_the_reference_lists_in_every_scenario() {
         println!("{name}: {tally}");
         total.add(&tally);
     }
-    println!("all: {total} in {:.1} s", start.elapsed().as_secs_f64());
-    assert!(
-        failures.is_empty(),
-        "the engine and the reference differ:\n{}",
-        failures.join("\n")
-    );
+    report(&total, &failures, start);
     assert!(total.compared > 500, "too few decisions compared: {total}");
 }
 
@@ -246,4 +236,14 @@ flow {{
         assert_eq!(reference, want, "the reference, owner seat {owner}");
         assert_eq!(engine, want, "the engine, owner seat {owner}");
     }
+}
+
+/// The run's total, and a failure listing every difference found.
+fn report(total: &Tally, failures: &[String], start: std::time::Instant) {
+    println!("all: {total} in {:.1} s", start.elapsed().as_secs_f64());
+    assert!(
+        failures.is_empty(),
+        "the engine and the reference differ:\n{}",
+        failures.join("\n")
+    );
 }

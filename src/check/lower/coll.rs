@@ -97,13 +97,7 @@ impl Checker {
                     "group" => 1,
                     _ => 0,
                 };
-                let board = bindings.first().and_then(|b| match &b.coll.kind {
-                    K::Name(n) => match self.globals.get(n).copied() {
-                        Some((Global::Board(bi), _)) => Some(bi),
-                        _ => None,
-                    },
-                    _ => None,
-                });
+                let board = self.bound_board(bindings);
                 let (Some(board), 1) = (board, bindings.len()) else {
                     let p = self.error(
                         Code::Arity,
@@ -310,13 +304,7 @@ impl Checker {
         filter: &Option<Box<ast::Expr>>,
         until: bool,
     ) -> (Coll, Type) {
-        let board = bindings.first().and_then(|b| match &b.coll.kind {
-            K::Name(n) => match self.globals.get(n).copied() {
-                Some((Global::Board(bi), _)) => Some(bi),
-                _ => None,
-            },
-            _ => None,
-        });
+        let board = self.bound_board(bindings);
         let (Some(board), 1, 2, Some(cond)) = (board, bindings.len(), args.len(), filter) else {
             let p = self.error(
                 Code::Arity,
@@ -378,6 +366,18 @@ impl Checker {
                 xs
             }
             _ => Vec::new(),
+        }
+    }
+
+    /// The board the first binding of a walk names (`s in board` of `paths`, `group`,
+    /// `groups` and a stopping `ray`), if it names one.
+    fn bound_board(&self, bindings: &[ast::Binding]) -> Option<ir::BoardId> {
+        match &bindings.first()?.coll.kind {
+            K::Name(n) => match self.globals.get(n).copied() {
+                Some((Global::Board(b), _)) => Some(b),
+                _ => None,
+            },
+            _ => None,
         }
     }
 }
