@@ -380,6 +380,9 @@ fn web_app(
         .with(|a| a.borrow_mut().remove(text))
         .unwrap_or_else(|| {
             let mut app = rulebook::web::App::new("fuzz.rules".into());
+            // A script is dozens of requests under one timeout: each lets agents choose for
+            // a shorter slice than the page's (the bound per request is what is tested).
+            app.agent_slice = std::time::Duration::from_millis(50);
             app.reload(text.to_string());
             app
         });

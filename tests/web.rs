@@ -156,6 +156,47 @@ fn agents_play_the_other_seats_and_undo_goes_back_to_the_human() {
     assert_eq!(app.status().decisions, 2);
 }
 
+/// Agents choose for a bounded slice per request and go on at the page's next poll: a
+/// match of agents alone, one decision per request, is the same match as one played in a
+/// single request.
+#[test]
+fn agents_go_on_a_slice_per_request_and_play_the_same_match() {
+    let text = std::fs::read_to_string("rules/classic/connect_four.rules").expect("readable");
+    let mut logs = vec![];
+    for slice_ms in [60_000, 0] {
+        let mut app = App::new("c4.rules".into());
+        app.agent_slice = std::time::Duration::from_millis(slice_ms);
+        app.reload(text.clone());
+        let setup = Setup {
+            players: 2,
+            variant: None,
+            seed: 5,
+            humans: vec![false, false],
+            agent: "random".into(),
+        };
+        app.start(setup).expect("starts");
+        let mut polls = 0;
+        while app.status().agents_to_act {
+            assert_eq!(
+                app.status().decisions,
+                polls + 1,
+                "one decision per request"
+            );
+            app.run_agents();
+            polls += 1;
+            assert!(polls < 1_000, "the match ends");
+        }
+        assert!(app.status().over);
+        if slice_ms > 0 {
+            assert_eq!(polls, 0, "a long slice plays the match in the request");
+        } else {
+            assert!(polls > 5, "{polls}");
+        }
+        logs.push(app.page(None, None).expect("a page").log);
+    }
+    assert_eq!(logs[0], logs[1]);
+}
+
 #[test]
 fn rules_with_errors_show_their_problems_with_line_and_column() {
     let mut app = App::new("bad.rules".into());

@@ -180,7 +180,10 @@ pub fn request(app: &mut App, line: &str) -> (u16, String) {
         Err(e) => e,
     };
     match (method, parts.as_slice()) {
-        ("GET", ["api", "status"]) => json_of(&app.status()),
+        ("GET", ["api", "status"]) => {
+            app.run_agents();
+            json_of(&app.status())
+        }
         ("GET", ["api", "game"]) => json_of(&app.info()),
         ("GET", ["api", "seat", s]) => {
             let at = match query("at").map(|a| a.parse::<usize>()) {

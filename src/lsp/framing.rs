@@ -214,9 +214,13 @@ fn field<'a>(line: &'a [u8], name: &str) -> Option<&'a [u8]> {
 
 /// Writes one message, framed, and flushes.
 pub fn write(out: &mut impl Write, message: &serde_json::Value) -> io::Result<()> {
-    let body = serde_json::to_vec(message)?;
+    write_body(out, &serde_json::to_vec(message)?)
+}
+
+/// Writes one framed message whose body is `body`.
+pub fn write_body(out: &mut impl Write, body: &[u8]) -> io::Result<()> {
     write!(out, "Content-Length: {}\r\n\r\n", body.len())?;
-    out.write_all(&body)?;
+    out.write_all(body)?;
     out.flush()
 }
 

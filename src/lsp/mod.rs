@@ -122,8 +122,25 @@ pub fn serve(input: impl BufRead, mut output: impl Write) -> io::Result<Ended> {
                 Response::new_err(r.id, INVALID_REQUEST, "the server is shut down".into())
             }
         };
-        framing::write(out, &message(&response))?;
+        reply(out, response)?;
     }
+}
+
+/// Writes a response, or, when its body would be over [`framing::MAX_BODY`] (more than a
+/// client is sure to read: the symbols of a megabyte document of repeated lines), an error
+/// reply with its id saying so.
+fn reply(out: &mut impl Write, response: Response) -> io::Result<()> {
+    let id = serde_json::to_value(&response.id).unwrap_or(Value::Null);
+    let body = serde_json::to_vec(&message(&response))?;
+    if body.len() <= framing::MAX_BODY {
+        return framing::write_body(out, &body);
+    }
+    let why = format!(
+        "the answer is {} bytes, over the limit of {} bytes",
+        body.len(),
+        framing::MAX_BODY
+    );
+    framing::write(out, &error(id, ErrorCode::RequestFailed as i32, &why))
 }
 
 /// A message read: a request, a notification, or a response (to nothing the server asked).
@@ -460,5 +477,28 @@ mod publish_tests {
             .diagnostics
             .iter()
             .all(|d| d.message.chars().count() == MAX_MESSAGE_CHARS + 1));
+    }
+
+    /// An answer over the largest message is replaced by an error reply with its id, which a
+    /// client reading within that limit can read.
+    #[test]
+    fn an_answer_over_the_limit_is_an_error_reply() {
+        let mut out = Vec::new();
+        let small = Response::new_ok(RequestId::from(7), "x");
+        reply(&mut out, small).expect("written");
+        let big = Response::new_ok(RequestId::from(8), "x".repeat(framing::MAX_BODY));
+        reply(&mut out, big).expect("written");
+        let mut r = framing::Reader::new(&out[..]);
+        let mut bodies = vec![];
+        while let Frame::Body(b) = r.next_frame().expect("read") {
+            bodies.push(serde_json::from_slice::<Value>(&b).expect("JSON"));
+        }
+        assert_eq!(bodies.len(), 2);
+        assert_eq!(bodies[0]["result"], json!("x"));
+        assert_eq!(bodies[1]["id"], json!(8));
+        assert_eq!(
+            bodies[1]["error"]["code"],
+            json!(ErrorCode::RequestFailed as i32)
+        );
     }
 }

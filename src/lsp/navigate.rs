@@ -30,7 +30,9 @@ pub(crate) fn references(s: &Server, p: ReferenceParams) -> Answer<Option<Vec<Lo
         return Ok(None);
     };
     let with_decl = p.context.include_declaration;
-    let found = occurrences(s, a, u)
+    let found = occurrences(s, a, u);
+    fits(&found, 0)?;
+    let found = found
         .into_iter()
         .filter(|(_, is_decl, _)| with_decl || !is_decl)
         .map(|(loc, _, _)| loc)
@@ -79,13 +81,36 @@ pub(crate) fn rename(s: &Server, p: RenameParams) -> Answer<Option<WorkspaceEdit
         ));
     }
     let mut changes: HashMap<Url, Vec<TextEdit>> = HashMap::new();
-    for (loc, _, _) in occurrences(s, a, u) {
+    let found = occurrences(s, a, u);
+    fits(&found, new.len())?;
+    for (loc, _, _) in found {
         changes
             .entry(loc.uri)
             .or_default()
             .push(TextEdit::new(loc.range, new.clone()));
     }
     Ok(Some(WorkspaceEdit::new(changes)))
+}
+
+/// Refuses an answer listing `found`, each with `extra` bytes of text, whose JSON would be
+/// over the largest message ([`super::framing::MAX_BODY`]), before it is built: a rename of a
+/// name used 100,000 times to a name of a megabyte would otherwise build gigabytes.
+fn fits(found: &[(Location, bool, (u32, u32))], extra: usize) -> Answer<()> {
+    let bytes: usize = found
+        .iter()
+        .map(|(loc, _, _)| loc.uri.as_str().len() + extra + 100)
+        .sum();
+    if bytes > super::framing::MAX_BODY {
+        return Err((
+            ErrorCode::RequestFailed,
+            format!(
+                "an answer of {} places would be about {bytes} bytes, over the limit of {} bytes",
+                found.len(),
+                super::framing::MAX_BODY
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Spaces are named by their board; everything else that has a declaration can be renamed.

@@ -30,13 +30,25 @@ pub(crate) fn symbols(
     let name = super::analysis::file_name(&file.uri);
     let out = match a.kind {
         Kind::Rules => match syntax::parse_file(&name, &file.text) {
-            Ok(f) => f.decls.iter().map(|d| decl(file, d)).collect(),
+            Ok(f) => {
+                let mut left = MAX_SYMBOLS;
+                let mut out = Vec::new();
+                for d in &f.decls {
+                    if left == 0 {
+                        break;
+                    }
+                    left -= 1;
+                    out.push(decl(file, d, &mut left));
+                }
+                out
+            }
             Err(_) => vec![],
         },
         Kind::Scenarios => match syntax::parse_scenarios(&name, &file.text) {
             Ok(f) => f
                 .scenarios
                 .iter()
+                .take(MAX_SYMBOLS)
                 .map(|sc| {
                     let head = Span::new(sc.span.start, sc.span.start + "scenario".len());
                     symbol(file, &sc.name, SymbolKind::EVENT, sc.span, head, vec![])
@@ -48,6 +60,13 @@ pub(crate) fn symbols(
     Ok(Some(DocumentSymbolResponse::Nested(out)))
 }
 
+/// The most symbols in a document's outline, and the longest name of one (in characters,
+/// cut with `…`): the outline of a megabyte of repeated long lines was 20 MB of JSON (found
+/// by the fuzzer's `lsp` target).
+pub const MAX_SYMBOLS: usize = 5_000;
+/// See [`MAX_SYMBOLS`].
+pub const MAX_SYMBOL_CHARS: usize = 200;
+
 #[allow(deprecated)] // `DocumentSymbol::deprecated` must be written, though deprecated
 fn symbol(
     file: &FileText,
@@ -57,8 +76,12 @@ fn symbol(
     head: Span,
     children: Vec<DocumentSymbol>,
 ) -> DocumentSymbol {
+    let name = match name.char_indices().nth(MAX_SYMBOL_CHARS) {
+        Some((at, _)) => format!("{}…", &name[..at]),
+        None => name.to_string(),
+    };
     DocumentSymbol {
-        name: name.to_string(),
+        name,
         detail: None,
         kind,
         tags: None,
@@ -70,13 +93,17 @@ fn symbol(
 }
 
 /// The symbol of a declaration: named ones by their name, others by their first line.
-fn decl(file: &FileText, d: &ast::Decl) -> DocumentSymbol {
+/// Its children count against `left`, the symbols the outline may still hold.
+fn decl(file: &FileText, d: &ast::Decl, left: &mut usize) -> DocumentSymbol {
     use ast::DeclKind as D;
     let named =
         |n: &ast::Ident, kind, children| symbol(file, &n.name, kind, d.span, n.span, children);
-    let leaves = |items: Vec<&ast::Ident>, kind| {
+    let mut leaves = |items: Vec<&ast::Ident>, kind| {
+        let n = items.len().min(*left);
+        *left -= n;
         items
             .into_iter()
+            .take(n)
             .map(|i| symbol(file, &i.name, kind, i.span, i.span, vec![]))
             .collect()
     };
@@ -111,6 +138,10 @@ fn decl(file: &FileText, d: &ast::Decl) -> DocumentSymbol {
 }
 
 // ---------------------------------------------------------------- semantic tokens
+
+/// The most semantic tokens answered for one document (five numbers each, so at most about
+/// 8 MB of JSON): the rest of a longer document is left uncoloured.
+pub const MAX_TOKENS: usize = 200_000;
 
 const TYPES: [SemanticTokenType; 13] = [
     SemanticTokenType::KEYWORD,
@@ -182,6 +213,9 @@ pub(crate) fn tokens(s: &Server, p: SemanticTokensParams) -> Answer<Option<Seman
     let mut data = vec![];
     let (mut line, mut col) = (0u32, 0u32);
     for (i, t) in toks.iter().enumerate() {
+        if data.len() == MAX_TOKENS {
+            break;
+        }
         let word = t.text(text);
         let next_is_call = toks.get(i + 1).is_some_and(|n| n.text(text) == "(");
         let (ty, mods) = match t.kind {

@@ -143,3 +143,65 @@ fn completion_is_silent_inside_a_comment_or_a_string_but_not_on_the_lines_after(
     let after = labels(&mut s, 2, 0).expect("completion on the line after");
     assert!(after.iter().any(|l| l == "action"), "{after:?}");
 }
+
+/// A document of more declarations than an outline holds gets the first
+/// [`super::outline::MAX_SYMBOLS`], names cut to [`super::outline::MAX_SYMBOL_CHARS`]
+/// characters: the outline of a megabyte of repeated long lines was 20 MB of JSON before.
+#[test]
+fn an_outline_is_bounded_in_symbols_and_name_length() {
+    let long = "n".repeat(5_000);
+    let mut text = String::from("game \"g\"\nplayers 2\n");
+    text.push_str(&format!("enum {long} {{ a, b }}\n"));
+    for k in 0..super::outline::MAX_SYMBOLS + 10 {
+        text.push_str(&format!("const c{k} = {k}\n"));
+    }
+    let mut s = Server::default();
+    let uri = url("tests/bound.rules");
+    open(&mut s, &uri, &text);
+    let v = ask(
+        &mut s,
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    let top = v.as_array().expect("symbols");
+    let children: usize = top
+        .iter()
+        .map(|x| x["children"].as_array().map_or(0, |c| c.len()))
+        .sum();
+    assert_eq!(top.len() + children, super::outline::MAX_SYMBOLS);
+    let first = top
+        .iter()
+        .filter_map(|x| x["name"].as_str())
+        .find(|n| n.starts_with("nnn"))
+        .expect("the enum");
+    assert_eq!(first.chars().count(), super::outline::MAX_SYMBOL_CHARS + 1);
+    assert!(first.ends_with('…'));
+}
+
+/// A rename whose edits would be over the largest message is refused with a message, before
+/// the edits are built.
+#[test]
+fn a_rename_too_large_to_send_is_refused() {
+    let mut text = String::from("game \"g\"\nplayers 2\nconst x = 1\n");
+    for k in 0..200 {
+        text.push_str(&format!("const y{k} = x + x + x\n"));
+    }
+    let mut s = Server::default();
+    let uri = url("tests/bound.rules");
+    open(&mut s, &uri, &text);
+    let at = json!({"uri": uri});
+    let pos = json!({"line": 2, "character": 6});
+    let rename = |s: &mut Server, name: &str| {
+        s.request(Request::new(
+            RequestId::from(1),
+            "textDocument/rename".into(),
+            json!({"textDocument": at, "position": pos, "newName": name}),
+        ))
+    };
+    let ok = rename(&mut s, "z");
+    assert!(ok.error.is_none(), "{:?}", ok.error);
+    let big = rename(&mut s, &"z".repeat(100_000));
+    let e = big.error.expect("refused");
+    assert_eq!(e.code, lsp_server::ErrorCode::RequestFailed as i32);
+    assert!(e.message.contains("over the limit"), "{}", e.message);
+}

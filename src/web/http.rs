@@ -5,7 +5,7 @@
 //! | route | who | what |
 //! |---|---|---|
 //! | `GET /` `/app.js` `/app.css` | anyone on this machine | the page; `/` holds the host's token |
-//! | `GET /api/status` | host, seat | [`super::Status`]: what changed (polled) |
+//! | `GET /api/status` | host, seat | [`super::Status`]: what changed (polled); agents still to choose go on for a slice |
 //! | `GET /api/game` | host, seat | [`super::GameInfo`]: the rules, their problems, the boards |
 //! | `GET /api/seat/{K}?at=N` | host, seat K | [`super::SeatPage`] of seat K (from 0; `spectator` for none, any seat), now or after N decisions |
 //! | `GET /api/seat/{K}/why?action=TEXT` | host, seat K | the protocol's `why`, bound to seat K |
@@ -337,9 +337,13 @@ fn reply(r: Reply) -> Response {
     Json(r).into_response()
 }
 
+/// The page polls this: agents still to choose go on here, a slice at a time.
 async fn status(State(app): State<Shared>) -> Response {
     match locked(&app) {
-        Ok(a) => Json(a.status()).into_response(),
+        Ok(mut a) => {
+            a.run_agents();
+            Json(a.status()).into_response()
+        }
         Err(e) => *e,
     }
 }

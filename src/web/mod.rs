@@ -123,9 +123,15 @@ pub fn problems(text: &str, d: &Diagnostics) -> Vec<Problem> {
         .collect()
 }
 
-/// The most decisions agents take in a row before the page gets control back: a game of
-/// agents alone that never ends stops there.
+/// The most decisions agents take in one request: a game of agents alone that never ends
+/// stops there until the page asks again.
 pub const MAX_AGENT_STEPS: usize = 100_000;
+
+/// How long agents go on choosing in one request once they have taken a decision: the rest
+/// is taken at the page's next poll of `/api/status`, so that no request's cost grows with
+/// the match (a match of four search agents took 13 s in one `POST /api/new`, found by the
+/// fuzzer's `web` target). The decisions are the same however they are split.
+pub const AGENT_SLICE: std::time::Duration = std::time::Duration::from_millis(250);
 
 /// The state of the page's server: rules, match, agents.
 pub struct App {
@@ -140,6 +146,8 @@ pub struct App {
     trouble: Option<String>,
     setup: Setup,
     agents: Agents,
+    /// How long agents may go on choosing in one request ([`AGENT_SLICE`]).
+    pub agent_slice: std::time::Duration,
     /// How many times the rules were (re)loaded.
     rules_version: u64,
     /// Bumped whenever the match changes.
@@ -157,6 +165,8 @@ pub struct Status {
     pub actor: String,
     /// The seats (from 0) that must choose now and are played at the page.
     pub humans_to_act: Vec<u8>,
+    /// Whether an agent must still choose (the page's next poll lets it).
+    pub agents_to_act: bool,
     /// Whether the game is over.
     pub over: bool,
     /// Decisions so far.
@@ -231,6 +241,7 @@ impl App {
             },
             rules: None,
             agents: Vec::new(),
+            agent_slice: AGENT_SLICE,
             rules_version: 0,
             match_version: 0,
         }
@@ -367,9 +378,11 @@ impl App {
         is_agent(&self.agents, seat)
     }
 
-    /// Lets the agents choose until a human must (or the game is over).
+    /// Lets the agents choose until a human must (or the game is over), for at most
+    /// [`App::agent_slice`] after their first decision.
     pub fn run_agents(&mut self) {
-        let Some((moves, trouble)) = self.with_session(run_agents) else {
+        let slice = self.agent_slice;
+        let Some((moves, trouble)) = self.with_session(move |s, a| run_agents(s, a, slice)) else {
             return;
         };
         self.match_version += moves;
@@ -482,6 +495,7 @@ impl App {
                     .filter(|&s| !self.is_agent(s))
                     .collect()
             }),
+            agents_to_act: m.is_some_and(|m| m.pending().into_iter().any(|s| self.is_agent(s))),
             over: m.is_some_and(|m| m.state().is_over()),
             decisions: m.map_or(0, |m| m.log().len()),
         }
@@ -585,9 +599,17 @@ fn is_agent(agents: &Agents, seat: u8) -> bool {
 
 /// Lets the agents choose until a human must (or the game is over): how many decisions they
 /// took, and why they stopped when one failed.
-fn run_agents(session: &mut Session<'_>, agents: &mut Agents) -> (u64, Option<String>) {
+fn run_agents(
+    session: &mut Session<'_>,
+    agents: &mut Agents,
+    slice: std::time::Duration,
+) -> (u64, Option<String>) {
     let mut moves = 0;
+    let start = std::time::Instant::now();
     for _ in 0..MAX_AGENT_STEPS {
+        if moves > 0 && start.elapsed() >= slice {
+            break;
+        }
         let Some(m) = session.current() else {
             break;
         };
