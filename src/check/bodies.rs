@@ -15,6 +15,9 @@ impl Checker {
         self.var_inits(file);
         // Function result types first (a silent pass), so that calls in any order are typed.
         self.def_types = vec![Type::Any; self.game.defs.len()].into();
+        if let Some(slot) = self.score_def.and_then(|d| self.def_types.get_mut(d)) {
+            *slot = Type::Int;
+        }
         self.quiet += 1;
         for d in &file.decls {
             if let ast::DeclKind::Def { name, params, body } = &d.kind {
@@ -109,6 +112,27 @@ impl Checker {
                     self.expect_type(t, Type::Int, value.span, what);
                     let n = self.end_locals();
                     self.game.score_locals = self.game.score_locals.max(n);
+                    // The formula is also the body of `score(p)` ([`Checker::score_def`]).
+                    let first = self.game.score.is_none();
+                    if let (ast::DeclKind::Score { .. }, Some(f), true) =
+                        (&d.kind, self.score_def, first)
+                    {
+                        if n as usize <= ir::DEF_LOCALS {
+                            let def = &mut self.game.defs[f];
+                            def.body = x.clone();
+                            def.locals = n;
+                        } else if self.used.contains(&Global::Def(f)) {
+                            self.error(
+                                Code::TooManyLocals,
+                                value.span,
+                                format!(
+                                    "`score(...)` is called, but its formula uses {n} local names; a function may use at most {}",
+                                    ir::DEF_LOCALS
+                                ),
+                                "too many local names",
+                            ).help = Some("move parts of the formula into `def`s".into());
+                        }
+                    }
                     let slot = match d.kind {
                         ast::DeclKind::Score { .. } => &mut self.game.score,
                         ast::DeclKind::Heuristic { .. } => &mut self.game.heuristic,

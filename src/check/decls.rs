@@ -324,8 +324,12 @@ impl Checker {
     /// Signatures of functions, set kinds and actions before any body, so bodies may refer to each other.
     pub(super) fn declare_signatures(&mut self, file: &ast::File) {
         // Signatures of functions and actions before any body, so bodies may refer to each other.
+        let mut score_at = None;
         for d in &file.decls {
             match &d.kind {
+                ast::DeclKind::Score { .. } if score_at.is_none() => {
+                    score_at = Some(ast::Span::new(d.span.start, d.span.start + "score".len()));
+                }
                 ast::DeclKind::Def { name, params, .. } => {
                     let id = self.game.defs.next_id();
                     self.define(name, Global::Def(id));
@@ -390,6 +394,19 @@ impl Checker {
                 }
                 _ => {}
             }
+        }
+        // `score(p)` may be called as a function of one player, the `score` declaration's
+        // formula, unless the file gives the name `score` to something else.
+        if let Some(head) = score_at.filter(|_| !self.globals.contains_key("score")) {
+            let id = self.game.defs.next_id();
+            self.score_def = Some(id);
+            self.game.defs.push(ir::Def {
+                name: "score".into(),
+                params: 1,
+                locals: 0,
+                body: ir::Expr::Lit(Value::Int(0)),
+            });
+            self.globals.insert("score".into(), (Global::Def(id), head));
         }
     }
 

@@ -176,6 +176,9 @@ pub(crate) struct Checker {
     pub(crate) unbounded_loop: Option<ast::Span>,
     /// Result types of functions, known once their bodies are lowered.
     pub(crate) def_types: ir::Table<DefId, Type>,
+    /// The function `score(p)` calls: the `score` declaration's formula, when no other
+    /// name `score` is declared.
+    pub(crate) score_def: Option<DefId>,
     /// Parameter counts of actions, known from their signatures.
     pub(crate) action_arity: HashMap<ActionId, usize>,
     /// Locals used by variable initial values and end conditions.
@@ -268,6 +271,7 @@ impl Checker {
             ends: false,
             unbounded_loop: None,
             def_types: Default::default(),
+            score_def: None,
             action_arity: HashMap::new(),
             aux_locals: 0,
             field_owner: None,
