@@ -23,7 +23,7 @@
 //!
 //! Each input runs in a worker process (this program with `--worker`, reading inputs on
 //! stdin): a panic is caught there and reported; a stack overflow or an abort ends the worker,
-//! and an input that takes longer than `--timeout` seconds gets it killed. The input is then
+//! and an input that takes longer than `--timeout` seconds (a web script: per request) gets it killed. The input is then
 //! written to `target/fuzz/findings/` (a `.rules` file, a `.protocol` script whose first
 //! lines name its rules file and seat, a `.lsp` byte stream, or a `.web` script whose first
 //! line names its rules file) with a `.txt` that says what happened; a new worker
@@ -170,6 +170,16 @@ enum Input {
 }
 
 impl Input {
+    /// How long the input may run: `timeout`, or for a web script `timeout` per request, as
+    /// each request is bounded on its own (its agents choose for a slice, but one decision of
+    /// a search agent may take seconds: `mcts:20` on Dark Hex, 2 s).
+    fn timeout(&self, timeout: Duration) -> Duration {
+        match self {
+            Input::Web { lines, .. } => timeout * lines.len().clamp(1, 100) as u32,
+            _ => timeout,
+        }
+    }
+
     fn target(&self) -> Target {
         match self {
             Input::Rules { .. } => Target::Rules,
@@ -762,7 +772,7 @@ fn fuzz(a: &Args) {
                             (input, what)
                         }
                     };
-                    let (outcome, replace) = w.check(&input, a.timeout);
+                    let (outcome, replace) = w.check(&input, input.timeout(a.timeout));
                     if replace {
                         w = Worker::spawn();
                     }
@@ -827,7 +837,7 @@ fn reduce(path: &Path, timeout: Duration) {
     let input = Input::read(path);
     let mut w = Worker::spawn();
     let fails = |i: &Input, w: &mut Worker| -> Option<String> {
-        let (o, replace) = w.check(i, timeout);
+        let (o, replace) = w.check(i, i.timeout(timeout));
         if replace {
             *w = Worker::spawn();
         }
