@@ -280,7 +280,11 @@ pub fn run(app: &mut App, lines: &[Vec<u8>]) -> Result<usize, String> {
         let t = std::time::Instant::now();
         let (status, body) = request(app, &line);
         if std::env::var_os("FUZZ_TIMES").is_some() {
-            eprintln!("{:>8.3} s  {}", t.elapsed().as_secs_f64(), rulebook::source::quote(&line, 100));
+            eprintln!(
+                "{:>8.3} s  {}",
+                t.elapsed().as_secs_f64(),
+                rulebook::source::quote(&line, 100)
+            );
         }
         let shown = || rulebook::source::quote(&line, 200);
         if status >= 500 {

@@ -309,6 +309,8 @@ impl Checker {
             );
         }
         self.begin_locals();
+        // A `can` naming this action inside its own parameters or guard would ask itself.
+        self.can_stack.push(a);
         let binds = self.bind_all(params);
         let tys = params
             .iter()
@@ -322,6 +324,7 @@ impl Checker {
         });
         let slots: Vec<u16> = binds.iter().map(|b| b.slot).collect();
         let parts = self.guard_parts(guard, &slots);
+        self.can_stack.pop();
         let mut code = vec![];
         self.in_sequence = self.game.actions[a].sequence;
         self.block(body, &mut code, &mut vec![]);

@@ -356,6 +356,7 @@ impl Checker {
                     params,
                     sequence,
                     window,
+                    guard,
                     ..
                 } => {
                     let window = match window {
@@ -378,6 +379,8 @@ impl Checker {
                     };
                     let id = self.game.actions.next_id();
                     self.action_arity.insert(id, params.len());
+                    self.action_asts
+                        .insert(id, (params.clone(), guard.clone(), name.span));
                     self.define(name, Global::Action(id));
                     self.game.actions.push(ir::ActionDef {
                         name: name.name.clone(),

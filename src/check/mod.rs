@@ -53,6 +53,8 @@ pub struct Symbols {
     pub(crate) ambiguous_values: HashMap<String, Vec<EnumId>>,
     pub(crate) def_types: ir::Table<DefId, Type>,
     pub(crate) action_arity: HashMap<ActionId, usize>,
+    /// Each action's parameters and guard as written (for `can`).
+    pub(crate) action_asts: HashMap<ActionId, (Vec<ast::Binding>, Option<ast::Expr>, ast::Span)>,
     /// Where each name is declared, for the record of names of a file checked against these.
     pub(crate) decls: names::Decls,
 }
@@ -179,6 +181,14 @@ pub(crate) struct Checker {
     /// The function `score(p)` calls: the `score` declaration's formula, when no other
     /// name `score` is declared.
     pub(crate) score_def: Option<DefId>,
+    /// Each action's parameters and guard as written, for `can(p, action)`, and the name.
+    pub(crate) action_asts: HashMap<ActionId, (Vec<ast::Binding>, Option<ast::Expr>, ast::Span)>,
+    /// While `can(p, ...)` lowers an action's guard: what `me` stands for (the player `p`),
+    /// and the actions being expanded (a guard that names its own action is refused).
+    pub(crate) me_as: Option<ir::Expr>,
+    pub(crate) can_stack: Vec<ActionId>,
+    /// An action `can` met again while expanding a guard quietly (reported by the outer `can`).
+    pub(crate) can_cycle: Option<ActionId>,
     /// Parameter counts of actions, known from their signatures.
     pub(crate) action_arity: HashMap<ActionId, usize>,
     /// Locals used by variable initial values and end conditions.
@@ -272,6 +282,10 @@ impl Checker {
             unbounded_loop: None,
             def_types: Default::default(),
             score_def: None,
+            action_asts: Default::default(),
+            me_as: None,
+            can_stack: Vec::new(),
+            can_cycle: None,
             action_arity: HashMap::new(),
             aux_locals: 0,
             field_owner: None,
@@ -294,6 +308,7 @@ impl Checker {
                 ambiguous_values: self.ambiguous_values,
                 def_types: self.def_types,
                 action_arity: self.action_arity,
+                action_asts: self.action_asts,
                 decls: self.decl_of,
             },
         )
@@ -311,6 +326,7 @@ impl Checker {
         c.ambiguous_values = symbols.ambiguous_values;
         c.def_types = symbols.def_types;
         c.action_arity = symbols.action_arity;
+        c.action_asts = symbols.action_asts;
         c.decl_of = symbols.decls;
         c
     }

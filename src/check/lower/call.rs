@@ -67,6 +67,9 @@ impl Checker {
             );
             return (Expr::Lit(Value::None), Type::Any);
         }
+        if name == "can" {
+            return self.can(args, span);
+        }
         let (b, arity, ret): (Builtin, usize, Type) = match name {
             "count" => (Builtin::Count, 1, Type::Int),
             "top" => (Builtin::Top, 1, Type::Any),
@@ -574,5 +577,154 @@ impl Checker {
             );
             p.help = Some("a player who has no majority gets 0".into());
         }
+    }
+}
+
+impl Checker {
+    /// `can(p, a1, a2, ...)`: whether player `p` has an option of one of the actions named,
+    /// as the state is now: `any(x in C, ... where guard)` of each action, with `me` standing
+    /// for `p`, joined by `or`. Whether the flow offers the action now is not asked.
+    fn can(&mut self, args: &[ast::Expr], span: ast::Span) -> (Expr, Type) {
+        let fail = (Expr::Lit(Value::Bool(false)), Type::Bool);
+        let Some((who, actions)) = args.split_first().filter(|(_, a)| !a.is_empty()) else {
+            self.error(
+                Code::Arity,
+                span,
+                "`can` takes a player and one or more actions",
+                "expected `can(p, action, ...)`",
+            )
+            .help = Some("`can(next(me), place)`: whether the next player could place".into());
+            return fail;
+        };
+        let (p, t) = self.expr(who);
+        self.expect_type(t, Type::Player, who.span, "the player of `can`");
+        let mut out: Option<Expr> = None;
+        for a in actions {
+            let found = match &a.kind {
+                K::Name(n) => match self.globals.get(n.as_str()).copied() {
+                    Some((Global::Action(id), _)) => Some(id),
+                    _ => None,
+                },
+                _ => None,
+            };
+            let Some(id) = found else {
+                self.error(
+                    Code::Type,
+                    a.span,
+                    "`can` takes actions after the player",
+                    "not an action",
+                )
+                .help = Some("name an action declared with `action NAME(...)`".into());
+                return fail;
+            };
+            self.note_use(a.span, Target::Global(Global::Action(id)));
+            if self.can_stack.contains(&id) {
+                if self.quiet > 0 {
+                    self.can_cycle = Some(id);
+                } else {
+                    self.can_loop(id, a.span);
+                }
+                return fail;
+            }
+            let Some((params, guard, _)) = self.action_asts.get(&id).cloned() else {
+                return fail;
+            };
+            let test = ast::Expr {
+                kind: if params.is_empty() {
+                    match guard {
+                        Some(g) => g.kind,
+                        None => K::Bool(true),
+                    }
+                } else {
+                    K::Aggregate {
+                        func: ast::Ident {
+                            name: "any".into(),
+                            span: a.span,
+                        },
+                        bindings: params,
+                        args: vec![],
+                        filter: guard.map(Box::new),
+                        until: false,
+                        body: None,
+                        otherwise: None,
+                    }
+                },
+                span: a.span,
+            };
+            let saved = self.me_as.replace(p.clone());
+            self.can_cycle = None;
+            self.can_stack.push(id);
+            self.quiet += 1;
+            let (x, _) = self.expr(&test);
+            self.quiet -= 1;
+            self.can_stack.pop();
+            self.me_as = saved;
+            if let Some(c) = self.can_cycle.take() {
+                if self.quiet > 0 {
+                    self.can_cycle = Some(c);
+                } else {
+                    self.can_loop(c, a.span);
+                }
+                return fail;
+            }
+            if let Some(d) = self.def_reading_me(&x) {
+                self.error(
+                    Code::Type,
+                    a.span,
+                    format!(
+                        "`can` cannot ask for another player: the guard of `{}` calls `{}`, which reads `me`",
+                        self.game.actions[id].name, self.game.defs[d].name
+                    ),
+                    "reads `me` inside a function",
+                )
+                .help = Some("give the function the player as a parameter".into());
+                return fail;
+            }
+            out = Some(match out {
+                None => x,
+                Some(o) => Expr::Bin(ir::BinOp::Or, Box::new(o), Box::new(x), span),
+            });
+        }
+        (out.unwrap_or(Expr::Lit(Value::Bool(false))), Type::Bool)
+    }
+
+    /// `can` met `id` again while asking whether `id` is possible.
+    fn can_loop(&mut self, id: ir::ActionId, span: ast::Span) {
+        self.error(
+            Code::Type,
+            span,
+            format!(
+                "`can` asks about `{}` inside that action's own guard (perhaps through another action's)",
+                self.game.actions[id].name
+            ),
+            "the guard would ask itself",
+        )
+        .help = Some("a guard may ask `can` about other actions only".into());
+    }
+
+    /// A function called by `x` (or by the functions it calls) whose body reads `me`.
+    fn def_reading_me(&self, x: &Expr) -> Option<ir::DefId> {
+        let mut seen = std::collections::HashSet::new();
+        let mut todo = vec![];
+        x.visit(&mut |e| {
+            if let Expr::CallDef(d, _) = e {
+                todo.push(*d)
+            }
+        });
+        while let Some(d) = todo.pop() {
+            if !seen.insert(d) {
+                continue;
+            }
+            let mut me = false;
+            self.game.defs[d].body.visit(&mut |e| match e {
+                Expr::Me => me = true,
+                Expr::CallDef(f, _) => todo.push(*f),
+                _ => {}
+            });
+            if me {
+                return Some(d);
+            }
+        }
+        None
     }
 }

@@ -314,7 +314,7 @@ impl Checker {
                 return (Expr::Local(l.slot), l.ty);
             }
             match n {
-                "me" => return (Expr::Me, Type::Player),
+                "me" => return (self.me_as.clone().unwrap_or(Expr::Me), Type::Player),
                 "current" => return (Expr::Current, Type::Player),
                 "player_count" => return (Expr::PlayerCount, Type::Int),
                 _ => {}
