@@ -68,6 +68,19 @@ fn shapes() -> Vec<(&'static str, Shape)> {
             ))
         }),
         ("sum", |k| game(&format!("n = 1{}", " + 1".repeat(k)))),
+        ("let in value", |k| {
+            game(&format!(
+                "n = {}1{}",
+                "let x = ".repeat(k),
+                " in x".repeat(k)
+            ))
+        }),
+        ("let in body", |k| {
+            game(&format!("n = {}1", "let x = 1 in ".repeat(k)))
+        }),
+        ("let in a sum", |k| {
+            game(&format!("n = 1{}", " + let x = 1 in x".repeat(k)))
+        }),
         ("fields", |k| game(&format!("n = n{}", ".x".repeat(k)))),
         ("indexes", |k| {
             game(&format!("s[red] = {}red{}", "s[".repeat(k), "]".repeat(k)))

@@ -129,6 +129,53 @@ pub(super) fn primary(p: Pair<Rule>) -> Deep {
             let d = c.1.max(a.1).max(b.1) + 1;
             (ExprKind::If(Box::new(c.0), Box::new(a.0), Box::new(b.0)), d)
         }
+        // `let x = a in b` is `first(x in [a]: b)`: the aggregate binds the name, and its
+        // one element is the value.
+        Rule::let_expr => {
+            let mut names = Vec::new();
+            let mut values: Vec<Deep> = Vec::new();
+            for q in p.into_inner() {
+                match q.as_rule() {
+                    Rule::ident => names.push(ident(q)),
+                    Rule::expr => values.push(deep(q)),
+                    _ => {}
+                }
+            }
+            let (mut body, mut d) = values.pop().expect("the body");
+            for (name, (value, vd)) in names.into_iter().zip(values).rev() {
+                let at = Span::new(name.span.start, body.span.end);
+                let list = Expr {
+                    span: value.span,
+                    kind: ExprKind::List(vec![value]),
+                };
+                d = d.max(vd + 1) + 1;
+                body = Expr {
+                    span: at,
+                    kind: ExprKind::Aggregate {
+                        func: Ident {
+                            name: "first".into(),
+                            span: name.span,
+                        },
+                        bindings: vec![Binding {
+                            var: name,
+                            coll: list,
+                        }],
+                        args: vec![],
+                        filter: None,
+                        until: false,
+                        body: Some(Box::new(body)),
+                        otherwise: None,
+                    },
+                };
+            }
+            return (
+                Expr {
+                    span: sp,
+                    kind: body.kind,
+                },
+                d,
+            );
+        }
         Rule::call => {
             let mut it = p.into_inner();
             let f = ident(it.next().expect("fn"));
