@@ -50,6 +50,16 @@ impl Checker {
         });
     }
 
+    /// The value of the one enum that has a value named `n`, if exactly one has.
+    pub(crate) fn enum_value_named(&self, n: &str) -> Option<(ir::EnumId, u16)> {
+        let mut found = self.game.enums.ids().filter_map(|e| {
+            let d = &self.game.enums[e];
+            d.values.iter().position(|v| v == n).map(|v| (e, v as u16))
+        });
+        let first = found.next()?;
+        found.next().is_none().then_some(first)
+    }
+
     /// Lowers an expression and returns its type.
     pub(crate) fn expr(&mut self, e: &ast::Expr) -> (Expr, Type) {
         match &e.kind {
@@ -335,6 +345,19 @@ impl Checker {
                 self.unknown_name(n, span);
             }
             return (Expr::Lit(Value::None), Type::Any);
+        };
+        // An action (or another name that is no value) takes the name of an enum value:
+        // where a value is expected, the name is the value, when one enum has it.
+        let g = match g {
+            Global::Const(_)
+            | Global::EnumValue(..)
+            | Global::Space(..)
+            | Global::Var(_)
+            | Global::Zone(_) => g,
+            _ if idx.is_empty() => self
+                .enum_value_named(n)
+                .map_or(g, |(e, v)| Global::EnumValue(e, v)),
+            _ => g,
         };
         self.used.insert(g);
         if let Global::Space(b, _) = g {
