@@ -544,6 +544,20 @@ impl Game {
                             }
                         }
                     }
+                    Step::RevealZone { zone, on, span } => {
+                        let z = match eval!(*zone, Some(*span)) {
+                            Value::Zone(z) => z.0,
+                            other => return Err(expected(self, st, "a zone", other, *span)),
+                        };
+                        match (st.opened.binary_search(&z), *on) {
+                            (Err(at), true) => st.opened.insert(at, z),
+                            (Ok(at), false) => {
+                                st.opened.remove(at);
+                            }
+                            _ => {}
+                        }
+                        st.window.changes += 1;
+                    }
                     Step::RevealTo {
                         comp: c,
                         field,
@@ -581,6 +595,7 @@ impl Game {
                         | Step::TurnEnd { .. }
                         | Step::LoopGuard { .. }
                         | Step::Reveal { .. }
+                        | Step::RevealZone { .. }
                         | Step::RevealTo { .. }
                 );
                 if !stays || next as usize >= code.len() {

@@ -127,6 +127,7 @@ impl Game {
             consts,
             vars: vec![Value::None; self.var_slots as usize],
             revealed: vec![false; fields.len()],
+            opened: Vec::new(),
             grants: vec![0; fields.len()],
             fields,
             zones,

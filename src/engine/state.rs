@@ -73,6 +73,9 @@ pub struct State {
     pub(crate) revealed: Vec<bool>,
     /// Per field slot: the seats it was revealed to (`reveal x.f to p`), one bit per seat.
     pub(crate) grants: Vec<u8>,
+    /// The zone instances opened to everyone by `reveal z` (until `hide z`), sorted.
+    #[serde(default)]
+    pub(crate) opened: Vec<u32>,
     pub(crate) zones: Zones,
     /// Bits of the value indexes ([`crate::ir::vm::ValueIndex`]).
     pub(crate) index: Vec<u64>,
@@ -188,6 +191,7 @@ impl Clone for State {
             vars: self.vars.clone(),
             fields: self.fields.clone(),
             revealed: self.revealed.clone(),
+            opened: self.opened.clone(),
             grants: self.grants.clone(),
             zones: self.zones.clone(),
             index: self.index.clone(),
@@ -220,6 +224,7 @@ impl Clone for State {
         self.vars.clone_from(&src.vars);
         self.fields.clone_from(&src.fields);
         self.revealed.clone_from(&src.revealed);
+        self.opened.clone_from(&src.opened);
         self.grants.clone_from(&src.grants);
         self.zones.clone_from(&src.zones);
         self.index.clone_from(&src.index);
@@ -414,6 +419,11 @@ impl Game {
             || st.fields.len() != fields
             || st.revealed.len() != fields
             || st.grants.len() != fields
+            || st
+                .opened
+                .iter()
+                .any(|&i| i as usize >= self.instances.len())
+            || !st.opened.windows(2).all(|w| w[0] < w[1])
             || st.index.len() != self.program.index_words as usize
         {
             return bad("the size of its tables");
@@ -524,6 +534,7 @@ impl State {
             && self.vars == o.vars
             && self.fields == o.fields
             && self.revealed == o.revealed
+            && self.opened == o.opened
             && self.grants == o.grants
             && self.index == o.index
             && self.frames == o.frames
@@ -549,6 +560,7 @@ impl State {
         self.vars.hash(&mut h);
         self.fields.hash(&mut h);
         self.revealed.hash(&mut h);
+        self.opened.hash(&mut h);
         self.grants.hash(&mut h);
         self.frames.hash(&mut h);
         self.locals.hash(&mut h);

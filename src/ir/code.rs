@@ -218,6 +218,16 @@ pub enum Instr {
         /// The statement.
         span: Span,
     },
+    /// `reveal z` (true) or `hide z` (false): a zone instance's components are shown to
+    /// everyone, or again as its visibility says.
+    RevealZone {
+        /// The zone instance.
+        zone: Expr,
+        /// `reveal` (true) or `hide` (false).
+        on: bool,
+        /// The statement.
+        span: Span,
+    },
     /// `reveal c.f to p`: one player sees a secret field of a component from now on.
     RevealTo {
         /// The component.

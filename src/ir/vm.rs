@@ -947,6 +947,15 @@ pub enum Step {
         /// The statement.
         span: Span,
     },
+    /// `reveal z` or `hide z` of a zone instance.
+    RevealZone {
+        /// The zone instance.
+        zone: Code,
+        /// Reveal (true) or hide (false).
+        on: bool,
+        /// The statement.
+        span: Span,
+    },
     /// `reveal c.f to p`.
     RevealTo {
         /// The component.

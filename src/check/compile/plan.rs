@@ -781,6 +781,11 @@ impl Compiler<'_> {
                     on: *on,
                     span: *span,
                 },
+                Instr::RevealZone { zone, on, span } => Step::RevealZone {
+                    zone: self.expr(zone),
+                    on: *on,
+                    span: *span,
+                },
                 Instr::RevealTo {
                     comp,
                     field,

@@ -377,7 +377,7 @@ impl Checker {
             }
             S::DoField { target, args } => self.do_field(s.span, target, args, code),
             S::Reveal(target, on) => {
-                let (x, _) = self.expr(target);
+                let (x, t) = self.expr(target);
                 match x {
                     Expr::Field(comp, field) => code.push(Instr::Reveal {
                         comp: *comp,
@@ -386,10 +386,15 @@ impl Checker {
                         span: s.span,
                     }),
                     Expr::Lit(Value::None) => {}
+                    zone if matches!(t, Type::Zone(_)) => code.push(Instr::RevealZone {
+                        zone,
+                        on: *on,
+                        span: s.span,
+                    }),
                     _ => self.not_a_field(
                         target.span,
-                        "only a component's field can be revealed or hidden",
-                        "write `reveal piece.element` for a field declared `seen by owner`",
+                        "only a component's field or a zone can be revealed or hidden",
+                        "write `reveal piece.element` for a field declared `seen by owner`, or `reveal hand[p]` for a zone",
                     ),
                 }
             }
