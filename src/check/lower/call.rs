@@ -651,13 +651,17 @@ impl Checker {
                 },
                 span: a.span,
             };
+            // The guard reads the names of its own declaration, not the caller's locals
+            // (its slots are fresh ones after the caller's).
             let saved = self.me_as.replace(p.clone());
+            let outer = std::mem::take(&mut self.scopes);
             self.can_cycle = None;
             self.can_stack.push(id);
             self.quiet += 1;
             let (x, _) = self.expr(&test);
             self.quiet -= 1;
             self.can_stack.pop();
+            self.scopes = outer;
             self.me_as = saved;
             if let Some(c) = self.can_cycle.take() {
                 if self.quiet > 0 {
