@@ -58,6 +58,24 @@ impl Checker {
         }
     }
 
+    /// `score(p)` may be called as a function of one player, the `score` declaration's
+    /// formula (its body is set with the formula, [`Checker::lower_flow`]), unless the file
+    /// gives the name `score` to something else. `head` is where the declaration starts.
+    pub(super) fn declare_score_function(&mut self, head: ast::Span) {
+        if self.globals.contains_key("score") {
+            return;
+        }
+        let id = self.game.defs.next_id();
+        self.score_def = Some(id);
+        self.game.defs.push(ir::Def {
+            name: "score".into(),
+            params: 1,
+            locals: 0,
+            body: ir::Expr::Lit(ir::Value::Int(0)),
+        });
+        self.globals.insert("score".into(), (Global::Def(id), head));
+    }
+
     /// Setup, flow, end conditions, score, tie-breakers and ties; returns where the flow is.
     pub(super) fn lower_flow(&mut self, file: &ast::File) -> Option<ast::Span> {
         let mut flow_seen: Option<ast::Span> = None;

@@ -398,18 +398,8 @@ impl Checker {
                 _ => {}
             }
         }
-        // `score(p)` may be called as a function of one player, the `score` declaration's
-        // formula, unless the file gives the name `score` to something else.
-        if let Some(head) = score_at.filter(|_| !self.globals.contains_key("score")) {
-            let id = self.game.defs.next_id();
-            self.score_def = Some(id);
-            self.game.defs.push(ir::Def {
-                name: "score".into(),
-                params: 1,
-                locals: 0,
-                body: ir::Expr::Lit(Value::Int(0)),
-            });
-            self.globals.insert("score".into(), (Global::Def(id), head));
+        if let Some(head) = score_at {
+            self.declare_score_function(head);
         }
     }
 
