@@ -239,6 +239,15 @@ codes! {
     /// flow { end }
     /// ```
     Trigger = "check::trigger";
+    /// A `memory` part that depends on who asks or binds names, or `remember`, `forget` or
+    /// `repeated` of something that is not a memory.
+    /// ```rules
+    /// players 2
+    /// var board[1..3]: int
+    /// memory seen(board, me)
+    /// flow { remember seen end }
+    /// ```
+    Memory = "check::memory";
     /// An action's window that is neither `anytime` nor `before turn`.
     /// ```rules
     /// players 2

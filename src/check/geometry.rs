@@ -21,7 +21,8 @@ impl Checker {
                 | ast::DeclKind::Var { name, .. }
                 | ast::DeclKind::Def { name, .. }
                 | ast::DeclKind::Action { name, .. }
-                | ast::DeclKind::Set { name, .. } => name,
+                | ast::DeclKind::Set { name, .. }
+                | ast::DeclKind::Memory { name, .. } => name,
                 _ => return false,
             };
             name.name == "Direction"

@@ -12,6 +12,7 @@ mod decls;
 mod diag;
 mod geometry;
 mod lower;
+mod memory;
 mod names;
 pub mod scenario;
 mod tables;
@@ -112,6 +113,8 @@ pub(crate) enum Global {
     Def(DefId),
     Set(SetId),
     Action(ActionId),
+    /// A `memory` declaration (index into [`Game::memories`]).
+    Memory(u16),
 }
 
 impl Global {
@@ -130,6 +133,7 @@ impl Global {
             Global::Def(_) => "function",
             Global::Set(_) => "set kind",
             Global::Action(_) => "action",
+            Global::Memory(_) => "memory",
         }
     }
 }
@@ -250,6 +254,7 @@ impl Checker {
                 tiebreaks: vec![],
                 score_locals: 1,
                 ties_shared: true,
+                memories: vec![],
                 program: Default::default(),
             },
             problems: vec![],
@@ -458,6 +463,8 @@ impl Checker {
         self.declare_places(file);
         self.declare_variants(file);
         self.declare_signatures(file);
+        self.declare_memories(file);
+        self.memory_parts(file);
         self.lower_bodies(file);
         self.check_effects();
         self.window_choices();
@@ -483,6 +490,7 @@ impl Checker {
             Global::Def(i) => self.game.defs[i].name.clone(),
             Global::Set(i) => self.game.sets[i].name.clone(),
             Global::Action(i) => self.game.actions[i].name.clone(),
+            Global::Memory(i) => self.game.memories[i as usize].name.clone(),
         }
     }
 

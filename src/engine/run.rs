@@ -558,6 +558,38 @@ impl Game {
                         }
                         st.window.changes += 1;
                     }
+                    Step::Remember {
+                        memory,
+                        parts,
+                        span,
+                    } => {
+                        let width = parts.len();
+                        let held: usize = st.memory.iter().map(Vec::len).sum();
+                        if held + width > MAX_MEMORY_VALUES {
+                            return Err(RunError::Limit {
+                                message: format!(
+                                    "memory `{}` is full: the memories of a match hold at \
+                                     most {MAX_MEMORY_VALUES} values (positions of {width} \
+                                     values here)",
+                                    self.memories[*memory as usize].name,
+                                ),
+                                span: Some(*span),
+                            });
+                        }
+                        for part in parts {
+                            let v = eval!(*part, Some(*span));
+                            st.memory[*memory as usize].push(v);
+                        }
+                        st.stamps.write(Family::WHERE);
+                        st.window.changes += 1;
+                    }
+                    Step::Forget { memory } => {
+                        if !st.memory[*memory as usize].is_empty() {
+                            st.memory[*memory as usize].clear();
+                            st.stamps.write(Family::WHERE);
+                            st.window.changes += 1;
+                        }
+                    }
                     Step::RevealTo {
                         comp: c,
                         field,
@@ -596,6 +628,8 @@ impl Game {
                         | Step::LoopGuard { .. }
                         | Step::Reveal { .. }
                         | Step::RevealZone { .. }
+                        | Step::Remember { .. }
+                        | Step::Forget { .. }
                         | Step::RevealTo { .. }
                 );
                 if !stays || next as usize >= code.len() {

@@ -128,6 +128,7 @@ impl Game {
             vars: vec![Value::None; self.var_slots as usize],
             revealed: vec![false; fields.len()],
             opened: Vec::new(),
+            memory: vec![Vec::new(); self.memories.len()],
             grants: vec![0; fields.len()],
             fields,
             zones,

@@ -76,6 +76,10 @@ pub struct State {
     /// The zone instances opened to everyone by `reveal z` (until `hide z`), sorted.
     #[serde(default)]
     pub(crate) opened: Vec<u32>,
+    /// Per `memory` declaration: the positions remembered, one after the other, each the
+    /// values of the memory's parts ([`crate::ir::MemoryDef`]).
+    #[serde(default)]
+    pub(crate) memory: Vec<Vec<Value>>,
     pub(crate) zones: Zones,
     /// Bits of the value indexes ([`crate::ir::vm::ValueIndex`]).
     pub(crate) index: Vec<u64>,
@@ -192,6 +196,7 @@ impl Clone for State {
             fields: self.fields.clone(),
             revealed: self.revealed.clone(),
             opened: self.opened.clone(),
+            memory: self.memory.clone(),
             grants: self.grants.clone(),
             zones: self.zones.clone(),
             index: self.index.clone(),
@@ -225,6 +230,7 @@ impl Clone for State {
         self.fields.clone_from(&src.fields);
         self.revealed.clone_from(&src.revealed);
         self.opened.clone_from(&src.opened);
+        self.memory.clone_from(&src.memory);
         self.grants.clone_from(&src.grants);
         self.zones.clone_from(&src.zones);
         self.index.clone_from(&src.index);
@@ -296,6 +302,18 @@ impl State {
     /// past the last slot.
     pub fn var(&self, slot: usize) -> Value {
         self.vars.get(slot).copied().unwrap_or_default()
+    }
+
+    /// How many of the positions remembered in memory `m` are `position` (none for a memory
+    /// the game does not have).
+    pub fn times_remembered(&self, m: usize, position: &[Value]) -> usize {
+        match self.memory.get(m) {
+            Some(held) if !position.is_empty() => held
+                .chunks_exact(position.len())
+                .filter(|p| *p == position)
+                .count(),
+            _ => 0,
+        }
     }
 
     /// Writes a variable slot, keeping the variable's value index (if it has one) up to date.
@@ -424,6 +442,11 @@ impl Game {
                 .iter()
                 .any(|&i| i as usize >= self.instances.len())
             || !st.opened.windows(2).all(|w| w[0] < w[1])
+            || st.memory.len() != self.memories.len()
+            || st.memory.iter().map(Vec::len).sum::<usize>() > MAX_MEMORY_VALUES
+            || st.memory.iter().zip(&self.memories).any(|(m, d)| {
+                m.len() % d.parts.len().max(1) != 0 || d.parts.is_empty() && !m.is_empty()
+            })
             || st.index.len() != self.program.index_words as usize
         {
             return bad("the size of its tables");
@@ -485,6 +508,7 @@ impl Game {
             .chain(&st.locals)
             .chain(&st.iters)
             .chain(st.consts.iter())
+            .chain(st.memory.iter().flatten())
             .chain(actions.flat_map(|a| a.args.iter()));
         for v in values {
             if !self.value_fits(*v) {
@@ -535,6 +559,7 @@ impl State {
             && self.fields == o.fields
             && self.revealed == o.revealed
             && self.opened == o.opened
+            && self.memory == o.memory
             && self.grants == o.grants
             && self.index == o.index
             && self.frames == o.frames
@@ -561,6 +586,7 @@ impl State {
         self.fields.hash(&mut h);
         self.revealed.hash(&mut h);
         self.opened.hash(&mut h);
+        self.memory.hash(&mut h);
         self.grants.hash(&mut h);
         self.frames.hash(&mut h);
         self.locals.hash(&mut h);
@@ -583,6 +609,7 @@ impl State {
             + self.index.len() * 8
             + self.frames.len() * size_of::<Frame>()
             + self.zones.approx_bytes()
+            + self.memory.iter().map(Vec::len).sum::<usize>() * size_of::<Value>()
             + (self.cache.len() + self.commits.len()) * size_of::<Option<Action>>()
     }
 }

@@ -228,6 +228,21 @@ pub enum Instr {
         /// The statement.
         span: Span,
     },
+    /// `remember m`: the present position (the values of the memory's parts, repeated here)
+    /// is added to memory `memory` ([`Game::memories`]).
+    Remember {
+        /// The memory.
+        memory: u16,
+        /// Its parts ([`MemoryDef::parts`]).
+        parts: Vec<Expr>,
+        /// The statement.
+        span: Span,
+    },
+    /// `forget m`: memory `memory` is emptied.
+    Forget {
+        /// The memory.
+        memory: u16,
+    },
     /// `reveal c.f to p`: one player sees a secret field of a component from now on.
     RevealTo {
         /// The component.

@@ -41,6 +41,9 @@ pub enum Builtin {
     Opposite,
     /// `ord(v)`: the position of an enum value (or a direction) from 0.
     Ord,
+    /// `repeated(m)`: how many times the present position was remembered in a memory. Its
+    /// arguments are the memory's parts ([`MemoryDef::parts`]), then the memory's number.
+    Repeated,
 }
 
 /// The kind of an aggregate `f(x in C, ... where filter: body else otherwise)`.

@@ -28,3 +28,8 @@ pub const MAX_VAR_SLOTS: usize = 100_000;
 pub const MAX_DECLS: usize = 50_000;
 /// The most diagnostics one file reports in full; the others are counted in a last note.
 pub const MAX_DIAGNOSTICS: usize = 500;
+/// The most values of one position of a `memory` (its variables' entries and its values).
+pub const MAX_MEMORY_WIDTH: usize = 10_000;
+/// The most values the memories of one match hold together (every position remembered, of
+/// every memory): past it, `remember` is a run-time limit error.
+pub const MAX_MEMORY_VALUES: usize = 1_000_000;

@@ -171,8 +171,21 @@ pub struct Game {
     /// `ties shared` (the default): every player tied for first wins; false for `ties draw`:
     /// such a tie is a draw.
     pub ties_shared: bool,
+    /// `memory` declarations: positions remembered by `remember`, in declaration order.
+    pub memories: Vec<MemoryDef>,
     /// Everything above compiled to flat code: what the engine runs.
     pub program: vm::Program,
+}
+
+/// A `memory name(parts)` declaration: what a position is made of. The state keeps, per
+/// memory, the positions remembered (`remember`), each as the values of `parts` then.
+#[derive(Clone, Debug)]
+pub struct MemoryDef {
+    /// The memory's name.
+    pub name: String,
+    /// The values of a position, in order: a variable named whole gives one part per entry.
+    /// They read neither `me` nor locals, so they mean the same wherever they are evaluated.
+    pub parts: Vec<Expr>,
 }
 
 /// A `const` declaration.

@@ -956,6 +956,20 @@ pub enum Step {
         /// The statement.
         span: Span,
     },
+    /// `remember m`: the values of the memory's parts are added to it.
+    Remember {
+        /// The memory ([`crate::ir::Game::memories`]).
+        memory: u16,
+        /// Its parts, each evaluated to one value.
+        parts: Vec<Code>,
+        /// The statement.
+        span: Span,
+    },
+    /// `forget m`: the memory is emptied.
+    Forget {
+        /// The memory.
+        memory: u16,
+    },
     /// `reveal c.f to p`.
     RevealTo {
         /// The component.

@@ -126,6 +126,7 @@ fn decl(file: &FileText, d: &ast::Decl, left: &mut usize) -> DocumentSymbol {
         D::Def { name, .. } => named(name, SymbolKind::FUNCTION, vec![]),
         D::Action { name, .. } => named(name, SymbolKind::METHOD, vec![]),
         D::Set { name, .. } => named(name, SymbolKind::CLASS, vec![]),
+        D::Memory { name, .. } => named(name, SymbolKind::ARRAY, vec![]),
         // `setup`, `flow`, `score(p) = ...`, and declarations added to the language later.
         _ => {
             let text = file.snippet(d.span);

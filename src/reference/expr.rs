@@ -201,6 +201,16 @@ impl Ref<'_> {
         let s = self.s;
         let players = s.players;
         Ok(match b {
+            Builtin::Repeated => {
+                let Some((Expr::Lit(Value::Int(m)), parts)) = args.split_last() else {
+                    return Err(rule("`repeated` without its memory"));
+                };
+                let mut position = Vec::with_capacity(parts.len());
+                for x in parts {
+                    position.push(self.eval(x, l, me)?);
+                }
+                Value::Int(s.times_remembered(*m as usize, &position) as i64)
+            }
             Builtin::Count => Value::Int(s.zone(self.zone(arg(0)?, l, me)?).len() as i64),
             Builtin::Top => {
                 (s.zone(self.zone(arg(0)?, l, me)?).last()).map_or(Value::None, |c| Value::Comp(*c))

@@ -171,6 +171,13 @@ pub enum DeclKind {
         /// What it does.
         body: Block,
     },
+    /// `memory name(part, ...)`: positions remembered by `remember name`.
+    Memory {
+        /// The memory's name.
+        name: Ident,
+        /// What a position is made of: variables (every entry) or values.
+        parts: Vec<Expr>,
+    },
     /// `setup { ... }`.
     Setup(Block),
     /// `flow { ... }`.
@@ -459,6 +466,8 @@ pub enum StmtKind {
     Reveal(Expr, bool),
     /// `reveal x.f to p`: one player sees the field from now on.
     RevealTo(Expr, Expr),
+    /// `remember m` (true) or `forget m` (false).
+    Remember(Ident, bool),
 }
 
 /// When an action may be taken outside the flow's choices.

@@ -239,6 +239,7 @@ fn rule_words(r: Rule) -> &'static str {
         | Rule::flow_decl
         | Rule::end_when_decl
         | Rule::trigger_decl
+        | Rule::memory_decl
         | Rule::score_decl
         | Rule::tiebreak_decl
         | Rule::heuristic_decl
@@ -263,7 +264,9 @@ fn rule_words(r: Rule) -> &'static str {
         | Rule::end_stmt
         | Rule::win_stmt
         | Rule::reveal_stmt
-        | Rule::hide_stmt => "a statement",
+        | Rule::hide_stmt
+        | Rule::remember_stmt
+        | Rule::forget_stmt => "a statement",
         Rule::expr | Rule::term | Rule::primary | Rule::paren | Rule::coll | Rule::range => {
             "an expression"
         }

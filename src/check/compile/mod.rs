@@ -212,6 +212,9 @@ impl Reads {
                     }
                 }
                 Builtin::Owner | Builtin::SpaceOf | Builtin::ZoneOf => self.parts.push(Part::Where),
+                // The memory itself, stamped as `WHERE` by `remember` and `forget` (its
+                // parts are the arguments, visited on their own).
+                Builtin::Repeated => self.parts.push(Part::Where),
                 Builtin::Next
                 | Builtin::Prev
                 | Builtin::Seat

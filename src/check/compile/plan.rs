@@ -786,6 +786,16 @@ impl Compiler<'_> {
                     on: *on,
                     span: *span,
                 },
+                Instr::Remember {
+                    memory,
+                    parts,
+                    span,
+                } => Step::Remember {
+                    memory: *memory,
+                    parts: parts.iter().map(|x| self.expr(x)).collect(),
+                    span: *span,
+                },
+                Instr::Forget { memory } => Step::Forget { memory: *memory },
                 Instr::RevealTo {
                     comp,
                     field,

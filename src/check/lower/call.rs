@@ -70,6 +70,9 @@ impl Checker {
         if name == "can" {
             return self.can(args, span);
         }
+        if name == "repeated" && !self.globals.contains_key("repeated") {
+            return self.repeated(args, span);
+        }
         let (b, arity, ret): (Builtin, usize, Type) = match name {
             "count" => (Builtin::Count, 1, Type::Int),
             "top" => (Builtin::Top, 1, Type::Any),
@@ -117,7 +120,7 @@ impl Checker {
                         format!("unknown function `{name}`"),
                         "no such function",
                     );
-                    p.help = Some("functions: count, top, bottom, empty, next, prev, owner, space_of, zone_of, named, seat, abs, max, min, step, col, row, opposite, ord; or a `def`".into());
+                    p.help = Some("functions: count, top, bottom, empty, next, prev, owner, space_of, zone_of, named, seat, abs, max, min, step, col, row, opposite, ord, can, repeated; or a `def`".into());
                 }
                 return (Expr::Lit(Value::None), Type::Any);
             }

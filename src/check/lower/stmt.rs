@@ -376,6 +376,7 @@ impl Checker {
                 }
             }
             S::DoField { target, args } => self.do_field(s.span, target, args, code),
+            S::Remember(name, on) => self.remember(name, *on, s.span, code),
             S::Reveal(target, on) => {
                 let (x, t) = self.expr(target);
                 match x {

@@ -93,6 +93,17 @@ impl Machine {
                 Value::Player(p) => Value::Int(p as i64),
                 other => return Err(expected(g, s, "an enum value or a seat", other, None)),
             },
+            Builtin::Repeated => {
+                let m = match self.pop() {
+                    Value::Int(m) => m as usize,
+                    other => return Err(expected(g, s, "a memory", other, None)),
+                };
+                let width = g.memories.get(m).map_or(0, |d| d.parts.len());
+                let from = self.stack.len().saturating_sub(width);
+                let n = s.times_remembered(m, &self.stack[from..]);
+                self.stack.truncate(from);
+                Value::Int(n as i64)
+            }
             Builtin::Max2 | Builtin::Min2 => {
                 let (y, x) = (self.pop(), self.pop());
                 match (x, y) {

@@ -235,6 +235,10 @@ pub(in crate::syntax) fn decl(p: Pair<Rule>) -> Decl {
                 body: body.expect("trigger body"),
             }
         }
+        Rule::memory_decl => DeclKind::Memory {
+            name: ident(it.next().expect("memory name")),
+            parts: it.map(expr).collect(),
+        },
         Rule::setup_decl => DeclKind::Setup(block(it.next().expect("setup block"))),
         Rule::flow_decl => DeclKind::Flow(block(it.next().expect("flow block"))),
         Rule::end_when_decl => {

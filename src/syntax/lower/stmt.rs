@@ -289,6 +289,13 @@ pub(super) fn stmt_inner(p: Pair<Rule>, sp: Span) -> Stmt {
                 None => StmtKind::Reveal(field, rule == Rule::reveal_stmt),
             }
         }
+        Rule::remember_stmt | Rule::forget_stmt => {
+            it.next();
+            StmtKind::Remember(
+                ident(it.next().expect("memory name")),
+                rule == Rule::remember_stmt,
+            )
+        }
         r => unreachable!("grammar: unexpected statement {r:?}"),
     };
     Stmt { kind, span: sp }
