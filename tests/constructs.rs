@@ -558,3 +558,46 @@ fn determinized_worlds_list_the_options_of_their_own_hidden_setup_variables() {
     }
     assert!(moved > 0, "the traitor never moved");
 }
+
+/// `after` (reference 5): an effect that reaches a choice, or a chance event, leaves no known
+/// state, so asking about it is a rule error naming the action, not a guess.
+#[test]
+fn after_cannot_look_past_a_choice_or_chance() {
+    let cases = [
+        (
+            "action ask() { choose { yes { } no { } } }",
+            "`after ask(...)` cannot look past a choice",
+        ),
+        (
+            "var die: 1..6\naction ask() { roll die }",
+            "`after` cannot look past a chance event",
+        ),
+    ];
+    for (ask, message) in cases {
+        let text = format!(
+            "game \"Ask\"\nplayers 2\n{ask}\naction go() where after ask(): true {{ }}\n\
+             flow {{ turn seat(0) {{ choose {{ go }} }} }}\n"
+        );
+        let loaded = rulebook::load("ask.rules", &text);
+        let g = loaded
+            .game
+            .unwrap_or_else(|| panic!("{}", loaded.diagnostics));
+        // The options are listed when the game reaches its first decision.
+        match g.start(&config(2, None, &[])) {
+            Err(e) => assert!(e.to_string().contains(message), "{e}"),
+            Ok(_) => panic!("started, listing `go`, for {ask}"),
+        }
+    }
+}
+
+/// `after` does not touch the game it looks at: the state after listing is the state before.
+#[test]
+fn after_leaves_the_game_as_it_was() {
+    let g = game("tests/constructs/after.rules");
+    let st = g.start(&config(2, None, &[])).expect("starts");
+    let before = st.clone();
+    let mut legal = Vec::new();
+    g.legal(&st, &mut legal).expect("legal");
+    assert_eq!(legal.len(), 3);
+    assert!(st.same_position(&before));
+}

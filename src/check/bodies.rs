@@ -553,8 +553,9 @@ fn max_param(e: &ir::Expr, n: u16) -> Option<u16> {
             see(max_param(b, n));
             see(max_param(c, n));
         }
-        // Aggregates may read any parameter: evaluate them once all are bound.
-        E::Agg(..) => see(Some(n.saturating_sub(1))),
+        // Aggregates may read any parameter: evaluate them once all are bound; so may the
+        // effect an `after` runs.
+        E::Agg(..) | E::After(_) => see(Some(n.saturating_sub(1))),
     }
     best
 }

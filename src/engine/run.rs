@@ -156,6 +156,9 @@ impl Game {
                     Step::Shuffle { zone: z, span } => {
                         let z = zone(self, st, eval!(*z, Some(*span)), *span)?;
                         if st.zones.len(z) > 1 {
+                            if m.hypothetical > 0 {
+                                return Err(unknown_chance(*span));
+                            }
                             if st.chance == ChanceMode::External {
                                 if let Some(sp) = self.pause_checks(m, st, locals)? {
                                     last_loop = Some(sp);
@@ -178,6 +181,9 @@ impl Game {
                         domain,
                         span,
                     } => {
+                        if m.hypothetical > 0 {
+                            return Err(unknown_chance(*span));
+                        }
                         if st.chance == ChanceMode::External {
                             if let Some(sp) = self.pause_checks(m, st, locals)? {
                                 last_loop = Some(sp);
@@ -1056,6 +1062,12 @@ impl Game {
         st.window.changes += 1;
         Ok(())
     }
+}
+
+/// A chance event met by an `after` effect: what it would leave is not known.
+#[cold]
+fn unknown_chance(span: Span) -> RunError {
+    err("`after` cannot look past a chance event", Some(span))
 }
 
 /// Stamps a move of `c` to `to` ([`Game::move_comp`]): out of line, as games without

@@ -136,6 +136,26 @@ pub enum Expr {
     CallDef(DefId, Vec<Expr>),
     /// An aggregate, with its span.
     Agg(Box<Agg>, Span),
+    /// `after a(args): body`: `body` in the state action `a`'s effect would leave.
+    After(Box<After>),
+}
+
+/// `after a(args): body`: the effect of action `a` is run on a copy of the state, with these
+/// arguments and `me` (without its guard, as `do` runs it, and without what the flow would do
+/// next); `body` is evaluated in the state it leaves, with the locals of the place it is
+/// written. An effect that reaches a choice or a chance event is a run-time error.
+#[derive(Clone, Debug)]
+pub struct After {
+    /// The action.
+    pub action: ActionId,
+    /// Its arguments, one per parameter.
+    pub args: Vec<Expr>,
+    /// The player the effect runs for (`me` where it is written).
+    pub me: Expr,
+    /// The value asked for.
+    pub body: Expr,
+    /// The expression.
+    pub span: Span,
 }
 
 /// A collection to iterate: in aggregates, `for`, `choose` and action parameters.
@@ -270,6 +290,11 @@ impl Expr {
                     .chain(&a.body)
                     .chain(&a.otherwise)
                 {
+                    x.visit(f);
+                }
+            }
+            Expr::After(a) => {
+                for x in a.args.iter().chain([&a.me, &a.body]) {
                     x.visit(f);
                 }
             }

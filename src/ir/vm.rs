@@ -18,6 +18,18 @@ pub struct Code {
     pub end: u32,
 }
 
+/// An `after a(args): body` expression ([`Op::After`]).
+#[derive(Clone, Copy, Debug)]
+pub struct CAfter {
+    /// The action whose effect runs.
+    pub action: ActionId,
+    /// Its number of arguments (pushed before `me`).
+    pub argc: u8,
+    /// The body: the ops right after the [`Op::After`], evaluated in the state the effect
+    /// leaves.
+    pub body: Code,
+}
+
 /// One operation of the stack machine (8 bytes). Jumps are absolute positions in
 /// [`Program::ops`].
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -98,6 +110,10 @@ pub enum Op {
     Builtin(Builtin),
     /// Call a function: pop its arguments, push its value.
     Call(DefId),
+    /// `after a(args): body` ([`Program::afters`]): pop the arguments and `me`, run the
+    /// action's effect on a copy of the state, evaluate the body (the ops just after this
+    /// one) there, push its value and go on after the body.
+    After(u32),
     /// Pop a zone instance, push an iterator over its components, bottom to top.
     IterZone,
     /// [`Op::IterZone`] whose loop (the `IterNext` after it) has a shape the machine walks
@@ -1302,6 +1318,8 @@ pub struct Program {
     pub fast: Vec<FastCmp>,
     /// The zone loops walked in place ([`Op::ZoneWalk`]).
     pub zone_walks: Vec<ZoneWalk>,
+    /// The `after` expressions ([`Op::After`]).
+    pub afters: Vec<CAfter>,
     /// The nodes of the flag graphs ([`FlagNode`]).
     pub flag_nodes: Vec<FlagNode>,
     /// Per op position: (end, root) of the flag graph of the guard part whose code starts

@@ -51,6 +51,26 @@ impl Ref<'_> {
             Expr::Builtin(b, args, _) => self.builtin(*b, args, l, me)?,
             Expr::CallDef(d, args) => self.call(*d, args, l, me)?,
             Expr::Agg(a, _) => self.aggregate(a, l, me)?,
+            // The effect is run by the engine (what a statement does is not the reference's
+            // to say); the body is read here, in the state it leaves.
+            Expr::After(a) => {
+                let mut args = Vec::with_capacity(a.args.len());
+                for x in &a.args {
+                    args.push(self.eval(x, l, me)?);
+                }
+                let who = match self.eval(&a.me, l, me)? {
+                    Value::Player(p) if p < self.s.players => p,
+                    other => return Err(rule(format!("`after` for {}", self.show(other)))),
+                };
+                self.spend(1)?;
+                let node = self.g.after_state(self.s, a.action, &args, who)?;
+                let r = super::Ref {
+                    s: &node,
+                    depth: self.depth + 1,
+                    ..*self
+                };
+                r.eval(&a.body, l, me)?
+            }
         })
     }
 

@@ -527,6 +527,15 @@ pub enum ExprKind {
     Str(String),
     /// A name, resolved by the checker (a local, a global, `me`, `current`, ...).
     Name(String),
+    /// `after action(args): body`: `body` in the state the action's effect would leave.
+    After {
+        /// The action.
+        action: Ident,
+        /// Its arguments.
+        args: Vec<Expr>,
+        /// The expression evaluated after it.
+        body: Box<Expr>,
+    },
     /// `base[i, j]`: a zone or variable at indexes.
     Index(Box<Expr>, Vec<Expr>),
     /// `base.field` (also `Enum.value`).

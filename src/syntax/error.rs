@@ -273,6 +273,7 @@ fn rule_words(r: Rule) -> &'static str {
         Rule::aggregate | Rule::call => "a call",
         Rule::if_expr => "`if`",
         Rule::let_expr => "`let ... in`",
+        Rule::after_expr => "`after`",
         Rule::list => "a list",
         Rule::ident => "a name",
         Rule::int | Rule::signed_int => "a number",

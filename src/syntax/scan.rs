@@ -99,6 +99,8 @@ pub(super) fn nesting(text: &str) -> Result<(), Fault> {
             statement_next = ends_value(w);
             match word(w) {
                 Tok::Statement if w == b"let" && !let_is_statement => Tok::Let,
+                // `after a(x): body` nests as a `let ... in` does.
+                Tok::Other if w == b"after" && !let_is_statement => Tok::Let,
                 t => t,
             }
         } else {
@@ -175,7 +177,7 @@ pub(super) fn nesting(text: &str) -> Result<(), Fault> {
             let what = match tok {
                 Tok::Open => "this bracket",
                 Tok::If => "this `if`",
-                Tok::Let => "this `let`",
+                Tok::Let => "this `let` or `after`",
                 _ => "this prefix operator",
             };
             return Err(Fault {

@@ -147,6 +147,22 @@ impl Compiler<'_> {
                 }
                 self.emit_at(Op::Builtin(*b), *span);
             }
+            Expr::After(a) => {
+                for x in a.args.iter().chain([&a.me]) {
+                    self.emit_expr(x);
+                }
+                let i = self.p.afters.len() as u32;
+                self.p.afters.push(CAfter {
+                    action: a.action,
+                    argc: a.args.len() as u8,
+                    body: Code { start: 0, end: 0 },
+                });
+                self.emit_at(Op::After(i), a.span);
+                let start = self.here();
+                self.emit_expr(&a.body);
+                let end = self.here();
+                self.p.afters[i as usize].body = Code { start, end };
+            }
             Expr::CallDef(d, args) => match self.inlined(*d, args) {
                 Some(body) => {
                     self.inlining += 1;
@@ -1009,7 +1025,8 @@ fn substitute(e: &Expr, args: &[Expr]) -> Expr {
         Expr::Neg(x) => Expr::Neg(Box::new(sub(x))),
         Expr::Bin(op, a, b, s) => Expr::Bin(*op, Box::new(sub(a)), Box::new(sub(b)), *s),
         Expr::If(a, b, c) => Expr::If(Box::new(sub(a)), Box::new(sub(b)), Box::new(sub(c))),
-        Expr::Agg(..) => e.clone(),
+        // Bodies with these are not inlined ([`body_safe`]).
+        Expr::Agg(..) | Expr::After(_) => e.clone(),
     }
 }
 
@@ -1057,6 +1074,7 @@ fn body_safe(e: &Expr, walks: bool, nodes: &mut usize) -> bool {
         Expr::Field(x, _) | Expr::Not(x) | Expr::Neg(x) => safe(x, nodes),
         Expr::Bin(_, a, b, _) => safe(a, nodes) && safe(b, nodes),
         Expr::If(a, b, c) => safe(a, nodes) && safe(b, nodes) && safe(c, nodes),
+        Expr::After(_) => false,
     }
 }
 
@@ -1086,6 +1104,7 @@ fn remap(e: &Expr, params: &[Expr], n: u16, base: u16) -> Option<Expr> {
         Expr::Neg(x) => Expr::Neg(sub(x)?),
         Expr::Bin(op, a, b, s) => Expr::Bin(*op, sub(a)?, sub(b)?, *s),
         Expr::If(a, b, c) => Expr::If(sub(a)?, sub(b)?, sub(c)?),
+        Expr::After(_) => return None,
         Expr::Agg(a, s) => {
             let mut binds = Vec::with_capacity(a.binds.len());
             for b in &a.binds {

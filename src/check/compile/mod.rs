@@ -145,6 +145,8 @@ enum Part {
     Field(u16),
     Where,
     Current,
+    /// Every part of the state (what an `after` effect may read or change).
+    All,
 }
 
 /// What expressions read: `me`, parts of the state, and the functions they call.
@@ -228,6 +230,8 @@ impl Reads {
                 | Builtin::Ord => {}
             },
             Expr::CallDef(d, _) => self.calls.push(*d),
+            // An effect may read and write anything, and the body reads what it leaves.
+            Expr::After(_) => self.parts.push(Part::All),
             Expr::Agg(a, _) => {
                 for b in &a.binds {
                     self.walked(&b.coll);
@@ -279,6 +283,7 @@ impl Reads {
                 Part::Field(f) => 1 << fam.field(f),
                 Part::Where => 1 << Family::WHERE,
                 Part::Current => 1 << Family::CURRENT,
+                Part::All => u64::MAX,
             }
         })
     }
@@ -506,7 +511,7 @@ fn families<'r>(g: &Game, frozen: &[VarId], read: impl Iterator<Item = &'r Part>
             Part::Zone(z) => zones[z.0 as usize] = true,
             Part::AnyZone => zones.iter_mut().for_each(|z| *z = true),
             Part::Field(f) => fields[f as usize] = true,
-            Part::Where | Part::Current => {}
+            Part::Where | Part::Current | Part::All => {}
         }
     }
     let mut next = 0u32;

@@ -65,6 +65,7 @@ impl Checker {
         match &e.kind {
             K::Int(n) => (Expr::Lit(Value::Int(*n)), Type::Int),
             K::Bool(b) => (Expr::Lit(Value::Bool(*b)), Type::Bool),
+            K::After { action, args, body } => self.after(action, args, body, e.span),
             K::None => (Expr::Lit(Value::None), Type::Any),
             K::Str(_) => {
                 let p = self.error(

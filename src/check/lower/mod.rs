@@ -1,5 +1,6 @@
 //! Lowering of expressions, collections and statements to the IR, with type checks.
 
+mod after;
 mod call;
 mod choose;
 mod coll;

@@ -284,6 +284,7 @@ impl Machine {
                 | Op::BestSets(_)
                 | Op::Connected(_)
                 | Op::Majority(_)
+                | Op::After(_)
                 | Op::IterIndexed(_) => self.slow_op(g, s, op, &mut pc, locals, me)?,
             }
         }
@@ -423,6 +424,9 @@ impl Machine {
                 self.stack.push(v);
             }
             Op::Call(d) => self.call(g, s, d, me)?,
+            Op::After(i) => self
+                .after(g, s, i, pc, locals, me)
+                .map_err(|e| with(e, p.span_at(*pc - 1)))?,
             Op::IterIndexed(i) => {
                 let v = self.pop();
                 let ix = p.field_indexes[i as usize];

@@ -114,6 +114,11 @@ pub(crate) struct Machine {
     /// did not hold: while none of the families it reads is written since, it is not tested
     /// again for that player.
     pub(crate) triggers: Vec<(u64, u64, u8)>,
+    /// How many `after` effects this machine runs inside (0: the real game): chance events
+    /// are refused there.
+    pub(crate) hypothetical: u8,
+    /// The machine `after` effects run on (kept for its room).
+    inner: Option<Box<Machine>>,
 }
 
 /// The remembered lists of one binding: per key, where its list starts in `elems` and
@@ -162,6 +167,7 @@ fn err(msg: impl Into<String>, span: Option<Span>) -> Box<RunError> {
     Box::new(RunError::rule(msg, span))
 }
 
+mod after;
 mod aggregates;
 mod builtins;
 mod calls;
@@ -181,6 +187,7 @@ impl Machine {
         self.budget = fuel;
         self.depth = 0;
         self.stop_depth = 0;
+        self.hypothetical = 0;
         self.end_listing();
         self.walks_leave(0);
     }

@@ -176,6 +176,19 @@ pub(super) fn primary(p: Pair<Rule>) -> Deep {
                 d,
             );
         }
+        Rule::after_expr => {
+            let mut it = p.into_inner().skip(1); // kw_after
+            let action = ident(it.next().expect("action"));
+            let mut parts: Vec<Deep> = it.map(deep).collect();
+            let body = parts.pop().expect("the body");
+            let d = over(&parts).max(body.1 + 1);
+            let kind = ExprKind::After {
+                action,
+                args: exprs(parts),
+                body: Box::new(body.0),
+            };
+            (kind, d)
+        }
         Rule::call => {
             let mut it = p.into_inner();
             let f = ident(it.next().expect("fn"));
