@@ -25,6 +25,7 @@ mod progress;
 mod serve;
 mod show;
 mod simulate;
+mod tune;
 mod web;
 
 use crate::agents::AgentSpec;
@@ -87,6 +88,9 @@ enum Cmd {
     },
     /// Play games with random players and summarise them (text, JSON, an HTML report).
     Simulate(simulate::SimulateArgs),
+    /// Search values of integer constants that meet goals on simulated play (successive
+    /// halving, then a local search), with 95% intervals.
+    Tune(tune::TuneArgs),
     /// Add up the JSON summaries of the shards of a run (`simulate --shard I/N --json`) into
     /// the JSON one machine would have printed.
     Merge(simulate::MergeArgs),
@@ -164,6 +168,7 @@ pub fn run() -> miette::Result<()> {
         Cmd::Check { files } => check_files(&files)?,
         Cmd::Simulate(args) => simulate::run(&args)?,
         Cmd::Merge(args) => simulate::merge(&args)?,
+        Cmd::Tune(args) => tune::run(&args)?,
         Cmd::Play {
             game,
             seat,

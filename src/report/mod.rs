@@ -4,6 +4,9 @@
 //! only lays them out and draws them ([`plot`], with plotters).
 
 mod plot;
+mod tune;
+
+pub use tune::tune_html;
 
 use crate::run::compare::{self, Difference};
 use crate::run::stats;

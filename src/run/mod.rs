@@ -21,6 +21,7 @@ pub mod scenarios;
 pub mod simulate;
 pub mod stats;
 pub mod summary;
+pub mod tune;
 
 pub use count::{count, count_threads, Counts, MAX_DEPTH};
 pub use simulate::{simulate, simulate_agents, simulate_with, Options};
