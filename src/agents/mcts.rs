@@ -89,6 +89,12 @@ pub struct MctsConfig {
     /// legal action is tried once before any is tried again). For games with many actions
     /// a decision and few playouts, where otherwise no action is compared with another.
     pub widen: f64,
+    /// MAST (move-average sampling, Finnsson and Björnsson 2008), ε-greedy as Tak, Winands
+    /// and Björnsson 2012: the probability that a playout move is the mover's legal action
+    /// with the best mean reward over the playouts of this decision that took it (for that
+    /// mover, anywhere in the game; an action never taken counts as 1, so it is tried). 0,
+    /// the default: off.
+    pub mast: f64,
 }
 
 impl Default for MctsConfig {
@@ -103,6 +109,7 @@ impl Default for MctsConfig {
             greedy: 0.0,
             sample: 4,
             widen: 0.0,
+            mast: 0.0,
         }
     }
 }
@@ -335,6 +342,9 @@ struct Worker {
     probe: Option<State>,
     /// The seats win or lose together ([`cooperative`]).
     cooperative: bool,
+    /// MAST's table of action rewards, and the (seat, action key) moves of the iteration.
+    mast: super::mast::Mast,
+    trace: Vec<(u8, u64)>,
     playouts: u64,
     errors: u64,
 }
@@ -366,6 +376,10 @@ impl Worker {
             0.0
         };
         let mut rewards = Rewards::new(weight);
+        let mast = config.mast > 0.0;
+        if mast {
+            self.mast.clear();
+        }
         loop {
             match limit {
                 Limit::Playouts(n) if self.playouts >= n => break,
@@ -373,8 +387,16 @@ impl Worker {
                 _ => {}
             }
             self.playouts += 1;
+            self.trace.clear();
             match self.iterate(g, real, seat, config, exact, &mut rewards, &mut rng) {
-                Ok(()) => self.tree.backup(&self.path, &self.rewards),
+                Ok(()) => {
+                    self.tree.backup(&self.path, &self.rewards);
+                    if mast {
+                        for &(s, key) in &self.trace {
+                            self.mast.add(key, self.rewards[s as usize]);
+                        }
+                    }
+                }
                 Err(_) => self.errors += 1,
             }
         }
@@ -435,7 +457,11 @@ impl Worker {
                         &mut self.untried,
                         rng,
                     );
-                    g.apply_unchecked(work, &self.tree.action(e))?;
+                    let a = self.tree.action(e);
+                    if config.mast > 0.0 {
+                        self.trace.push((p, super::mast::key(p, &a)));
+                    }
+                    g.apply_unchecked(work, &a)?;
                     self.path.push(e);
                     self.nodes.push(node);
                     if new {
@@ -462,7 +488,11 @@ impl Worker {
                             &mut self.untried,
                             rng,
                         );
-                        g.apply_for_unchecked(work, s, &self.tree.action(e))?;
+                        let a = self.tree.action(e);
+                        if config.mast > 0.0 {
+                            self.trace.push((s, super::mast::key(s, &a)));
+                        }
+                        g.apply_for_unchecked(work, s, &a)?;
                         self.path.push(e);
                         self.nodes.push(node);
                         key = (key ^ u64::from(e)).wrapping_mul(0x0100_0000_01b3);
@@ -529,7 +559,12 @@ impl Worker {
                         && self.legal.len() > 1
                         && config.greedy > 0.0
                         && rng.gen_bool(config.greedy.min(1.0));
-                    match winning {
+                    let mast = !greedy
+                        && winning.is_none()
+                        && self.legal.len() > 1
+                        && config.mast > 0.0
+                        && rng.gen_bool(config.mast.min(1.0));
+                    let a = match winning {
                         Some(a) => a,
                         None if greedy => {
                             let probe = &mut self.probe;
@@ -545,8 +580,13 @@ impl Worker {
                                 rng,
                             )
                         }
+                        None if mast => self.mast.best(p, &self.legal),
                         None => self.legal[rng.gen_range(0..self.legal.len())],
+                    };
+                    if config.mast > 0.0 {
+                        self.trace.push((p, super::mast::key(p, &a)));
                     }
+                    a
                 }
             };
             g.apply_unchecked(work, &a)?;

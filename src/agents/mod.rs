@@ -5,6 +5,7 @@
 //! search over what its seat may see); [`pick_chance`] draws a chance outcome by its weight.
 //! [`AgentSpec`] names an agent as the command line does (`random`, `mcts:2000`).
 
+mod mast;
 mod mcts;
 mod reward;
 mod spec;

@@ -3,7 +3,8 @@
 //! followed by settings if wanted: `mcts:2000:c=0.7:w=0:d=1` (`c` the exploration constant,
 //! `w` the weight of the score in the reward, `rollout` the most decisions of a playout, `d=1`
 //! decisive moves in playouts, `g=P:k=N` playout moves chosen by the heuristic among N with
-//! probability P, `pw=C` progressive widening). A budget is at most [`MAX_TIME`] (10 s) or
+//! probability P, `pw=C` progressive widening, `m=E` MAST playouts: the best-averaging action
+//! with probability E). A budget is at most [`MAX_TIME`] (10 s) or
 //! [`MAX_PLAYOUTS`] (1,000,000 playouts) per decision.
 
 use super::{Agent, Budget, Mcts, MctsConfig, RandomAgent};
@@ -63,7 +64,7 @@ impl FromStr for AgentSpec {
             format!(
                 "unknown agent `{}`: use random, mcts, mcts:N (N playouts per decision), \
                  mcts:2s or mcts:250ms (a time per decision), then settings if wanted \
-                 (mcts:2000:c=0.7:w=0:rollout=500:d=1:g=0.5:k=4:pw=1)",
+                 (mcts:2000:c=0.7:w=0:rollout=500:d=1:g=0.5:k=4:pw=1:m=0.8)",
                 crate::source::quote(s, 40)
             )
         };
@@ -133,6 +134,7 @@ impl FromStr for AgentSpec {
                         "c" => config.exploration = number()?,
                         "w" if number()? <= 1.0 => config.score_weight = number()?,
                         "pw" => config.widen = number()?,
+                        "m" if number()? <= 1.0 => config.mast = number()?,
                         "g" if number()? <= 1.0 => config.greedy = number()?,
                         "k" => {
                             config.sample =
@@ -192,6 +194,9 @@ impl fmt::Display for AgentSpec {
         if c.widen != default.widen {
             write!(f, ":pw={}", c.widen)?;
         }
+        if c.mast != default.mast {
+            write!(f, ":m={}", c.mast)?;
+        }
         Ok(())
     }
 }
@@ -212,6 +217,7 @@ mod tests {
             "mcts:50:rollout=40:g=0.8:k=6",
             "mcts:50:g=1",
             "mcts:50:rollout=40:pw=1.5",
+            "mcts:200:m=0.5",
         ] {
             let spec: AgentSpec = text.parse().expect(text);
             assert_eq!(spec.to_string(), text);
@@ -241,6 +247,7 @@ mod tests {
             "mcts:5:k=0",
             "mcts:5:k=x",
             "mcts:5:pw=-1",
+            "mcts:5:m=1.5",
         ] {
             assert!(bad.parse::<AgentSpec>().is_err(), "{bad}");
         }
