@@ -377,3 +377,45 @@ fn merge_refuses_shards_whose_sums_overflow() {
         "{e}"
     );
 }
+
+/// The measures of play (README, "Measures of play") on games whose every decision is forced,
+/// so their leads are known: the options and forced decisions, the lead changes, whether the
+/// winner came back in the second half, and when the winner took the lead for good.
+#[test]
+fn measures_of_play_follow_the_lead() {
+    let race = |gains: &str| {
+        format!(
+            "game \"Race\"\nplayers 2\nvar pts[Player]: int\n\
+             action step() {{ pts[me] += {gains} }}\n\
+             flow {{ repeat 3 {{ for p in players {{ turn p {{ choose {{ step }} }} }} }} }}\n\
+             score(p) = pts[p]\n"
+        )
+    };
+    let play = |text: &str| {
+        let g = rulebook::load("race.rules", text)
+            .game
+            .expect("valid rules");
+        simulate_with(&g, &config(2, None, 1), &Options::new(1)).play
+    };
+    // The first player gains 2 a turn, the second 1: a tie before the first decision, then
+    // the first player leads to the end (6 to 3).
+    let ahead = play(&race("if me == seat(0) then 2 else 1"));
+    assert_eq!((ahead.decisions, ahead.options, ahead.forced), (6, 6, 6));
+    assert_eq!(ahead.branching(), 1.0);
+    assert_eq!(ahead.forced_share(), 1.0);
+    assert_eq!((ahead.lead_games, ahead.lead_changes), (1, 0));
+    assert_eq!((ahead.won_games, ahead.comebacks), (1, 0));
+    assert_eq!(
+        ahead.decided_permille,
+        1000 / 6,
+        "led for good from the second decision"
+    );
+    // The first player gains 3 once; the second 2 a turn: behind until it leads before the
+    // fifth decision (3 to 4), and wins 6 to 3.
+    let back = play(&race(
+        "if me == seat(0) then (if pts[me] == 0 then 3 else 0) else 2",
+    ));
+    assert_eq!((back.lead_games, back.lead_changes), (1, 1));
+    assert_eq!((back.won_games, back.comebacks), (1, 1));
+    assert_eq!(back.decided_permille, 4000 / 6);
+}

@@ -116,6 +116,22 @@ fn overview(h: &mut String, runs: &[Summary]) {
         let (mean, min, max) = r.turns();
         format!("mean {mean:.1}, {min} to {max}")
     });
+    // Measures of play (README, "Measures of play").
+    row(h, "options a decision", &|r| {
+        format!("{:.1}", r.play.branching())
+    });
+    row(h, "forced decisions", &|r| pct(r.play.forced_share()));
+    if runs.iter().any(|r| r.play.lead_games > 0) {
+        row(h, "lead changes a game", &|r| {
+            format!("{:.2}", r.play.lead_changes_per_game())
+        });
+        row(h, "winner behind in the second half", &|r| {
+            pct(r.play.comeback_share())
+        });
+        row(h, "winner leads for good after", &|r| {
+            pct(r.play.decided_at())
+        });
+    }
     h.push_str("</table>\n");
 }
 

@@ -123,6 +123,7 @@ struct Tally {
     chosen: Vec<u64>,
     seats: Vec<u64>,
     first: Option<u8>,
+    play: super::play::PlayTrace,
 }
 
 impl Tally {
@@ -132,6 +133,7 @@ impl Tally {
             chosen: vec![0; slots],
             seats: vec![0; seats],
             first: None,
+            play: Default::default(),
         }
     }
 
@@ -166,6 +168,7 @@ impl<A: Agent> Agent for Recording<'_, A> {
             if let Some(n) = self.tally.seats.get_mut(p as usize) {
                 *n += 1;
             }
+            self.tally.play.decision(g, st, legal.len());
             self.tally.first.get_or_insert(p);
         }
         Some(a)
@@ -254,6 +257,7 @@ fn run_one(
         ..cfg.clone()
     };
     tally.reset();
+    tally.play.reset(g, cfg.players);
     // The match is played in the thread's spare state, started into the room of the last.
     let mut play = |rec: &mut dyn Agent, buf: &mut Vec<Action>| -> Result<u64, RunError> {
         let st = match &mut *spare {
@@ -334,6 +338,7 @@ fn run_one(
     if o.scores.iter().all(|&x| x == 0) {
         s.all_zero += 1;
     }
+    tally.play.finish(&o.winners, &mut s.play);
     for (d, n) in s.decisions.iter_mut().zip(&tally.seats) {
         *d += n;
     }

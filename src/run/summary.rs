@@ -116,6 +116,8 @@ pub struct Summary {
     pub draws: u64,
     /// Completed games in which every seat scored 0.
     pub all_zero: u64,
+    /// Measures of play over the completed games ([`super::play`]).
+    pub play: super::play::PlayStats,
     /// Completed games by length (player decisions; chance's are not counted): length to
     /// number of games.
     pub lengths: BTreeMap<u64, u64>,
@@ -212,6 +214,7 @@ impl Summary {
         self.unfinished = sum(self.unfinished, o.unfinished, "unfinished")?;
         self.draws = sum(self.draws, o.draws, "draws")?;
         self.all_zero = sum(self.all_zero, o.all_zero, "scores.all_zero")?;
+        self.play.add(&o.play)?;
         for (k, v) in o.lengths {
             add_to(self.lengths.entry(k).or_default(), v, "turns.histogram")?;
         }
@@ -386,6 +389,7 @@ impl Summary {
                 "name": a.name, "legal_games": a.legal_games, "chosen": a.chosen,
             })).collect::<Vec<_>>(),
             "never_legal": self.never_legal(),
+            "play": self.play.to_json(),
             "error_list": self.error_list.iter().map(|e| json!({
                 "code": e.code, "message": e.message, "count": e.count,
                 "first_game": e.first_game, "seed": e.seed,
@@ -429,6 +433,7 @@ impl Summary {
             errors: 0,
             draws: num(&v["draws"], "draws")?,
             all_zero: num(&v["scores"]["all_zero"], "scores.all_zero")?,
+            play: super::play::PlayStats::from_json(&v["play"])?,
             wins: seats(&v["wins"], "wins")?,
             decisions: seats(&v["decisions"]["total"], "decisions.total")?,
             first_moves: seats(&v["first_player"]["seats"], "first_player.seats")?,
@@ -604,6 +609,9 @@ impl Summary {
                     .collect()
             )
         );
+        if self.play.decisions > 0 {
+            s += &self.play.text();
+        }
         let never = self.never_legal();
         s += &format!(
             "never legal {}\n",
