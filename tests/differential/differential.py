@@ -461,6 +461,50 @@ class Havannah:
         return f"place at={m.group(1)}{16 - int(m.group(2))}"
 
 
+class Quoridor:
+    """OpenSpiel quoridor with its defaults (`board_size=9`, 10 walls each, 2 players), row 1
+    printed at the top. Player 0 starts on e9 (printed `0`) and makes for row 1; player 1 (`@`)
+    starts on e1. A pawn's step, its jump over the other pawn and its diagonal jump beside it
+    are all named by the square reached (`e8`); a wall by the square at its top left and `h`
+    or `v` (`c3h`: below c3 and d3; `c3v`: right of c3 and c4). rulebook's first player starts
+    on e1 and makes for row 9, so the rows are turned over (the columns stay): a square on row
+    r is rulebook's row 10 - r, and a wall's middle, the corner below and right of OpenSpiel's
+    square, is the corner northeast of rulebook's square on row 9 - r. A square next to the
+    mover's pawn (read from OpenSpiel's board) is a step, any other a jump:
+    `e8` -> `move to=e2` or `jump to=e2`, `c3h` -> `wall at=c6 way=horizontal`,
+    `c3v` -> `wall at=c6 way=vertical`."""
+
+    openspiel = "quoridor"
+    rules = "rules/classic/quoridor.rules"
+    pattern = re.compile(r"^([a-i])([1-9])([hv]?)$")
+
+    @staticmethod
+    def pawn(state):
+        """The mover's square as (column 0..8, OpenSpiel row 1..9), from the printed board:
+        row r is line 2 + 2 (r - 1), column k at character 3 + 4 k."""
+        glyph = "0@"[state.current_player()]
+        lines = str(state).split("\n")
+        for r in range(1, 10):
+            line = lines[2 + 2 * (r - 1)]
+            for k in range(9):
+                if line[3 + 4 * k] == glyph:
+                    return k, r
+        raise ValueError(f"no pawn {glyph!r} on OpenSpiel's board:\n{state}")
+
+    def to_text(self, state, action):
+        m = self.pattern.match(state.action_to_string(action))
+        if not m:
+            raise ValueError(f"unexpected OpenSpiel action {state.action_to_string(action)!r}")
+        column, row, way = m.group(1), int(m.group(2)), m.group(3)
+        if not way:
+            k, r = self.pawn(state)
+            step = abs("abcdefghi".index(column) - k) + abs(row - r) == 1
+            return f"{'move' if step else 'jump'} to={column}{10 - row}"
+        if row == 9:
+            raise ValueError(f"a wall below the last row: {state.action_to_string(action)!r}")
+        return f"wall at={column}{9 - row} way={'horizontal' if way == 'h' else 'vertical'}"
+
+
 # --- chance, simultaneous moves and hidden information ---------------------------------------
 #
 # These classes also have `chance_text(state, action)` (an OpenSpiel chance outcome -> rulebook's
@@ -799,6 +843,7 @@ GAMES = {
     "lines_of_action": LinesOfAction,
     "y": Y,
     "havannah": Havannah,
+    "quoridor": Quoridor,
 }
 GAMES.update(CHANCE_GAMES)
 
