@@ -249,6 +249,13 @@ flow {{
 /// --example oracle -- --mutants N`, so that files nobody wrote by hand are compared too.
 /// Mutants made (most do not check: about one in twenty does).
 const MUTANTS: usize = 600;
+/// A mutant whose boards have more spaces than this, or whose first decision offers more
+/// options, is left to the long run (`examples/oracle --mutants N`): the mutants are drawn
+/// from every file of the repository, so a new file changes which are made, and one that
+/// blows a board up (Amazons on 257 x 10 squares, Lines of Action on 8 x 256) would cost
+/// this test minutes to a quarter of an hour.
+const MUTANT_SPACES: u32 = 1_000;
+const MUTANT_OPTIONS: usize = 5_000;
 
 #[test]
 fn the_engine_lists_what_the_reference_lists_on_rules_mutants() {
@@ -261,7 +268,23 @@ fn the_engine_lists_what_the_reference_lists_on_rules_mutants() {
         let Some(g) = rulebook::load("mutant.rules", &text).game else {
             continue;
         };
+        let spaces: u32 = g.boards.iter().map(|b| b.len()).sum();
+        if spaces > MUTANT_SPACES {
+            eprintln!("mutant {k} ({what}): {spaces} spaces, left to the long run");
+            continue;
+        }
+        let mut first = Vec::new();
+        if let Ok(st) = g.start(&config(g.min_players, 1)) {
+            if g.legal(&st, &mut first).is_ok() && first.len() > MUTANT_OPTIONS {
+                eprintln!(
+                    "mutant {k} ({what}): {} options, left to the long run",
+                    first.len()
+                );
+                continue;
+            }
+        }
         checked += 1;
+        let one = std::time::Instant::now();
         let played = std::thread::Builder::new()
             .stack_size(256 << 20)
             .spawn(move || {
@@ -274,6 +297,9 @@ fn the_engine_lists_what_the_reference_lists_on_rules_mutants() {
             })
             .expect("a thread")
             .join();
+        if one.elapsed().as_secs_f64() > 2.0 {
+            eprintln!("mutant {k} ({what}): {:.1} s", one.elapsed().as_secs_f64());
+        }
         match played {
             Ok(Ok(t)) => total.add(&t),
             Ok(Err(d)) => failures.push(format!("mutant {k} ({what}): {d}\n{text}")),
