@@ -189,3 +189,36 @@ fn tune_prints_json_and_a_report() {
     assert_eq!(code, 1);
     assert!(out.contains("not every goal met"), "{out}");
 }
+
+/// Done-when of issue 40: on a game no test tuned before (Kalah, whose seeds per house set
+/// the length of a game: 4 give about 43 decisions with random players), the value `tune`
+/// finds for a goal is confirmed by `simulate --set` on other seeds.
+#[test]
+fn simulate_confirms_what_tune_found() {
+    let path = "rules/classic/kalah.rules";
+    let text = std::fs::read_to_string(path).expect("readable");
+    let g = rulebook::load(path, &text).game.expect("valid rules");
+    let params = [Param::parse("SEEDS=1..12").unwrap()];
+    let goals = [Goal::parse("turns.mean in 55..65").unwrap()];
+    let t = tune(
+        &g,
+        &config(1),
+        &params,
+        &goals,
+        TuneOptions {
+            budget: 1_500,
+            ..options(1)
+        },
+    )
+    .expect("searches");
+    assert!(t.met, "{t:?}");
+    let seeds = t.best.values[0];
+    assert_ne!(seeds, 4, "the rules' own value is far from the goal");
+    let cfg = Config {
+        set: vec![("SEEDS".into(), seeds.to_string())],
+        ..config(99)
+    };
+    let s = rulebook::run::simulate_with(&g, &cfg, &rulebook::run::Options::new(500));
+    let mean = s.length_moments().mean;
+    assert!((55.0..=65.0).contains(&mean), "SEEDS={seeds}: {mean}");
+}
