@@ -42,7 +42,7 @@ fn codes(text: &str) -> Vec<Code> {
 fn game(flow: &str) -> String {
     format!(
         "players 2\nenum Suit {{ red, blue }}\nvar n: int\nvar b: bool\nvar s[Suit]: Suit\n\
-         def f(x: int) = x\nflow {{ {flow} end }}\n"
+         def f(x: int) = x\naction a() {{ n += 1 }}\nflow {{ {flow} end }}\n"
     )
 }
 
@@ -80,6 +80,12 @@ fn shapes() -> Vec<(&'static str, Shape)> {
         }),
         ("let in a sum", |k| {
             game(&format!("n = 1{}", " + let x = 1 in x".repeat(k)))
+        }),
+        ("after", |k| {
+            game(&format!("n = {}n", "after a(): ".repeat(k)))
+        }),
+        ("after in a sum", |k| {
+            game(&format!("n = 1{}", " + after a(): n".repeat(k)))
         }),
         ("fields", |k| game(&format!("n = n{}", ".x".repeat(k)))),
         ("indexes", |k| {
@@ -170,12 +176,12 @@ fn a_deep_tree_is_reported_where_it_goes_too_deep() {
     let text = game(&format!("n = 1{}", " + 1".repeat(6_800)));
     let p = problems(&text);
     assert_eq!(p.len(), 1, "{p:?}");
-    assert_eq!((p[0].0, p[0].1), (Code::Limit, 7));
+    assert_eq!((p[0].0, p[0].1), (Code::Limit, 8));
     // 3,200 parentheses: the bracket that opens level 257 (the flow's brace is level 1).
     let text = game(&format!("n = {}1{}", "(".repeat(3_200), ")".repeat(3_200)));
     assert_eq!(
         problems(&text),
-        [(Code::Limit, 7, "flow { n = ".len() + MAX_NESTING)]
+        [(Code::Limit, 8, "flow { n = ".len() + MAX_NESTING)]
     );
 }
 
@@ -225,6 +231,11 @@ fn sizes_are_checked_before_anything_is_built() {
         (
             "a board too large indexing a zone",
             "players 2\ncomponent C { a: int }\nboard g = grid(200, 200)\nzone z[g, Player]: C\ncomponents C in z[a1, 0] { \"c\" { } }\nflow { end }\n".into(),
+            Code::Limit,
+        ),
+        (
+            "a memory's position",
+            "players 2\nboard g = grid(100, 100)\nvar v[g]: int\nvar w[g]: int\nmemory m(v, w, 3)\nflow { remember m end }\n".into(),
             Code::Limit,
         ),
         ("players", "players 9\nflow { end }\n".into(), Code::Players),

@@ -34,17 +34,17 @@ impl Checker {
                 continue; // its name was taken: reported by `define`
             };
             let mut out = vec![];
+            let mut width = 0usize;
             for part in parts {
-                self.memory_part(part, &mut out);
+                width = width.saturating_add(self.memory_part(part, &mut out));
             }
-            if out.len() > MAX_MEMORY_WIDTH {
+            if width > MAX_MEMORY_WIDTH {
                 let p = self.error(
                     Code::Limit,
                     d.span,
                     format!(
                         "memory `{}` has positions of {} values, more than {MAX_MEMORY_WIDTH}",
-                        name.name,
-                        out.len()
+                        name.name, width
                     ),
                     "too large a position",
                 );
@@ -56,8 +56,9 @@ impl Checker {
     }
 
     /// One part: a variable named without indexes gives each of its entries, in the order of
-    /// its indexes (the last varying fastest); anything else is one value.
-    fn memory_part(&mut self, part: &ast::Expr, out: &mut Vec<Expr>) {
+    /// its indexes (the last varying fastest); anything else is one value. Returns the number
+    /// of values it has (not written out past [`MAX_MEMORY_WIDTH`] in all).
+    fn memory_part(&mut self, part: &ast::Expr, out: &mut Vec<Expr>) -> usize {
         if let ast::ExprKind::Name(n) = &part.kind {
             if let Some((Global::Var(v), _)) = self.globals.get(n).copied() {
                 if !self.game.vars[v].dims.is_empty() {
@@ -66,8 +67,7 @@ impl Checker {
                     let def = &self.game.vars[v];
                     let count = def.count as usize;
                     if out.len() + count > MAX_MEMORY_WIDTH {
-                        out.resize(MAX_MEMORY_WIDTH + 1, Expr::Lit(Value::None));
-                        return;
+                        return count;
                     }
                     let dims = def.dims.clone();
                     let sizes = def.sizes.clone();
@@ -86,7 +86,7 @@ impl Checker {
                         }
                         out.push(Expr::Var(v, ix));
                     }
-                    return;
+                    return count;
                 }
             }
         }
@@ -120,6 +120,7 @@ impl Checker {
             });
         }
         out.push(x);
+        1
     }
 
     /// The memory named `name`, noted as used there; an error when it is not one.
