@@ -180,6 +180,16 @@ fn quoridor_agrees_with_openspiel() {
     agrees_with_openspiel("quoridor", 40);
 }
 
+/// Chess: OpenSpiel's player 1 (white) moves first, rulebook's p1; the moves are mapped from
+/// squares (`pyspiel.chess.action_to_move`). From the start and from Kiwipete (rulebook's
+/// variant `kiwipete`, OpenSpiel's state from its FEN), where castling, en passant and
+/// promotions come sooner.
+#[test]
+fn chess_agrees_with_openspiel() {
+    agrees_with_openspiel("chess", 6);
+    agrees_with_openspiel("chess_kiwipete", 4);
+}
+
 /// Kuhn poker: the deal is two chance outcomes compared with their probabilities, the payoffs
 /// (chips) are compared with rulebook's scores, and each seat's view and log against
 /// OpenSpiel's information state (the opponent's card unseen).

@@ -505,6 +505,58 @@ class Quoridor:
         return f"wall at={column}{9 - row} way={'horizontal' if way == 'h' else 'vertical'}"
 
 
+class Chess:
+    """OpenSpiel chess: action_to_string is SAN (`Nf3`, `exd8=Q`, `O-O`); the move itself comes
+    from `pyspiel.chess.action_to_move` (from and to squares, x = file 0..7, y = rank 0..7, and
+    the promotion's piece): the squares have the same names in rulebook's grid. A castling is the
+    king's move of two squares (`O-O` -> `move from=e1 to=g1`), a knight's move `leap`, a
+    promotion `promote ... piece=knight`, any other move `move`:
+    `e4` -> `move from=e2 to=e4`, `Nf3` -> `leap from=g1 to=f3`, `exd8=Q` -> `promote from=e7
+    to=d8 piece=queen`. OpenSpiel's player 1 is white and moves first: rulebook's p1."""
+
+    openspiel = "chess"
+    rules = "rules/classic/chess.rules"
+    seats = {1: 0, 0: 1}  # OpenSpiel player -> rulebook seat
+    pieces = {"QUEEN": "queen", "ROOK": "rook", "BISHOP": "bishop", "KNIGHT": "knight"}
+    san = re.compile(r"^(?:O-O(-O)?|[NBRQK]?[a-h]?[1-8]?x?([a-h][1-8])(=[NBRQ])?)[+#]?$")
+
+    @staticmethod
+    def square(sq):
+        return f"{'abcdefgh'[sq.x]}{sq.y + 1}"
+
+    def to_text(self, state, action):
+        import pyspiel
+        text = state.action_to_string(action)
+        m = self.san.match(text)
+        if not m:
+            raise ValueError(f"unexpected OpenSpiel action {text!r}")
+        board = state.board()
+        move = pyspiel.chess.action_to_move(action, board)
+        f, t = self.square(move.from_square), self.square(move.to_square)
+        # the SAN text and the squares must tell the same move
+        if text.startswith("O-O"):
+            if not move.is_castling() or t[0] != ("c" if m.group(1) else "g"):
+                raise ValueError(f"castling {text!r} is {f}{t}")
+        elif m.group(2) != t:
+            raise ValueError(f"{text!r} does not go to {t}")
+        promotion = move.promotion_type.name
+        if promotion != "EMPTY":
+            if not m.group(3):
+                raise ValueError(f"{text!r} is a promotion to {promotion}")
+            return f"promote from={f} to={t} piece={self.pieces[promotion]}"
+        if board.at(move.from_square).type.name == "KNIGHT":
+            return f"leap from={f} to={t}"
+        return f"move from={f} to={t}"
+
+
+class ChessKiwipete(Chess):
+    """The same from the Kiwipete test position (rulebook's variant `kiwipete`, OpenSpiel's
+    state from its FEN): castling both ways, en passant and promotions come sooner."""
+
+    variant = "kiwipete"
+    fen = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
+
+
 # --- chance, simultaneous moves and hidden information ---------------------------------------
 #
 # These classes also have `chance_text(state, action)` (an OpenSpiel chance outcome -> rulebook's
@@ -844,6 +896,8 @@ GAMES = {
     "y": Y,
     "havannah": Havannah,
     "quoridor": Quoridor,
+    "chess": Chess,
+    "chess_kiwipete": ChessKiwipete,
 }
 GAMES.update(CHANCE_GAMES)
 
@@ -1060,7 +1114,8 @@ class InfoCheck:
 def play(game, mapping, rb, index, seed, history, info=None):
     """Plays game `index`; returns the number of steps compared and the outcome."""
     rng = random.Random(f"{seed}/{index}")
-    state = game.new_initial_state()
+    state = new_state(game, mapping)
+    seats = getattr(mapping, "seats", {})  # OpenSpiel player -> rulebook seat, where they differ
     players = game.num_players()
     new = {"cmd": "new", "players": players, "seed": index, "chance": "external"}
     if getattr(mapping, "set", None):
@@ -1100,6 +1155,7 @@ def play(game, mapping, rb, index, seed, history, info=None):
             state.apply_actions(joint)
         else:
             os_player = None if state.is_terminal() else state.current_player()
+            os_player = seats.get(os_player, os_player)
             os_actions = {} if state.is_terminal() else os_moves(state, mapping)
             rb_texts = [a["text"] for a in legal.get("actions", [])]
             compare_sets("player to move", os_player, legal["actor"], os_actions, rb_texts)
@@ -1135,7 +1191,7 @@ def play(game, mapping, rb, index, seed, history, info=None):
             raise Disagreement(f"payoffs: OpenSpiel returns {returns}, rulebook scores "
                                f"{status['scores']} (status {json.dumps(status)})")
     else:
-        os_outcome = outcome_text([p for p, r in enumerate(returns) if r > 0])
+        os_outcome = outcome_text([seats.get(p, p) for p, r in enumerate(returns) if r > 0])
     rb_outcome = outcome_text(status["winners"] or [])
     if not status["finished"] or os_outcome != rb_outcome:
         raise Disagreement(
@@ -1205,9 +1261,15 @@ def main():
     }))
 
 
+def new_state(game, mapping):
+    """OpenSpiel's first state: the game's own, or the position of the mapping's `fen`."""
+    fen = getattr(mapping, "fen", None)
+    return game.new_initial_state(fen) if fen else game.new_initial_state()
+
+
 def game_state(game, history, mapping):
     """OpenSpiel's state after the moves of `history` (for the report)."""
-    state = game.new_initial_state()
+    state = new_state(game, mapping)
     for _, _, (kind, actions) in history:
         if kind == "chance":
             state.apply_action(actions)
