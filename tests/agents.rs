@@ -384,9 +384,19 @@ fn a_heuristic_changes_no_outcome() {
     let without = game(path, &stripped);
     assert!(with.heuristic.is_some() && without.heuristic.is_none());
     let cfg = config(2, 11);
-    let a = run::simulate(&with, &cfg, 12);
-    let b = run::simulate(&without, &cfg, 12);
+    let mut a = run::simulate(&with, &cfg, 12);
+    let mut b = run::simulate(&without, &cfg, 12);
     assert_eq!(a.completed, 12);
+    // The measures of play read the lead from the heuristic (README, "Measures of play"), so
+    // only theirs differ: the options and forced decisions are the same, the rest is set aside.
+    let (pa, pb) = (&a.play, &b.play);
+    assert_eq!(
+        (pa.decisions, pa.options, pa.forced),
+        (pb.decisions, pb.options, pb.forced)
+    );
+    assert_eq!((pa.lead_games, pb.lead_games), (12, 0));
+    a.play = Default::default();
+    b.play = Default::default();
     assert_eq!(a, b);
     assert_eq!(
         a.all_zero, 12,

@@ -582,9 +582,19 @@ impl Game {
                                 span: Some(*span),
                             });
                         }
+                        // A part that fails leaves the memory as it was (no half position).
+                        let at = st.memory[*memory as usize].len();
                         for part in parts {
-                            let v = eval!(*part, Some(*span));
-                            st.memory[*memory as usize].push(v);
+                            match m
+                                .eval(self, st, *part, &mut locals[base..], me)
+                                .blame(Some(*span))
+                            {
+                                Ok(v) => st.memory[*memory as usize].push(v),
+                                Err(e) => {
+                                    st.memory[*memory as usize].truncate(at);
+                                    return Err(e);
+                                }
+                            }
                         }
                         st.stamps.write(Family::WHERE);
                         st.window.changes += 1;
