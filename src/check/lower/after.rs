@@ -2,10 +2,44 @@
 
 use super::*;
 use crate::check::{names, Code};
-use crate::ir::{self, Value};
+use crate::ir::{self, ActionId, Value};
 use crate::syntax::ast;
 
 impl Checker {
+    /// The action `name` that `do` or `after` runs with `args` arguments, noted as used;
+    /// `check::unknown_action` (with `help`) when there is none, `check::arity` (at `span`)
+    /// when the number of arguments is not its number of parameters.
+    pub(crate) fn action_called(
+        &mut self,
+        name: &ast::Ident,
+        args: usize,
+        span: ast::Span,
+        help: &str,
+    ) -> Option<ActionId> {
+        let Some((Global::Action(a), _)) = self.globals.get(&name.name).copied() else {
+            let p = self.error(
+                Code::UnknownAction,
+                name.span,
+                format!("unknown action `{}`", name.name),
+                "not an action",
+            );
+            p.help = Some(help.into());
+            return None;
+        };
+        self.action_refs.insert(a);
+        self.note_use(name.span, names::Target::Global(Global::Action(a)));
+        let want = self.action_arity.get(&a).copied().unwrap_or(0);
+        if want != args {
+            self.error(
+                Code::Arity,
+                span,
+                format!("`{}` takes {want} argument(s), got {args}", name.name),
+                "wrong number of arguments",
+            );
+        }
+        Some(a)
+    }
+
     /// Lowers `after action(args): body`: the action's arguments are checked as `do` checks
     /// them (their number, their types against the parameters'), the body as any expression
     /// of the place it is written (it reads the same locals and `me`).
@@ -17,20 +51,10 @@ impl Checker {
         span: ast::Span,
     ) -> (Expr, Type) {
         let (b, ty) = self.expr(body);
-        let Some((Global::Action(a), _)) = self.globals.get(&action.name).copied() else {
-            let p = self.error(
-                Code::UnknownAction,
-                action.span,
-                format!("unknown action `{}`", action.name),
-                "not an action",
-            );
-            p.help = Some(
-                "`after` runs an action's effect: `after move(from, to): in_check(me)`".into(),
-            );
+        let help = "`after` runs an action's effect: `after move(from, to): in_check(me)`";
+        let Some(a) = self.action_called(action, args.len(), span, help) else {
             return (Expr::Lit(Value::None), ty);
         };
-        self.action_refs.insert(a);
-        self.note_use(action.span, names::Target::Global(Global::Action(a)));
         if self.game.actions[a].sequence {
             let p = self.error(
                 Code::Sequence,
@@ -45,19 +69,6 @@ impl Checker {
                 "ask about an action whose effect makes no choice, or put the question in the \
                  sequence action's own choices"
                     .into(),
-            );
-        }
-        let want = self.action_arity.get(&a).copied().unwrap_or(0);
-        if want != args.len() {
-            self.error(
-                Code::Arity,
-                span,
-                format!(
-                    "`{}` takes {want} argument(s), got {}",
-                    action.name,
-                    args.len()
-                ),
-                "wrong number of arguments",
             );
         }
         let params = self.action_params.get(&a).cloned().unwrap_or_default();

@@ -339,32 +339,10 @@ impl Checker {
                 });
             }
             S::Do { action, args } => {
-                let Some((Global::Action(a), _)) = self.globals.get(&action.name).copied() else {
-                    let p = self.error(
-                        Code::UnknownAction,
-                        action.span,
-                        format!("unknown action `{}`", action.name),
-                        "not an action",
-                    );
-                    p.help = Some("declare it with `action name(...) { ... }`".into());
+                let help = "declare it with `action name(...) { ... }`";
+                let Some(a) = self.action_called(action, args.len(), s.span, help) else {
                     return;
                 };
-                self.action_refs.insert(a);
-                let target = crate::check::names::Target::Global(Global::Action(a));
-                self.note_use(action.span, target);
-                let want = self.action_arity.get(&a).copied().unwrap_or(0);
-                if want != args.len() {
-                    self.error(
-                        Code::Arity,
-                        s.span,
-                        format!(
-                            "`{}` takes {want} argument(s), got {}",
-                            action.name,
-                            args.len()
-                        ),
-                        "wrong number of arguments",
-                    );
-                }
                 let xs = args.iter().map(|a| self.expr(a).0).collect();
                 code.push(Instr::Do {
                     action: a,
