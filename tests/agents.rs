@@ -384,8 +384,12 @@ fn a_heuristic_changes_no_outcome() {
     let without = game(path, &stripped);
     assert!(with.heuristic.is_some() && without.heuristic.is_none());
     let cfg = config(2, 11);
-    let mut a = run::simulate(&with, &cfg, 12);
-    let mut b = run::simulate(&without, &cfg, 12);
+    let opts = run::Options {
+        lead: true,
+        ..run::Options::new(12)
+    };
+    let mut a = run::simulate_with(&with, &cfg, &opts);
+    let mut b = run::simulate_with(&without, &cfg, &opts);
     assert_eq!(a.completed, 12);
     // The measures of play read the lead from the heuristic (README, "Measures of play"), so
     // only theirs differ: the options and forced decisions are the same, the rest is set aside.

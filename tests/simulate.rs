@@ -395,7 +395,11 @@ fn measures_of_play_follow_the_lead() {
         let g = rulebook::load("race.rules", text)
             .game
             .expect("valid rules");
-        simulate_with(&g, &config(2, None, 1), &Options::new(1)).play
+        let opts = Options {
+            lead: true,
+            ..Options::new(1)
+        };
+        simulate_with(&g, &config(2, None, 1), &opts).play
     };
     // The first player gains 2 a turn, the second 1: a tie before the first decision, then
     // the first player leads to the end (6 to 3).

@@ -31,6 +31,11 @@ pub(crate) struct SimulateArgs {
     /// up the JSON of all the shards.
     #[arg(long, value_name = "I/N", value_parser = Shard::parse)]
     shard: Option<Shard>,
+    /// Also measure the lead (the heuristic, else the score, before every player decision):
+    /// lead changes, comebacks, when the winner led for good. Costs an evaluation of the
+    /// formula per decision.
+    #[arg(long)]
+    lead: bool,
     /// Also write an HTML report with plots (one self-contained file) here.
     #[arg(long, value_name = "FILE")]
     report: Option<PathBuf>,
@@ -54,6 +59,7 @@ pub(crate) fn run(args: &SimulateArgs) -> miette::Result<i32> {
         progress: bar.as_ref().map(|_| &inc as &(dyn Fn(u64) + Sync)),
         agents: &args.agents.0,
         max_turns: args.max_turns,
+        lead: args.lead,
     };
     let runs: Vec<Summary> = cfgs
         .iter()

@@ -4,7 +4,9 @@
 //! the lead for good. Counted per game while it is played ([`PlayTrace`]) and added up over
 //! the completed games ([`PlayStats`]); the lead is read from the game's `heuristic(p)` when
 //! it declares one, else its `score(p)`, before each player decision. Games with neither
-//! have no lead: only the options and forced decisions are counted for them.
+//! have no lead: only the options and forced decisions are counted for them. Reading the lead
+//! costs an evaluation of the formula per decision, so it is asked for ([`super::Options::lead`],
+//! `simulate --lead`).
 
 use crate::engine::{RunError, State};
 use crate::ir::Game;
@@ -162,13 +164,13 @@ pub(crate) struct PlayTrace {
 }
 
 impl PlayTrace {
-    /// Starts a game of `players` seats.
-    pub(crate) fn reset(&mut self, g: &Game, players: u8) {
+    /// Starts a game of `players` seats; its lead is read when `lead` says so.
+    pub(crate) fn reset(&mut self, g: &Game, players: u8, lead: bool) {
         let n = players as usize;
         self.decisions = 0;
         self.options = 0;
         self.forced = 0;
-        self.measured = g.heuristic.is_some() || g.score.is_some();
+        self.measured = lead && (g.heuristic.is_some() || g.score.is_some());
         self.leader = None;
         self.changes = 0;
         self.trailed.clear();

@@ -343,6 +343,7 @@ impl Search<'_> {
             progress: None,
             agents: self.opts.agents,
             max_turns: self.opts.max_turns,
+            lead: false,
         };
         let s = simulate_with(self.g, &cfg, &opts);
         self.played += n;
