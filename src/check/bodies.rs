@@ -13,6 +13,7 @@ impl Checker {
             }
         }
         self.var_inits(file);
+        self.find_coll_defs(file);
         // Function result types first (a silent pass), so that calls in any order are typed.
         self.def_types = vec![Type::Any; self.game.defs.len()].into();
         if let Some(slot) = self.score_def.and_then(|d| self.def_types.get_mut(d)) {
@@ -220,6 +221,9 @@ impl Checker {
         let Some((Global::Def(d), _)) = self.globals.get(&name.name).copied() else {
             return;
         };
+        if self.coll_defs.contains_key(&d) {
+            return self.coll_def_body(d, params);
+        }
         self.begin_locals();
         for (p, t) in params {
             let (ty, _) = self.value_type_expr(t);

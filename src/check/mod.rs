@@ -146,6 +146,9 @@ pub(crate) struct Local {
     ty: Type,
     /// Where it is declared, when known (see [`Checker::bind_local_at`]).
     decl: Option<ast::Span>,
+    /// A parameter of a function returning a collection, inlined where it is called: the
+    /// argument's value, lowered where the call is written (see `Checker::coll_call`).
+    pub(crate) alias: Option<ir::Expr>,
 }
 
 pub(crate) struct Checker {
@@ -191,6 +194,11 @@ pub(crate) struct Checker {
     /// and the actions being expanded (a guard that names its own action is refused).
     pub(crate) me_as: Option<ir::Expr>,
     pub(crate) can_stack: Vec<ActionId>,
+    /// Functions whose body is a collection (`def jumps(s: Space) = [...]`), with their
+    /// parameters and body as written: inlined where they are called after `in`.
+    pub(crate) coll_defs: HashMap<DefId, lower::CollDef>,
+    /// The functions returning collections being inlined (one that reaches itself is refused).
+    pub(crate) coll_stack: Vec<DefId>,
     /// An action `can` met again while expanding a guard quietly (reported by the outer `can`).
     pub(crate) can_cycle: Option<ActionId>,
     /// Parameter counts of actions, known from their signatures.
@@ -290,6 +298,8 @@ impl Checker {
             action_asts: Default::default(),
             me_as: None,
             can_stack: Vec::new(),
+            coll_defs: HashMap::new(),
+            coll_stack: Vec::new(),
             can_cycle: None,
             action_arity: HashMap::new(),
             aux_locals: 0,
@@ -557,6 +567,7 @@ impl Checker {
             slot,
             ty,
             decl: None,
+            alias: None,
         });
         slot
     }

@@ -15,6 +15,11 @@ impl Checker {
     ) -> (Expr, Type) {
         let name = f.name.as_str();
         if let Some((Global::Def(d), _)) = self.globals.get(name).copied() {
+            if self.coll_defs.contains_key(&d) {
+                self.used.insert(Global::Def(d));
+                self.note_use(f.span, Target::Global(Global::Def(d)));
+                return self.coll_def_as_value(name, span);
+            }
             self.used.insert(Global::Def(d));
             self.note_use(f.span, Target::Global(Global::Def(d)));
             let want = self.game.defs[d].params as usize;

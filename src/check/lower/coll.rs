@@ -180,6 +180,17 @@ impl Checker {
                 body: None,
                 otherwise: None,
             } if func.name == "ray" => self.stopping_ray(e, bindings, args, filter, *until),
+            K::Call(f, args)
+                if matches!(
+                    self.globals.get(&f.name),
+                    Some((Global::Def(d), _)) if self.coll_defs.contains_key(d)
+                ) =>
+            {
+                let Some((Global::Def(d), _)) = self.globals.get(&f.name).copied() else {
+                    unreachable!("matched above")
+                };
+                self.coll_call(d, f, args, e.span)
+            }
             K::Call(f, args) if f.name == "ray" => {
                 if args.len() != 2 {
                     let p = self.error(

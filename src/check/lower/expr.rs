@@ -322,6 +322,9 @@ impl Checker {
         if idx.is_empty() {
             if let Some(l) = self.lookup_local(n).cloned() {
                 self.note_local(span, &l);
+                if let Some(x) = l.alias {
+                    return (x, l.ty);
+                }
                 return (Expr::Local(l.slot), l.ty);
             }
             match n {

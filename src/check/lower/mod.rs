@@ -4,12 +4,14 @@ mod after;
 mod call;
 mod choose;
 mod coll;
+mod colldef;
 mod expr;
 mod simul;
 mod stmt;
 
-use super::{Checker, Global};
+use super::{Checker, Global, Local};
 use crate::ir::{Expr, Type};
+pub(crate) use colldef::CollDef;
 
 /// Break targets of the enclosing loops: positions of `Jump` instructions to patch.
 type Loops = Vec<Vec<usize>>;

@@ -171,7 +171,7 @@ pub(in crate::syntax) fn decl(p: Pair<Rule>) -> Decl {
             for q in it {
                 match q.as_rule() {
                     Rule::param => params.push(param(q)),
-                    Rule::expr => body = Some(expr(q)),
+                    Rule::coll => body = Some(coll(q).0),
                     _ => {}
                 }
             }
