@@ -368,6 +368,17 @@ codes! {
     /// flow { end }
     /// ```
     Effect = "check::effect";
+    /// A position written as text that does not fit its board or its legend, or a legend
+    /// whose entry is not one character or whose binding is not a board with rows.
+    /// ```rules
+    /// players 2
+    /// board grid = grid(3, 3)
+    /// var stone[grid]: Player
+    /// legend stones(s in grid) { "x" { stone[s] = seat(0) } }
+    /// setup { stones "x2/3/1o1" }
+    /// flow { end }
+    /// ```
+    Layout = "check::layout";
     /// A scenario's `chance` step names no chance mode.
     /// ```rules
     /// rules "../../rules/classic/tic_tac_toe.rules"

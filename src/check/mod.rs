@@ -11,6 +11,7 @@ mod consts;
 mod decls;
 mod diag;
 mod geometry;
+mod legend;
 mod lower;
 mod memory;
 mod names;
@@ -58,6 +59,10 @@ pub struct Symbols {
     pub(crate) action_asts: HashMap<ActionId, (Vec<ast::Binding>, Option<ast::Expr>, ast::Span)>,
     /// Where each name is declared, for the record of names of a file checked against these.
     pub(crate) decls: names::Decls,
+    /// Functions returning collections, inlined where they are called.
+    pub(crate) coll_defs: HashMap<DefId, lower::CollDef>,
+    /// Legends of positions written as text.
+    pub(crate) legends: Vec<legend::LegendDef>,
 }
 
 /// Parses and checks a rules file. Syntax errors come back as a single problem, as do the
@@ -115,6 +120,8 @@ pub(crate) enum Global {
     Action(ActionId),
     /// A `memory` declaration (index into [`Game::memories`]).
     Memory(u16),
+    /// A `legend` (index into the checker's legends: the checker alone reads them).
+    Legend(u16),
 }
 
 impl Global {
@@ -134,6 +141,7 @@ impl Global {
             Global::Set(_) => "set kind",
             Global::Action(_) => "action",
             Global::Memory(_) => "memory",
+            Global::Legend(_) => "legend",
         }
     }
 }
@@ -199,6 +207,8 @@ pub(crate) struct Checker {
     pub(crate) coll_defs: HashMap<DefId, lower::CollDef>,
     /// The functions returning collections being inlined (one that reaches itself is refused).
     pub(crate) coll_stack: Vec<DefId>,
+    /// Legends of positions written as text (`Global::Legend` indexes them).
+    pub(crate) legends: Vec<legend::LegendDef>,
     /// An action `can` met again while expanding a guard quietly (reported by the outer `can`).
     pub(crate) can_cycle: Option<ActionId>,
     /// Parameter counts of actions, known from their signatures.
@@ -300,6 +310,7 @@ impl Checker {
             can_stack: Vec::new(),
             coll_defs: HashMap::new(),
             coll_stack: Vec::new(),
+            legends: Vec::new(),
             can_cycle: None,
             action_arity: HashMap::new(),
             aux_locals: 0,
@@ -325,6 +336,8 @@ impl Checker {
                 action_arity: self.action_arity,
                 action_asts: self.action_asts,
                 decls: self.decl_of,
+                coll_defs: self.coll_defs,
+                legends: self.legends,
             },
         )
     }
@@ -343,6 +356,8 @@ impl Checker {
         c.action_arity = symbols.action_arity;
         c.action_asts = symbols.action_asts;
         c.decl_of = symbols.decls;
+        c.coll_defs = symbols.coll_defs;
+        c.legends = symbols.legends;
         c
     }
 
@@ -474,8 +489,10 @@ impl Checker {
         self.declare_variants(file);
         self.declare_signatures(file);
         self.declare_memories(file);
+        self.declare_legends(file);
         self.memory_parts(file);
         self.lower_bodies(file);
+        self.check_legends();
         self.check_effects();
         self.window_choices();
         let flow_seen = self.lower_flow(file);
@@ -501,6 +518,7 @@ impl Checker {
             Global::Set(i) => self.game.sets[i].name.clone(),
             Global::Action(i) => self.game.actions[i].name.clone(),
             Global::Memory(i) => self.game.memories[i as usize].name.clone(),
+            Global::Legend(i) => self.legends[i as usize].name.clone(),
         }
     }
 

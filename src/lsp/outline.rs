@@ -127,6 +127,7 @@ fn decl(file: &FileText, d: &ast::Decl, left: &mut usize) -> DocumentSymbol {
         D::Action { name, .. } => named(name, SymbolKind::METHOD, vec![]),
         D::Set { name, .. } => named(name, SymbolKind::CLASS, vec![]),
         D::Memory { name, .. } => named(name, SymbolKind::ARRAY, vec![]),
+        D::Legend { name, .. } => named(name, SymbolKind::FUNCTION, vec![]),
         // `setup`, `flow`, `score(p) = ...`, and declarations added to the language later.
         _ => {
             let text = file.snippet(d.span);

@@ -178,6 +178,16 @@ pub enum DeclKind {
         /// What a position is made of: variables (every entry) or values.
         parts: Vec<Expr>,
     },
+    /// `legend name(s in board) { "c" { ... } ... }`: what each character of a position
+    /// written as text does on its space.
+    Legend {
+        /// The legend's name.
+        name: Ident,
+        /// The space each entry's block reads (`s in board`).
+        binding: Binding,
+        /// The characters (as written, with the string's span) and their blocks, in order.
+        entries: Vec<(String, Span, Block)>,
+    },
     /// `setup { ... }`.
     Setup(Block),
     /// `flow { ... }`.
@@ -468,6 +478,9 @@ pub enum StmtKind {
     RevealTo(Expr, Expr),
     /// `remember m` (true) or `forget m` (false).
     Remember(Ident, bool),
+    /// `legend "text"`: a position written as text, read through a legend (with the span
+    /// of the string).
+    Layout(Ident, String, Span),
 }
 
 /// When an action may be taken outside the flow's choices.

@@ -8,6 +8,55 @@ use crate::syntax::ast::{self, ExprKind as K, StmtKind as S};
 impl Checker {
     // ------------------------------------------------------------ statements
 
+    /// `for var in coll { body }`, the collection lowered already; `spans` are the loop's
+    /// head (blamed for an error gathering the elements) and the whole statement.
+    pub(crate) fn for_loop(
+        &mut self,
+        coll: Coll,
+        ty: Type,
+        var: &ast::Ident,
+        body: &ast::Block,
+        spans: (ast::Span, ast::Span),
+        code: &mut Vec<Instr>,
+    ) {
+        self.for_loop_in(coll, ty, var, body, spans, code, &mut vec![]);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn for_loop_in(
+        &mut self,
+        coll: Coll,
+        ty: Type,
+        var: &ast::Ident,
+        body: &ast::Block,
+        (head, whole): (ast::Span, ast::Span),
+        code: &mut Vec<Instr>,
+        loops: &mut Loops,
+    ) {
+        let depth = self.scopes.len();
+        let slot = self.alloc_local(3);
+        let var = self.bind_local_at(var, ty, "binding");
+        code.push(Instr::ForInit {
+            coll,
+            slot,
+            span: head,
+        });
+        let top = Self::here(code);
+        let next = code.len();
+        code.push(Instr::ForNext { slot, var, exit: 0 });
+        loops.push(vec![]);
+        self.block(body, code, loops);
+        code.push(Instr::LoopGuard { span: whole });
+        code.push(Instr::Jump(top));
+        let done = Self::here(code);
+        Self::patch(code, next, done);
+        for b in loops.pop().unwrap_or_default() {
+            Self::patch(code, b, done);
+        }
+        code.push(Instr::ForDone { slot });
+        self.scopes.truncate(depth);
+    }
+
     pub(crate) fn block(&mut self, b: &ast::Block, code: &mut Vec<Instr>, loops: &mut Loops) {
         let depth = self.scopes.len();
         for s in &b.stmts {
@@ -80,31 +129,11 @@ impl Checker {
                 }
             }
             S::For { binding, body } => {
-                let depth = self.scopes.len();
                 let (coll, ty) = self.coll(&binding.coll);
-                let slot = self.alloc_local(3);
-                let var = self.bind_local_at(&binding.var, ty, "binding");
-                // An error gathering the elements blames the loop's head, not its body.
-                code.push(Instr::ForInit {
-                    coll,
-                    slot,
-                    span: head(s.span, binding.coll.span),
-                });
-                let top = Self::here(code);
-                let next = code.len();
-                code.push(Instr::ForNext { slot, var, exit: 0 });
-                loops.push(vec![]);
-                self.block(body, code, loops);
-                code.push(Instr::LoopGuard { span: s.span });
-                code.push(Instr::Jump(top));
-                let done = Self::here(code);
-                Self::patch(code, next, done);
-                for b in loops.pop().unwrap_or_default() {
-                    Self::patch(code, b, done);
-                }
-                code.push(Instr::ForDone { slot });
-                self.scopes.truncate(depth);
+                let spans = (head(s.span, binding.coll.span), s.span);
+                self.for_loop_in(coll, ty, &binding.var, body, spans, code, loops);
             }
+            S::Layout(name, text, at) => self.layout(name, text, *at, code),
             S::Repeat { count, body } => {
                 let counter = count.as_ref().map(|c| {
                     let (x, t) = self.expr(c);

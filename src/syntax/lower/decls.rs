@@ -239,6 +239,23 @@ pub(in crate::syntax) fn decl(p: Pair<Rule>) -> Decl {
             name: ident(it.next().expect("memory name")),
             parts: it.map(expr).collect(),
         },
+        Rule::legend_decl => {
+            let name = ident(it.next().expect("legend name"));
+            let binding = binding(it.next().expect("legend binding"));
+            let entries = it
+                .map(|q| {
+                    let mut e = q.into_inner();
+                    let s = e.next().expect("legend character");
+                    let sp = span(&s);
+                    (string(s), sp, block(e.next().expect("legend block")))
+                })
+                .collect();
+            DeclKind::Legend {
+                name,
+                binding,
+                entries,
+            }
+        }
         Rule::setup_decl => DeclKind::Setup(block(it.next().expect("setup block"))),
         Rule::flow_decl => DeclKind::Flow(block(it.next().expect("flow block"))),
         Rule::end_when_decl => {

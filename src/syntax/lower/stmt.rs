@@ -296,6 +296,12 @@ pub(super) fn stmt_inner(p: Pair<Rule>, sp: Span) -> Stmt {
                 rule == Rule::remember_stmt,
             )
         }
+        Rule::layout_stmt => {
+            let name = ident(it.next().expect("legend name"));
+            let s = it.next().expect("layout text");
+            let sp = span(&s);
+            StmtKind::Layout(name, string(s), sp)
+        }
         r => unreachable!("grammar: unexpected statement {r:?}"),
     };
     Stmt { kind, span: sp }
