@@ -601,3 +601,19 @@ fn after_leaves_the_game_as_it_was() {
     assert_eq!(legal.len(), 3);
     assert!(st.same_position(&before));
 }
+
+/// A procedure's range parameter keeps its bounds when it runs: `put(s, me, 4)` where `n`
+/// takes 1..3 is a run-time error at the call, naming the parameter and its range.
+#[test]
+fn a_procedure_refuses_an_argument_outside_its_range() {
+    let g = game("tests/constructs/procedures.rules");
+    let mut m = rulebook::engine::Match::new(&g, config(2, None, &[])).expect("starts");
+    for t in ["place s=a1", "place s=b1", "place s=c1", "place s=d1"] {
+        m.apply_text(t).expect("legal");
+    }
+    let e = m
+        .apply_text("overflow s=e1")
+        .expect_err("4 is outside 1..3");
+    assert!(e.to_string().contains("`n` in 1..3, not 4"), "{e}");
+    assert_eq!(m.state().decisions, 4, "the failed decision is not applied");
+}

@@ -48,6 +48,9 @@ impl Checker {
                     body,
                     ..
                 } => self.action_body(name, params, guard.as_ref(), body),
+                ast::DeclKind::Procedure { name, params, body } => {
+                    self.procedure_body(name, params, body)
+                }
                 ast::DeclKind::Trigger {
                     name,
                     each,
@@ -310,6 +313,62 @@ impl Checker {
         s.conds = conds;
         s.points = pts;
         s.locals = locals;
+    }
+
+    /// A procedure: an action never offered, whose parameters are typed values (a range
+    /// type keeps its bounds, checked when it is run, as `do` checks an action's range).
+    fn procedure_body(
+        &mut self,
+        name: &ast::Ident,
+        params: &[(ast::Ident, ast::TypeExpr)],
+        body: &ast::Block,
+    ) {
+        let Some((Global::Action(a), _)) = self.globals.get(&name.name).copied() else {
+            return;
+        };
+        if params.len() > ir::MAX_ARGS {
+            self.error(
+                Code::Arity,
+                name.span,
+                format!("a procedure takes at most {} parameters", ir::MAX_ARGS),
+                "too many parameters",
+            );
+        }
+        self.begin_locals();
+        let mut binds = vec![];
+        let mut tys = vec![];
+        for (p, t) in params {
+            let (ty, range) = self.value_type_expr(t);
+            let slot = self.bind_local_at(p, ty, "parameter");
+            let coll = match range {
+                Some((lo, hi)) => ir::Coll::Range(
+                    ir::Expr::Lit(ir::Value::Int(lo)),
+                    ir::Expr::Lit(ir::Value::Int(hi)),
+                ),
+                None => ir::Coll::List(vec![]),
+            };
+            tys.push(ty);
+            binds.push(ir::Bind {
+                name: p.name.clone(),
+                slot,
+                coll,
+                ty,
+                span: t.span(),
+            });
+        }
+        self.action_params.insert(a, tys);
+        let mut code = vec![];
+        self.block(body, &mut code, &mut vec![]);
+        let locals = self.end_locals();
+        let proc = self.game.procs.next_id();
+        self.game.procs.push(ir::Proc {
+            name: name.name.clone(),
+            code,
+            locals,
+        });
+        let act = &mut self.game.actions[a];
+        act.params = binds;
+        act.proc = proc;
     }
 
     pub(crate) fn action_body(

@@ -340,6 +340,24 @@ impl Checker {
                         body: ir::Expr::Lit(Value::None),
                     });
                 }
+                ast::DeclKind::Procedure { name, params, .. } => {
+                    let id = self.game.actions.next_id();
+                    self.action_arity.insert(id, params.len());
+                    self.define(name, Global::Action(id));
+                    self.procedures.insert(id);
+                    self.game.actions.push(ir::ActionDef {
+                        name: name.name.clone(),
+                        params: vec![],
+                        guard: None,
+                        guard_span: None,
+                        guard_parts: vec![],
+                        offered: false,
+                        sequence: false,
+                        window: None,
+                        proc: ir::ProcId(0),
+                        span: name.span,
+                    });
+                }
                 ast::DeclKind::Set { name, params, .. } => {
                     let id = self.game.sets.next_id();
                     self.define(name, Global::Set(id));

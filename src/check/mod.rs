@@ -63,6 +63,8 @@ pub struct Symbols {
     pub(crate) coll_defs: HashMap<DefId, lower::CollDef>,
     /// Legends of positions written as text.
     pub(crate) legends: Vec<legend::LegendDef>,
+    /// The actions declared as procedures.
+    pub(crate) procedures: HashSet<ActionId>,
 }
 
 /// Parses and checks a rules file. Syntax errors come back as a single problem, as do the
@@ -209,6 +211,8 @@ pub(crate) struct Checker {
     pub(crate) coll_stack: Vec<DefId>,
     /// Legends of positions written as text (`Global::Legend` indexes them).
     pub(crate) legends: Vec<legend::LegendDef>,
+    /// The actions declared as `procedure`s: run by a call statement, never offered.
+    pub(crate) procedures: HashSet<ActionId>,
     /// An action `can` met again while expanding a guard quietly (reported by the outer `can`).
     pub(crate) can_cycle: Option<ActionId>,
     /// Parameter counts of actions, known from their signatures.
@@ -311,6 +315,7 @@ impl Checker {
             coll_defs: HashMap::new(),
             coll_stack: Vec::new(),
             legends: Vec::new(),
+            procedures: HashSet::new(),
             can_cycle: None,
             action_arity: HashMap::new(),
             aux_locals: 0,
@@ -338,6 +343,7 @@ impl Checker {
                 decls: self.decl_of,
                 coll_defs: self.coll_defs,
                 legends: self.legends,
+                procedures: self.procedures,
             },
         )
     }
@@ -358,6 +364,7 @@ impl Checker {
         c.decl_of = symbols.decls;
         c.coll_defs = symbols.coll_defs;
         c.legends = symbols.legends;
+        c.procedures = symbols.procedures;
         c
     }
 

@@ -144,6 +144,17 @@ impl Checker {
                 continue;
             }
             if let Global::Action(a) = g {
+                if self.procedures.contains(a) {
+                    if !self.action_refs.contains(a) {
+                        unused.push((
+                            *sp,
+                            format!("procedure `{}` is never used", self.game.actions[*a].name),
+                            "nothing runs this procedure",
+                            None,
+                        ));
+                    }
+                    continue;
+                }
                 if !self.action_refs.contains(a) && self.game.actions[*a].window.is_none() {
                     unused.push((
                         *sp,

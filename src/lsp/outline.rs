@@ -128,6 +128,7 @@ fn decl(file: &FileText, d: &ast::Decl, left: &mut usize) -> DocumentSymbol {
         D::Set { name, .. } => named(name, SymbolKind::CLASS, vec![]),
         D::Memory { name, .. } => named(name, SymbolKind::ARRAY, vec![]),
         D::Legend { name, .. } => named(name, SymbolKind::FUNCTION, vec![]),
+        D::Procedure { name, .. } => named(name, SymbolKind::FUNCTION, vec![]),
         // `setup`, `flow`, `score(p) = ...`, and declarations added to the language later.
         _ => {
             let text = file.snippet(d.span);

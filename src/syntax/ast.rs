@@ -178,6 +178,15 @@ pub enum DeclKind {
         /// What a position is made of: variables (every entry) or values.
         parts: Vec<Expr>,
     },
+    /// `procedure name(p: T, ...) { ... }`: statements run by `name(args)`.
+    Procedure {
+        /// The procedure's name.
+        name: Ident,
+        /// Its parameters and their types.
+        params: Vec<(Ident, TypeExpr)>,
+        /// What it does.
+        body: Block,
+    },
     /// `legend name(s in board) { "c" { ... } ... }`: what each character of a position
     /// written as text does on its space.
     Legend {
@@ -481,6 +490,8 @@ pub enum StmtKind {
     /// `legend "text"`: a position written as text, read through a legend (with the span
     /// of the string).
     Layout(Ident, String, Span),
+    /// `name(args)`: runs a procedure.
+    Call(Ident, Vec<Expr>),
 }
 
 /// When an action may be taken outside the flow's choices.

@@ -626,6 +626,19 @@ impl Checker {
                 return fail;
             };
             self.note_use(a.span, Target::Global(Global::Action(id)));
+            if self.procedures.contains(&id) {
+                self.error(
+                    Code::Type,
+                    a.span,
+                    format!(
+                        "`{}` is a procedure: no player chooses it",
+                        self.game.actions[id].name
+                    ),
+                    "a procedure",
+                )
+                .help = Some("`can` asks about actions offered to players".into());
+                return fail;
+            }
             if self.can_stack.contains(&id) {
                 if self.quiet > 0 {
                     self.can_cycle = Some(id);

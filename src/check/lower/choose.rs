@@ -68,6 +68,21 @@ impl Checker {
                 for a in list {
                     match &a.body {
                         None => match self.globals.get(&a.name.name).copied() {
+                            Some((Global::Action(ai), _)) if self.procedures.contains(&ai) => {
+                                let p = self.error(
+                                    Code::Choose,
+                                    a.name.span,
+                                    format!(
+                                        "`{}` is a procedure: it is run, not chosen",
+                                        a.name.name
+                                    ),
+                                    "a procedure",
+                                );
+                                p.help = Some(format!(
+                                    "offer an action that runs it: `action go(...) {{ {}(...) }}`",
+                                    a.name.name
+                                ));
+                            }
                             Some((Global::Action(ai), _)) => {
                                 if self.game.actions[ai].sequence
                                     && (self.in_sequence || simultaneous)

@@ -367,6 +367,37 @@ impl Checker {
                     span: s.span,
                 });
             }
+            S::Call(name, args) => {
+                let found = match self.globals.get(&name.name).copied() {
+                    Some((Global::Action(a), _)) => Some(a),
+                    _ => None,
+                };
+                if !found.is_some_and(|a| self.procedures.contains(&a)) {
+                    let p = self.error(
+                        Code::UnknownAction,
+                        name.span,
+                        format!("`{}` is not a procedure", name.name),
+                        "not a procedure",
+                    );
+                    p.help = Some(if found.is_some() {
+                        format!("run an action's effect with `do {}(...)`", name.name)
+                    } else {
+                        "declare it with `procedure name(p: Type, ...) { ... }`".into()
+                    });
+                    return;
+                }
+                self.stmt(
+                    &ast::Stmt {
+                        kind: S::Do {
+                            action: name.clone(),
+                            args: args.clone(),
+                        },
+                        span: s.span,
+                    },
+                    code,
+                    loops,
+                );
+            }
             S::Do { action, args } => {
                 let help = "declare it with `action name(...) { ... }`";
                 let Some(a) = self.action_called(action, args.len(), s.span, help) else {

@@ -239,6 +239,23 @@ pub(in crate::syntax) fn decl(p: Pair<Rule>) -> Decl {
             name: ident(it.next().expect("memory name")),
             parts: it.map(expr).collect(),
         },
+        Rule::procedure_decl => {
+            let name = ident(it.next().expect("procedure name"));
+            let mut params = Vec::new();
+            let mut body = None;
+            for q in it {
+                match q.as_rule() {
+                    Rule::param => params.push(param(q)),
+                    Rule::block => body = Some(block(q)),
+                    _ => {}
+                }
+            }
+            DeclKind::Procedure {
+                name,
+                params,
+                body: body.expect("procedure body"),
+            }
+        }
         Rule::legend_decl => {
             let name = ident(it.next().expect("legend name"));
             let binding = binding(it.next().expect("legend binding"));

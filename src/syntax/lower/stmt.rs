@@ -296,6 +296,10 @@ pub(super) fn stmt_inner(p: Pair<Rule>, sp: Span) -> Stmt {
                 rule == Rule::remember_stmt,
             )
         }
+        Rule::call_stmt => {
+            let name = ident(it.next().expect("procedure name"));
+            StmtKind::Call(name, it.map(expr).collect())
+        }
         Rule::layout_stmt => {
             let name = ident(it.next().expect("legend name"));
             let s = it.next().expect("layout text");
