@@ -44,6 +44,7 @@ pub mod cli;
 pub mod engine;
 pub mod fmt;
 pub mod ir;
+pub mod lir;
 #[cfg(feature = "cli")]
 pub mod lsp;
 pub mod ops;

@@ -13,9 +13,10 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("syntax", &["source", "ops"]),
     ("fmt", &["syntax", "source", "ops"]),
     ("ir", &["source", "ops"]),
+    ("lir", &["ir", "source", "ops"]),
     ("check", &["syntax", "ir", "source", "ops"]),
     ("engine", &["ir", "source", "ops"]),
-    ("reference", &["engine", "ir", "source", "ops"]),
+    ("reference", &["engine", "lir", "ir", "source", "ops"]),
     ("agents", &["engine", "ir", "source", "ops"]),
     (
         "run",

@@ -21,6 +21,7 @@ mod chance;
 mod coll;
 pub mod diff;
 mod expr;
+pub mod lir;
 
 pub use chance::chance_outcomes;
 

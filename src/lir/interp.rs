@@ -1,0 +1,167 @@
+//! A register interpreter of the low-level IR.
+
+use super::*;
+use crate::ir::{CompId, Game};
+
+/// What a function reads of a match and a moment.
+pub trait Env {
+    /// A variable's slot (the variable's base plus the flat index).
+    fn var(&self, slot: u32) -> Value;
+    /// A component's field.
+    fn field(&self, comp: CompId, field: u16) -> Value;
+    /// The acting seat.
+    fn me(&self) -> u8;
+    /// The current player.
+    fn current(&self) -> Option<u8>;
+    /// The number of seats.
+    fn players(&self) -> u8;
+    /// A constant's value in this match.
+    fn constant(&self, c: ConstId) -> Value;
+}
+
+/// Runs `f` on `args` (one number per parameter), spending one unit of `fuel` per
+/// instruction and block end; the result as a value.
+pub fn run(f: &Func, g: &Game, env: &dyn Env, args: &[i64], fuel: &mut u64) -> Result<Value, Fail> {
+    let mut regs = vec![0i64; f.regs.len()];
+    for (p, a) in f.params.iter().zip(args) {
+        regs[p.0 as usize] = *a;
+    }
+    let mut at = 0usize;
+    loop {
+        let b = &f.blocks[at];
+        for inst in &b.insts {
+            spend(fuel)?;
+            let v = step(f, g, env, &regs, inst)?;
+            regs[inst.dst().0 as usize] = v;
+        }
+        spend(fuel)?;
+        let target = match &b.term {
+            Term::Return(r) => return Ok(f.ty(*r).decode(regs[r.0 as usize])),
+            Term::Jump(t) => t,
+            Term::Branch { cond, yes, no } => match regs[cond.0 as usize] {
+                0 => no,
+                1 => yes,
+                _ => return Err(Fail::NoneValue),
+            },
+        };
+        let to = &f.blocks[target.block.0 as usize];
+        // Arguments are read before any parameter is written (a block may pass its own
+        // parameters on in another order).
+        let vals: Vec<i64> = target.args.iter().map(|a| regs[a.0 as usize]).collect();
+        for (p, v) in to.params.iter().zip(vals) {
+            regs[p.0 as usize] = v;
+        }
+        at = target.block.0 as usize;
+    }
+}
+
+fn spend(fuel: &mut u64) -> Result<(), Fail> {
+    *fuel = fuel.checked_sub(1).ok_or(Fail::Fuel)?;
+    Ok(())
+}
+
+fn num(n: i64) -> Result<i64, Fail> {
+    if n == INT_NONE {
+        Err(Fail::NoneValue)
+    } else {
+        Ok(n)
+    }
+}
+
+/// One instruction's result.
+pub(crate) fn step(
+    f: &Func,
+    g: &Game,
+    env: &dyn Env,
+    regs: &[i64],
+    inst: &Inst,
+) -> Result<i64, Fail> {
+    let r = |x: Reg| regs[x.0 as usize];
+    let ty = |x: Reg| f.ty(x);
+    Ok(match *inst {
+        Inst::Const { value, .. } => value,
+        Inst::Read { dst, what } => match what {
+            Read::Me => env.me() as i64,
+            Read::Current => env.current().map_or(ID_NONE, |p| p as i64),
+            Read::PlayerCount => env.players() as i64,
+            Read::Const(c) => ty(dst).encode(env.constant(c)).ok_or(Fail::Type)?,
+        },
+        Inst::Var { dst, var, index } => {
+            let def = &g.vars[var];
+            let k = match index {
+                Some(i) => r(i),
+                None => 0,
+            };
+            if k < 0 || k >= def.count as i64 {
+                return Err(Fail::Index);
+            }
+            ty(dst)
+                .encode(env.var(def.base + k as u32))
+                .ok_or(Fail::Type)?
+        }
+        Inst::Index { acc, x, size, .. } => {
+            let pos = r(x);
+            if pos == ty(x).none() || pos < 0 || pos >= size as i64 {
+                return Err(Fail::Index);
+            }
+            match acc {
+                Some(a) => r(a) * size as i64 + pos,
+                None => pos,
+            }
+        }
+        Inst::Field { dst, comp, field } => {
+            let c = r(comp);
+            if c == ID_NONE || c < 0 || c as usize >= g.comps.len() {
+                return Err(Fail::Field);
+            }
+            let c = CompId(c as u32);
+            if field as usize >= g.comps[c].fields.len() {
+                return Err(Fail::Field);
+            }
+            ty(dst).encode(env.field(c, field)).ok_or(Fail::Type)?
+        }
+        Inst::Arith { op, a, b, .. } => {
+            let (x, y) = (num(r(a))?, num(r(b))?);
+            let v = match op {
+                Arith::Add => x.checked_add(y),
+                Arith::Sub => x.checked_sub(y),
+                Arith::Mul => x.checked_mul(y),
+                Arith::Div | Arith::Mod if y == 0 => None,
+                Arith::Div => x.checked_div_euclid(y),
+                Arith::Mod => x.checked_rem_euclid(y),
+                Arith::Pow => u32::try_from(y).ok().and_then(|y| x.checked_pow(y)),
+            };
+            // The result must not be the number that stands for none.
+            v.filter(|&v| v != INT_NONE).ok_or(Fail::Arithmetic)?
+        }
+        Inst::Neg { a, .. } => num(r(a))?.checked_neg().ok_or(Fail::Arithmetic)?,
+        Inst::Cmp { op, a, b, .. } => {
+            let (x, y) = (r(a), r(b));
+            let out = match op {
+                Cmp::Eq | Cmp::Ne => {
+                    let same = if ty(a) == ty(b) {
+                        x == y
+                    } else {
+                        ty(a).decode(x) == ty(b).decode(y)
+                    };
+                    same == (op == Cmp::Eq)
+                }
+                _ => {
+                    let (x, y) = (num(x)?, num(y)?);
+                    match op {
+                        Cmp::Lt => x < y,
+                        Cmp::Le => x <= y,
+                        Cmp::Gt => x > y,
+                        _ => x >= y,
+                    }
+                }
+            };
+            out as i64
+        }
+        Inst::Not { a, .. } => match r(a) {
+            0 => 1,
+            1 => 0,
+            _ => return Err(Fail::NoneValue),
+        },
+    })
+}

@@ -1,0 +1,344 @@
+//! Lowering of the IR's expressions to a function of the low-level IR.
+//!
+//! Built so far: literals, constants, `me`, `current`, `player_count`, the function's
+//! parameters, variables (their indexes checked), fields, `not`, `-`, arithmetic, comparisons
+//! (with `none` on either side), `and` / `or` (the right side read only when needed, in
+//! blocks of their own), `if`, and calls of functions, written out in place (at most
+//! [`MAX_INLINE`] deep). Anything else is refused with the reason (the engine keeps running it
+//! its own way): built-in functions, aggregates, zones, `after`.
+
+use super::*;
+use crate::ir::{Expr, Game};
+use crate::ops::BinOp;
+
+/// Lowers `e` to a function whose parameters are the locals `0..params.len()`, of those
+/// types. `Err` says what is not built yet.
+pub fn lower_expr(g: &Game, name: &str, e: &Expr, params: &[Type]) -> Result<Func, String> {
+    let mut l = Lower {
+        g,
+        f: Func {
+            name: name.to_string(),
+            params: vec![],
+            regs: vec![],
+            blocks: vec![],
+            ret: Ty::Bool,
+        },
+        cur: 0,
+        locals: vec![],
+        depth: 0,
+    };
+    for &t in params {
+        let ty = Ty::of(t).ok_or("a parameter without an unboxed type")?;
+        let r = l.f.reg(ty);
+        l.f.params.push(r);
+    }
+    l.locals = l.f.params.clone();
+    l.cur = l.block(vec![]);
+    let r = l.expr(e)?;
+    l.f.ret = l.f.ty(r);
+    l.end(Term::Return(r));
+    Ok(l.f)
+}
+
+struct Lower<'g> {
+    g: &'g Game,
+    f: Func,
+    /// The block instructions go to.
+    cur: usize,
+    /// The registers of the locals the expression being lowered reads: the function's
+    /// parameters, or a called function's arguments while its body is lowered in place.
+    locals: Vec<Reg>,
+    /// Calls being lowered in place.
+    depth: u32,
+}
+
+/// Calls written out in place, one inside another, at most (a function that calls itself
+/// deeper is not lowered).
+const MAX_INLINE: u32 = 8;
+
+impl Lower<'_> {
+    fn block(&mut self, params: Vec<Reg>) -> usize {
+        self.f.blocks.push(Block {
+            params,
+            insts: vec![],
+            term: Term::Return(Reg(u32::MAX)),
+        });
+        self.f.blocks.len() - 1
+    }
+
+    fn push(&mut self, inst: Inst) -> Reg {
+        let dst = inst.dst();
+        self.f.blocks[self.cur].insts.push(inst);
+        dst
+    }
+
+    fn end(&mut self, t: Term) {
+        self.f.blocks[self.cur].term = t;
+    }
+
+    fn konst(&mut self, ty: Ty, value: i64) -> Reg {
+        let dst = self.f.reg(ty);
+        self.push(Inst::Const { dst, value })
+    }
+
+    /// The register type of a literal; `None` for `none` (its type comes from elsewhere).
+    fn lit_ty(&self, v: Value) -> Option<Ty> {
+        Some(match v {
+            Value::None => return None,
+            Value::Int(_) => Ty::Int,
+            Value::Bool(_) => Ty::Bool,
+            Value::Player(_) => Ty::Player,
+            Value::Enum(e, _) => Ty::Enum(e),
+            Value::Comp(c) => Ty::Comp(self.g.comps[c].ty),
+            Value::Space(b, _) => Ty::Space(b),
+            Value::Zone(z) => {
+                let zone = self.g.instances[z].zone;
+                Ty::Zone(self.g.zones[zone].ty)
+            }
+            Value::Action(_) => return None,
+        })
+    }
+
+    fn lit(&mut self, v: Value) -> Result<Reg, String> {
+        let ty = self.lit_ty(v).ok_or("`none` or an action as a value")?;
+        let n = ty.encode(v).ok_or("a literal that does not fit its type")?;
+        Ok(self.konst(ty, n))
+    }
+
+    fn expr(&mut self, e: &Expr) -> Result<Reg, String> {
+        Ok(match e {
+            Expr::Lit(v) => self.lit(*v)?,
+            Expr::Const(c) => {
+                let v = self.g.consts.get(*c).ok_or("no such constant")?.value;
+                let ty = self.lit_ty(v).ok_or("a constant without a type")?;
+                let dst = self.f.reg(ty);
+                self.push(Inst::Read {
+                    dst,
+                    what: Read::Const(*c),
+                })
+            }
+            Expr::Local(i) => *self
+                .locals
+                .get(*i as usize)
+                .ok_or("a local that is not a parameter")?,
+            Expr::Me | Expr::Current | Expr::PlayerCount => {
+                let (what, ty) = match e {
+                    Expr::Me => (Read::Me, Ty::Player),
+                    Expr::Current => (Read::Current, Ty::Player),
+                    _ => (Read::PlayerCount, Ty::Int),
+                };
+                let dst = self.f.reg(ty);
+                self.push(Inst::Read { dst, what })
+            }
+            Expr::Var(v, ix) => {
+                let def = self.g.vars.get(*v).ok_or("no such variable")?;
+                let ty = Ty::of(def.ty).ok_or("a variable without an unboxed type")?;
+                let sizes = def.sizes.clone();
+                if ix.len() != sizes.len() {
+                    return Err("indexes that do not fit the variable".into());
+                }
+                let mut acc = None;
+                for (x, size) in ix.iter().zip(sizes) {
+                    let x = self.expr(x)?;
+                    let dst = self.f.reg(Ty::Int);
+                    acc = Some(self.push(Inst::Index { dst, acc, x, size }));
+                }
+                let dst = self.f.reg(ty);
+                self.push(Inst::Var {
+                    dst,
+                    var: *v,
+                    index: acc,
+                })
+            }
+            Expr::Field(c, field) => {
+                let comp = self.expr(c)?;
+                let Ty::Comp(t) = self.f.ty(comp) else {
+                    return Err("a field of something that is not a component".into());
+                };
+                let fd = self.g.types[t]
+                    .fields
+                    .get(*field as usize)
+                    .ok_or("no such field")?;
+                let ty = Ty::of(fd.ty).ok_or("a field without an unboxed type")?;
+                let dst = self.f.reg(ty);
+                self.push(Inst::Field {
+                    dst,
+                    comp,
+                    field: *field,
+                })
+            }
+            Expr::Not(x) => {
+                let a = self.expr(x)?;
+                let dst = self.f.reg(Ty::Bool);
+                self.push(Inst::Not { dst, a })
+            }
+            Expr::Neg(x) => {
+                let a = self.expr(x)?;
+                let dst = self.f.reg(Ty::Int);
+                self.push(Inst::Neg { dst, a })
+            }
+            Expr::Bin(op, a, b, _) => self.binary(*op, a, b)?,
+            Expr::If(c, a, b) => {
+                let cond = self.expr(c)?;
+                self.join(cond, a, b)?
+            }
+            Expr::Builtin(..) => return Err("a built-in function".into()),
+            Expr::CallDef(d, args) => {
+                // Written out in place: the arguments computed here, the body reading them as
+                // its parameters (and `me` the caller's, as a call does).
+                if self.depth >= MAX_INLINE {
+                    return Err("a function calling itself".into());
+                }
+                let def = self.g.defs.get(*d).ok_or("no such function")?;
+                if args.len() != def.params as usize {
+                    return Err("a call with the wrong number of arguments".into());
+                }
+                let mut regs = Vec::with_capacity(args.len());
+                for a in args {
+                    regs.push(self.expr(a)?);
+                }
+                let saved = std::mem::replace(&mut self.locals, regs);
+                self.depth += 1;
+                let r = self.expr(&def.body);
+                self.depth -= 1;
+                self.locals = saved;
+                r?
+            }
+            Expr::Agg(..) => return Err("an aggregate".into()),
+            Expr::Zone(..) => return Err("a zone".into()),
+            Expr::After(..) => return Err("`after`".into()),
+        })
+    }
+
+    /// `if cond then a else b`: each side in a block of its own, joined by a block whose
+    /// parameter is the result. A side that is `none` takes the other side's type.
+    fn join(&mut self, cond: Reg, a: &Expr, b: &Expr) -> Result<Reg, String> {
+        let yes = self.block(vec![]);
+        let no = self.block(vec![]);
+        self.end(Term::Branch {
+            cond,
+            yes: Target {
+                block: BlockId(yes as u32),
+                args: vec![],
+            },
+            no: Target {
+                block: BlockId(no as u32),
+                args: vec![],
+            },
+        });
+        let mut results: [Option<(usize, Reg)>; 2] = [None, None];
+        for (k, (blk, x)) in [(yes, a), (no, b)].into_iter().enumerate() {
+            if matches!(x, Expr::Lit(Value::None)) {
+                continue;
+            }
+            self.cur = blk;
+            let r = self.expr(x)?;
+            results[k] = Some((self.cur, r));
+        }
+        let ty = match results {
+            [Some((_, r)), _] | [None, Some((_, r))] => self.f.ty(r),
+            [None, None] => return Err("`none` on both sides".into()),
+        };
+        for (k, blk) in [yes, no].into_iter().enumerate() {
+            if results[k].is_none() {
+                self.cur = blk;
+                let r = self.konst(ty, ty.none());
+                results[k] = Some((blk, r));
+            }
+        }
+        let out = self.f.reg(ty);
+        let join = self.block(vec![out]);
+        for (end, r) in results.into_iter().flatten() {
+            if self.f.ty(r) != ty {
+                return Err("sides of another type".into());
+            }
+            self.cur = end;
+            self.end(Term::Jump(Target {
+                block: BlockId(join as u32),
+                args: vec![r],
+            }));
+        }
+        self.cur = join;
+        Ok(out)
+    }
+
+    fn binary(&mut self, op: BinOp, a: &Expr, b: &Expr) -> Result<Reg, String> {
+        match op {
+            BinOp::And | BinOp::Or => {
+                let x = self.expr(a)?;
+                // `a and b` is `if a then b else false`; `a or b` is `if a then true else b`.
+                let short = Expr::Lit(Value::Bool(op == BinOp::Or));
+                let (yes, no) = if op == BinOp::And {
+                    (b, &short)
+                } else {
+                    (&short, b)
+                };
+                let r = self.join(x, yes, no)?;
+                if self.f.ty(r) != Ty::Bool {
+                    return Err("`and` / `or` of something that is not a truth value".into());
+                }
+                Ok(r)
+            }
+            BinOp::Eq | BinOp::Ne => {
+                let cmp = if op == BinOp::Eq { Cmp::Eq } else { Cmp::Ne };
+                let (x, y) = match (a, b) {
+                    (Expr::Lit(Value::None), Expr::Lit(Value::None)) => {
+                        return Ok(self.konst(Ty::Bool, (op == BinOp::Eq) as i64))
+                    }
+                    (Expr::Lit(Value::None), other) | (other, Expr::Lit(Value::None)) => {
+                        let x = self.expr(other)?;
+                        let t = self.f.ty(x);
+                        (x, self.konst(t, t.none()))
+                    }
+                    _ => (self.expr(a)?, self.expr(b)?),
+                };
+                let dst = self.f.reg(Ty::Bool);
+                Ok(self.push(Inst::Cmp {
+                    dst,
+                    op: cmp,
+                    a: x,
+                    b: y,
+                }))
+            }
+            _ => {
+                let x = self.expr(a)?;
+                let y = self.expr(b)?;
+                if self.f.ty(x) != Ty::Int || self.f.ty(y) != Ty::Int {
+                    return Err("arithmetic on something that is not a number".into());
+                }
+                let cmp = match op {
+                    BinOp::Lt => Some(Cmp::Lt),
+                    BinOp::Le => Some(Cmp::Le),
+                    BinOp::Gt => Some(Cmp::Gt),
+                    BinOp::Ge => Some(Cmp::Ge),
+                    _ => None,
+                };
+                if let Some(op) = cmp {
+                    let dst = self.f.reg(Ty::Bool);
+                    return Ok(self.push(Inst::Cmp {
+                        dst,
+                        op,
+                        a: x,
+                        b: y,
+                    }));
+                }
+                let op = match op {
+                    BinOp::Add => Arith::Add,
+                    BinOp::Sub => Arith::Sub,
+                    BinOp::Mul => Arith::Mul,
+                    BinOp::Div => Arith::Div,
+                    BinOp::Mod => Arith::Mod,
+                    BinOp::Pow => Arith::Pow,
+                    _ => return Err(format!("the operator `{}`", op.symbol())),
+                };
+                let dst = self.f.reg(Ty::Int);
+                Ok(self.push(Inst::Arith {
+                    dst,
+                    op,
+                    a: x,
+                    b: y,
+                }))
+            }
+        }
+    }
+}

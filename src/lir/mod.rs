@@ -1,0 +1,378 @@
+//! The low-level IR (issue 36, step 2): functions of blocks of three-address instructions
+//! over typed registers, with unboxed values.
+//!
+//! Every register holds an `i64` at run time; its [`Ty`] says what the number means:
+//! a number (`i64`, none is [`INT_NONE`]), a truth value (0 or 1, none is [`BOOL_NONE`]), or an
+//! id (a seat, an enum value's position, a component, a space, a zone instance or an action:
+//! a `u32`, none is [`ID_NONE`]). A register is defined once (a parameter of the function, a
+//! block's parameter or an instruction) and read only where its definition dominates the read;
+//! values meet at joins as block arguments, not phi nodes, as in Cranelift's IR, so that the
+//! form is straight to interpret and to hand to a code generator ([`verify`] checks all this).
+//! Numbers are 64-bit, with −2^63 standing for none: a result of exactly −2^63 is an overflow
+//! here (the reference allows it), the one value the unboxed form cannot hold.
+//!
+//! What is here: the form ([`Func`]), its verifier ([`verify`]), lowering of the IR's
+//! expressions ([`lower`]: a subset, the rest refused with the reason), a register interpreter
+//! ([`interp`]) and passes ([`passes`]: constant folding with the facts of a match, dead-code
+//! elimination). The engine does not run it yet; the oracle compares it with the reference
+//! evaluator (`reference::lir`).
+
+pub mod interp;
+pub mod lower;
+pub mod passes;
+pub mod verify;
+
+use crate::ir::{BoardId, ConstId, EnumId, Type, TypeId, Value, VarId};
+use std::fmt;
+
+/// A register of a function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Reg(pub u32);
+
+/// A block of a function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct BlockId(pub u32);
+
+/// `none` of a number.
+pub const INT_NONE: i64 = i64::MIN;
+/// `none` of a truth value.
+pub const BOOL_NONE: i64 = 2;
+/// `none` of an id.
+pub const ID_NONE: i64 = u32::MAX as i64;
+
+/// What a register's number means.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Ty {
+    /// A number.
+    Int,
+    /// A truth value.
+    Bool,
+    /// A seat.
+    Player,
+    /// A value of an enum: its position.
+    Enum(EnumId),
+    /// A component of a type: its id.
+    Comp(TypeId),
+    /// A space of a board: its index.
+    Space(BoardId),
+    /// A zone instance holding components of a type.
+    Zone(TypeId),
+}
+
+impl Ty {
+    /// The register type of an IR type; `None` for what has no unboxed form yet (actions,
+    /// values whose type the checker could not tell).
+    pub fn of(t: Type) -> Option<Ty> {
+        Some(match t {
+            Type::Int => Ty::Int,
+            Type::Bool => Ty::Bool,
+            Type::Player => Ty::Player,
+            Type::Enum(e) => Ty::Enum(e),
+            Type::Comp(c) => Ty::Comp(c),
+            Type::Space(b) => Ty::Space(b),
+            Type::Zone(c) => Ty::Zone(c),
+            Type::Action(_) | Type::Any => return None,
+        })
+    }
+
+    /// The number that stands for `none`.
+    pub fn none(self) -> i64 {
+        match self {
+            Ty::Int => INT_NONE,
+            Ty::Bool => BOOL_NONE,
+            _ => ID_NONE,
+        }
+    }
+
+    /// A value as a number of this type; `None` when the value is not of it.
+    pub fn encode(self, v: Value) -> Option<i64> {
+        Some(match (self, v) {
+            (t, Value::None) => t.none(),
+            (Ty::Int, Value::Int(n)) if n != INT_NONE => n,
+            (Ty::Bool, Value::Bool(b)) => b as i64,
+            (Ty::Player, Value::Player(p)) => p as i64,
+            (Ty::Enum(e), Value::Enum(f, i)) if e == f => i as i64,
+            (Ty::Comp(_), Value::Comp(c)) => c.0 as i64,
+            (Ty::Space(b), Value::Space(c, s)) if b == c => s as i64,
+            (Ty::Zone(_), Value::Zone(z)) => z.0 as i64,
+            _ => return None,
+        })
+    }
+
+    /// The value a number of this type stands for.
+    pub fn decode(self, n: i64) -> Value {
+        if n == self.none() {
+            return Value::None;
+        }
+        match self {
+            Ty::Int => Value::Int(n),
+            Ty::Bool => Value::Bool(n != 0),
+            Ty::Player => Value::Player(n as u8),
+            Ty::Enum(e) => Value::Enum(e, n as u16),
+            Ty::Comp(_) => Value::Comp(crate::ir::CompId(n as u32)),
+            Ty::Space(b) => Value::Space(b, n as u32),
+            Ty::Zone(_) => Value::Zone(crate::ir::InstId(n as u32)),
+        }
+    }
+}
+
+/// Checked arithmetic: overflow, division by zero and a negative power fail.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arith {
+    /// `+`
+    Add,
+    /// `-`
+    Sub,
+    /// `*`
+    Mul,
+    /// `/`, rounding down
+    Div,
+    /// `%`, never negative
+    Mod,
+    /// `^`
+    Pow,
+}
+
+/// Comparisons. `Eq` and `Ne` take any two registers (`none` equals only `none`); the order
+/// comparisons take numbers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cmp {
+    /// `==`
+    Eq,
+    /// `!=`
+    Ne,
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+}
+
+/// Where the state is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Read {
+    /// `me`: the acting seat.
+    Me,
+    /// The current player, or none.
+    Current,
+    /// The number of seats.
+    PlayerCount,
+    /// A constant's value in this match (variants applied).
+    Const(ConstId),
+}
+
+/// One instruction: it defines `dst` and reads the registers it names (the fields of each
+/// variant are named as its description says).
+#[allow(missing_docs)]
+#[derive(Clone, Debug, PartialEq)]
+pub enum Inst {
+    /// A number of `dst`'s type.
+    Const { dst: Reg, value: i64 },
+    /// A value of the match or the moment.
+    Read { dst: Reg, what: Read },
+    /// An entry of a variable; `index` the flat position (a number), checked against its
+    /// slots; none for a variable without indexes.
+    Var {
+        dst: Reg,
+        var: VarId,
+        index: Option<Reg>,
+    },
+    /// The flat position of a variable's entry: `acc * size + pos(x)`, failing when `x` is
+    /// none, negative or not below `size`.
+    Index {
+        dst: Reg,
+        acc: Option<Reg>,
+        x: Reg,
+        size: u32,
+    },
+    /// A field of a component (failing on none).
+    Field { dst: Reg, comp: Reg, field: u16 },
+    /// Checked arithmetic on numbers (failing on none).
+    Arith { dst: Reg, op: Arith, a: Reg, b: Reg },
+    /// `-a` (failing on none and overflow).
+    Neg { dst: Reg, a: Reg },
+    /// A comparison.
+    Cmp { dst: Reg, op: Cmp, a: Reg, b: Reg },
+    /// `not a` (failing on none).
+    Not { dst: Reg, a: Reg },
+}
+
+impl Inst {
+    /// The register defined.
+    pub fn dst(&self) -> Reg {
+        match *self {
+            Inst::Const { dst, .. }
+            | Inst::Read { dst, .. }
+            | Inst::Var { dst, .. }
+            | Inst::Index { dst, .. }
+            | Inst::Field { dst, .. }
+            | Inst::Arith { dst, .. }
+            | Inst::Neg { dst, .. }
+            | Inst::Cmp { dst, .. }
+            | Inst::Not { dst, .. } => dst,
+        }
+    }
+
+    /// The registers read, in order.
+    pub fn uses(&self, f: &mut impl FnMut(Reg)) {
+        match *self {
+            Inst::Const { .. } | Inst::Read { .. } => {}
+            Inst::Var { index, .. } => index.into_iter().for_each(f),
+            Inst::Index { acc, x, .. } => {
+                acc.into_iter().for_each(&mut *f);
+                f(x)
+            }
+            Inst::Field { comp, .. } => f(comp),
+            Inst::Arith { a, b, .. } | Inst::Cmp { a, b, .. } => {
+                f(a);
+                f(b)
+            }
+            Inst::Neg { a, .. } | Inst::Not { a, .. } => f(a),
+        }
+    }
+
+    /// Whether it can fail or reads the state: such an instruction stays even when nothing
+    /// reads its result (a failure is part of what the function does).
+    pub fn may_fail(&self) -> bool {
+        !matches!(
+            self,
+            Inst::Const { .. } | Inst::Read { .. } | Inst::Cmp { .. }
+        )
+    }
+}
+
+/// A block's target and its arguments.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Target {
+    /// The block.
+    pub block: BlockId,
+    /// One register per parameter of the block.
+    pub args: Vec<Reg>,
+}
+
+/// How a block ends.
+#[allow(missing_docs)]
+#[derive(Clone, Debug, PartialEq)]
+pub enum Term {
+    /// Go on in another block.
+    Jump(Target),
+    /// On a truth value: true to the first, false to the second; none fails.
+    Branch { cond: Reg, yes: Target, no: Target },
+    /// The function's result.
+    Return(Reg),
+}
+
+impl Term {
+    /// The registers read.
+    pub fn uses(&self, f: &mut impl FnMut(Reg)) {
+        match self {
+            Term::Jump(t) => t.args.iter().copied().for_each(f),
+            Term::Branch { cond, yes, no } => {
+                f(*cond);
+                yes.args.iter().copied().for_each(&mut *f);
+                no.args.iter().copied().for_each(f)
+            }
+            Term::Return(r) => f(*r),
+        }
+    }
+
+    /// The blocks it may go to.
+    pub fn targets(&self) -> Vec<BlockId> {
+        match self {
+            Term::Jump(t) => vec![t.block],
+            Term::Branch { yes, no, .. } => vec![yes.block, no.block],
+            Term::Return(_) => vec![],
+        }
+    }
+}
+
+/// A block: parameters, instructions, and how it ends.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Block {
+    /// Registers the block's arguments are written to.
+    pub params: Vec<Reg>,
+    /// Its instructions, in order.
+    pub insts: Vec<Inst>,
+    /// How it ends.
+    pub term: Term,
+}
+
+/// A function: its parameters (registers of the entry block's scope), the type of every
+/// register, its blocks (the first is the entry) and the type of its result.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Func {
+    /// What it was lowered from (for messages).
+    pub name: String,
+    /// Its parameters, in order.
+    pub params: Vec<Reg>,
+    /// The type of every register, by number.
+    pub regs: Vec<Ty>,
+    /// Its blocks; the first is the entry.
+    pub blocks: Vec<Block>,
+    /// The type of its result.
+    pub ret: Ty,
+}
+
+impl Func {
+    /// The type of a register.
+    pub fn ty(&self, r: Reg) -> Ty {
+        self.regs[r.0 as usize]
+    }
+
+    /// A new register of a type.
+    pub fn reg(&mut self, t: Ty) -> Reg {
+        self.regs.push(t);
+        Reg(self.regs.len() as u32 - 1)
+    }
+
+    /// The number of instructions in all blocks.
+    pub fn size(&self) -> usize {
+        self.blocks.iter().map(|b| b.insts.len() + 1).sum()
+    }
+}
+
+impl fmt::Display for Func {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let regs = |rs: &[Reg]| {
+            rs.iter()
+                .map(|r| format!("r{}", r.0))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        writeln!(
+            f,
+            "fn {}({}) -> {:?}",
+            self.name,
+            regs(&self.params),
+            self.ret
+        )?;
+        for (i, b) in self.blocks.iter().enumerate() {
+            writeln!(f, "b{i}({}):", regs(&b.params))?;
+            for inst in &b.insts {
+                writeln!(f, "    {inst:?}")?;
+            }
+            writeln!(f, "    {:?}", b.term)?;
+        }
+        Ok(())
+    }
+}
+
+/// Why a function failed while it ran (the IR's run-time rule errors, without their text).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fail {
+    /// A number needed, `none` found (arithmetic, comparison, `not`, a branch).
+    NoneValue,
+    /// Overflow, division by zero, a negative power.
+    Arithmetic,
+    /// An index out of its variable's range, or none.
+    Index,
+    /// A field of none, or of a component without that field.
+    Field,
+    /// A value of the state that is not of the register's type.
+    Type,
+    /// More work than the budget allows.
+    Fuel,
+}
