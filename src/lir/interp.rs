@@ -17,6 +17,12 @@ pub trait Env {
     fn players(&self) -> u8;
     /// A constant's value in this match.
     fn constant(&self, c: ConstId) -> Value;
+    /// The number of components a zone instance holds.
+    fn zone_len(&self, z: crate::ir::InstId) -> u32;
+    /// The top (or bottom) component of a zone instance, if any.
+    fn zone_end(&self, z: crate::ir::InstId, top: bool) -> Option<CompId>;
+    /// The zone instance a component lies in.
+    fn place(&self, c: CompId) -> crate::ir::InstId;
 }
 
 /// Runs `f` on `args` (one number per parameter), spending one unit of `fuel` per
@@ -130,6 +136,8 @@ pub(crate) fn step(
                 Arith::Div => x.checked_div_euclid(y),
                 Arith::Mod => x.checked_rem_euclid(y),
                 Arith::Pow => u32::try_from(y).ok().and_then(|y| x.checked_pow(y)),
+                Arith::Max => Some(x.max(y)),
+                Arith::Min => Some(x.min(y)),
             };
             // The result must not be the number that stands for none.
             v.filter(|&v| v != INT_NONE).ok_or(Fail::Arithmetic)?
@@ -163,5 +171,120 @@ pub(crate) fn step(
             1 => 0,
             _ => return Err(Fail::NoneValue),
         },
+        Inst::Unary { op, a, .. } => unary(g, env, op, ty(a), r(a))?,
+        Inst::Step { space, dir, .. } => {
+            let (Ty::Space(b), s, d) = (ty(space), r(space), r(dir)) else {
+                return Err(Fail::Type);
+            };
+            if s == ID_NONE || d == ID_NONE {
+                return Ok(ID_NONE);
+            }
+            step_space(g, env, b, s as u32, d as u16).map_or(ID_NONE, |t| t as i64)
+        }
+        Inst::Zone { zone, index, .. } => {
+            let def = &g.zones[zone];
+            let k = index.map_or(0, r);
+            if k < 0 || k >= def.count as i64 {
+                return Err(Fail::Index);
+            }
+            def.base.0 as i64 + k
+        }
+        Inst::Held { what, zone, .. } => {
+            let z = r(zone);
+            if z == ID_NONE {
+                return Err(Fail::NoneValue);
+            }
+            let z = crate::ir::InstId(z as u32);
+            match what {
+                Held::Count => env.zone_len(z) as i64,
+                Held::Empty => (env.zone_len(z) == 0) as i64,
+                Held::Top | Held::Bottom => env
+                    .zone_end(z, what == Held::Top)
+                    .map_or(ID_NONE, |c| c.0 as i64),
+            }
+        }
+        Inst::Place { what, comp, .. } => {
+            let c = r(comp);
+            if c == ID_NONE {
+                return Ok(ID_NONE);
+            }
+            let inst = env.place(CompId(c as u32));
+            let at = &g.instances[inst];
+            match what {
+                Place::Zone => inst.0 as i64,
+                Place::Owner => at.owner.map_or(ID_NONE, |p| p as i64),
+                Place::Space => at.space.map_or(ID_NONE, |(_, s)| s as i64),
+            }
+        }
     })
+}
+
+/// A built-in function of one operand.
+fn unary(g: &Game, env: &dyn Env, op: Unary, t: Ty, a: i64) -> Result<i64, Fail> {
+    let players = env.players() as i64;
+    Ok(match op {
+        Unary::Abs => num(a)?.checked_abs().ok_or(Fail::Arithmetic)?,
+        Unary::Next | Unary::Prev => {
+            if a == ID_NONE || a >= players {
+                return Err(Fail::NoneValue);
+            }
+            if op == Unary::Next {
+                (a + 1) % players
+            } else {
+                (a + players - 1) % players
+            }
+        }
+        Unary::Seat => {
+            let n = num(a)?;
+            if n < 0 || n >= players {
+                return Err(Fail::Index);
+            }
+            n
+        }
+        Unary::Ord => {
+            if a == t.none() {
+                return Err(Fail::NoneValue);
+            }
+            a
+        }
+        Unary::Col | Unary::Row => {
+            let Ty::Space(b) = t else {
+                return Err(Fail::Type);
+            };
+            if a == ID_NONE {
+                return Ok(INT_NONE);
+            }
+            match g.boards[b].coord(a as u32) {
+                Some((c, r)) => (if op == Unary::Col { c } else { r }) as i64,
+                None => INT_NONE,
+            }
+        }
+        Unary::Opposite => {
+            if a == ID_NONE {
+                ID_NONE
+            } else {
+                crate::ir::opposite(a as u16) as i64
+            }
+        }
+    })
+}
+
+/// The space one step from `from` in direction `dir`: none off the board, onto a space
+/// closed in this match, or in a direction the board does not have.
+fn step_space(g: &Game, env: &dyn Env, b: crate::ir::BoardId, from: u32, dir: u16) -> Option<u32> {
+    let board = &g.boards[b];
+    if dir as usize >= crate::ir::DIRECTION_COUNT {
+        return None;
+    }
+    let at = (from as usize).checked_mul(crate::ir::DIRECTION_COUNT)? + dir as usize;
+    let t = *board.geo.steps.get(at)?;
+    if t == crate::ir::NO_SPACE {
+        return None;
+    }
+    let on = match board.geo.closed_when {
+        None => true,
+        Some((c, want)) => env.constant(c) == Value::Bool(want),
+    };
+    let closed = on && board.geo.closed.get(t as usize).copied().unwrap_or(false);
+    (!closed).then_some(t)
 }

@@ -3,9 +3,11 @@
 //! Built so far: literals, constants, `me`, `current`, `player_count`, the function's
 //! parameters, variables (their indexes checked), fields, `not`, `-`, arithmetic, comparisons
 //! (with `none` on either side), `and` / `or` (the right side read only when needed, in
-//! blocks of their own), `if`, and calls of functions, written out in place (at most
-//! [`MAX_INLINE`] deep). Anything else is refused with the reason (the engine keeps running it
-//! its own way): built-in functions, aggregates, zones, `after`.
+//! blocks of their own), `if`, calls of functions, written out in place (at most
+//! [`MAX_INLINE`] deep), zones and the built-in functions of one value (`abs`, `next`, `prev`,
+//! `seat`, `ord`, `col`, `row`, `opposite`, `max`, `min`, `step`, `count`, `empty`, `top`,
+//! `bottom`, `owner`, `space_of`, `zone_of`). Anything else is refused with the reason (the
+//! engine keeps running it its own way): `repeated`, aggregates, `after`.
 
 use super::*;
 use crate::ir::{Expr, Game};
@@ -134,15 +136,7 @@ impl Lower<'_> {
                 let def = self.g.vars.get(*v).ok_or("no such variable")?;
                 let ty = Ty::of(def.ty).ok_or("a variable without an unboxed type")?;
                 let sizes = def.sizes.clone();
-                if ix.len() != sizes.len() {
-                    return Err("indexes that do not fit the variable".into());
-                }
-                let mut acc = None;
-                for (x, size) in ix.iter().zip(sizes) {
-                    let x = self.expr(x)?;
-                    let dst = self.f.reg(Ty::Int);
-                    acc = Some(self.push(Inst::Index { dst, acc, x, size }));
-                }
+                let acc = self.flat(ix, &sizes)?;
                 let dst = self.f.reg(ty);
                 self.push(Inst::Var {
                     dst,
@@ -182,7 +176,7 @@ impl Lower<'_> {
                 let cond = self.expr(c)?;
                 self.join(cond, a, b)?
             }
-            Expr::Builtin(..) => return Err("a built-in function".into()),
+            Expr::Builtin(b, args, _) => self.builtin(*b, args)?,
             Expr::CallDef(d, args) => {
                 // Written out in place: the arguments computed here, the body reading them as
                 // its parameters (and `me` the caller's, as a call does).
@@ -205,8 +199,112 @@ impl Lower<'_> {
                 r?
             }
             Expr::Agg(..) => return Err("an aggregate".into()),
-            Expr::Zone(..) => return Err("a zone".into()),
+            Expr::Zone(z, ix) => {
+                let def = self.g.zones.get(*z).ok_or("no such zone")?;
+                let (ty, sizes) = (Ty::Zone(def.ty), def.sizes.clone());
+                let index = self.flat(ix, &sizes)?;
+                let dst = self.f.reg(ty);
+                self.push(Inst::Zone {
+                    dst,
+                    zone: *z,
+                    index,
+                })
+            }
             Expr::After(..) => return Err("`after`".into()),
+        })
+    }
+
+    /// The flat position of indexes `ix` of dimensions `sizes` (none without indexes).
+    fn flat(&mut self, ix: &[Expr], sizes: &[u32]) -> Result<Option<Reg>, String> {
+        if ix.len() != sizes.len() {
+            return Err("indexes that do not fit their declaration".into());
+        }
+        let mut acc = None;
+        for (x, &size) in ix.iter().zip(sizes) {
+            let x = self.expr(x)?;
+            let dst = self.f.reg(Ty::Int);
+            acc = Some(self.push(Inst::Index { dst, acc, x, size }));
+        }
+        Ok(acc)
+    }
+
+    /// A built-in function (section 7 of the reference); `repeated` is not built.
+    fn builtin(&mut self, b: crate::ir::Builtin, args: &[Expr]) -> Result<Reg, String> {
+        use crate::ir::Builtin as B;
+        let arg = |i: usize| {
+            args.get(i)
+                .ok_or("a built-in function without its argument")
+        };
+        let unary = match b {
+            B::Abs => Some(Unary::Abs),
+            B::Next => Some(Unary::Next),
+            B::Prev => Some(Unary::Prev),
+            B::Seat => Some(Unary::Seat),
+            B::Ord => Some(Unary::Ord),
+            B::Col => Some(Unary::Col),
+            B::Row => Some(Unary::Row),
+            B::Opposite => Some(Unary::Opposite),
+            _ => None,
+        };
+        if let Some(op) = unary {
+            let a = self.expr(arg(0)?)?;
+            let ty = match op {
+                Unary::Abs | Unary::Ord | Unary::Col | Unary::Row => Ty::Int,
+                Unary::Next | Unary::Prev | Unary::Seat => Ty::Player,
+                Unary::Opposite => self.f.ty(a),
+            };
+            let dst = self.f.reg(ty);
+            return Ok(self.push(Inst::Unary { dst, op, a }));
+        }
+        Ok(match b {
+            B::Max2 | B::Min2 => {
+                let (x, y) = (self.expr(arg(0)?)?, self.expr(arg(1)?)?);
+                let op = if b == B::Max2 { Arith::Max } else { Arith::Min };
+                let dst = self.f.reg(Ty::Int);
+                self.push(Inst::Arith {
+                    dst,
+                    op,
+                    a: x,
+                    b: y,
+                })
+            }
+            B::Step => {
+                let (space, dir) = (self.expr(arg(0)?)?, self.expr(arg(1)?)?);
+                let dst = self.f.reg(self.f.ty(space));
+                self.push(Inst::Step { dst, space, dir })
+            }
+            B::Count | B::Empty | B::Top | B::Bottom => {
+                let zone = self.expr(arg(0)?)?;
+                let Ty::Zone(ct) = self.f.ty(zone) else {
+                    return Err("the contents of something that is not a zone".into());
+                };
+                let (what, ty) = match b {
+                    B::Count => (Held::Count, Ty::Int),
+                    B::Empty => (Held::Empty, Ty::Bool),
+                    B::Top => (Held::Top, Ty::Comp(ct)),
+                    _ => (Held::Bottom, Ty::Comp(ct)),
+                };
+                let dst = self.f.reg(ty);
+                self.push(Inst::Held { dst, what, zone })
+            }
+            B::Owner | B::SpaceOf | B::ZoneOf => {
+                let comp = self.expr(arg(0)?)?;
+                let Ty::Comp(ct) = self.f.ty(comp) else {
+                    return Err("the place of something that is not a component".into());
+                };
+                let (what, ty) = match b {
+                    B::Owner => (Place::Owner, Ty::Player),
+                    B::ZoneOf => (Place::Zone, Ty::Zone(ct)),
+                    // The board of `space_of` is known when the game has one board.
+                    _ => match self.g.boards.len() {
+                        1 => (Place::Space, Ty::Space(crate::ir::BoardId(0))),
+                        _ => return Err("`space_of` with several boards".into()),
+                    },
+                };
+                let dst = self.f.reg(ty);
+                self.push(Inst::Place { dst, what, comp })
+            }
+            _ => return Err("a built-in function".into()),
         })
     }
 

@@ -131,6 +131,31 @@ pub enum Arith {
     Mod,
     /// `^`
     Pow,
+    /// `max(a, b)`
+    Max,
+    /// `min(a, b)`
+    Min,
+}
+
+/// Built-in functions of one operand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unary {
+    /// `abs(n)` (overflow fails).
+    Abs,
+    /// `next(p)`, `prev(p)`: the seat after or before (failing on none or a seat not in play).
+    Next,
+    /// See [`Unary::Next`].
+    Prev,
+    /// `seat(n)`: the seat of a number (failing outside the seats in play).
+    Seat,
+    /// `ord(x)`: the position of an enum value or a seat (failing on none).
+    Ord,
+    /// `col(s)`, `row(s)`: a space's coordinates (none for none or a space without them).
+    Col,
+    /// See [`Unary::Col`].
+    Row,
+    /// `opposite(d)`: the opposite direction (none for none).
+    Opposite,
 }
 
 /// Comparisons. `Eq` and `Ne` take any two registers (`none` equals only `none`); the order
@@ -198,6 +223,48 @@ pub enum Inst {
     Cmp { dst: Reg, op: Cmp, a: Reg, b: Reg },
     /// `not a` (failing on none).
     Not { dst: Reg, a: Reg },
+    /// A built-in function of one operand.
+    Unary { dst: Reg, op: Unary, a: Reg },
+    /// `step(space, direction)`: the space one step away, none off the board or onto a
+    /// closed space (none for none).
+    Step { dst: Reg, space: Reg, dir: Reg },
+    /// The instance of a zone: `base` plus the flat position `index` (checked against the
+    /// zone's instances).
+    Zone {
+        dst: Reg,
+        zone: crate::ir::ZoneId,
+        index: Option<Reg>,
+    },
+    /// What a zone instance holds: its number of components, whether it is empty, its top
+    /// or bottom component (none when empty).
+    Held { dst: Reg, what: Held, zone: Reg },
+    /// Where a component lies: its zone instance, that instance's owner or space (none for
+    /// none).
+    Place { dst: Reg, what: Place, comp: Reg },
+}
+
+/// What [`Inst::Held`] reads of a zone instance.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Held {
+    /// `count(z)`
+    Count,
+    /// `empty(z)`
+    Empty,
+    /// `top(z)`
+    Top,
+    /// `bottom(z)`
+    Bottom,
+}
+
+/// What [`Inst::Place`] reads of a component's place.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Place {
+    /// `zone_of(c)`
+    Zone,
+    /// `owner(c)`
+    Owner,
+    /// `space_of(c)`
+    Space,
 }
 
 impl Inst {
@@ -212,7 +279,12 @@ impl Inst {
             | Inst::Arith { dst, .. }
             | Inst::Neg { dst, .. }
             | Inst::Cmp { dst, .. }
-            | Inst::Not { dst, .. } => dst,
+            | Inst::Not { dst, .. }
+            | Inst::Unary { dst, .. }
+            | Inst::Step { dst, .. }
+            | Inst::Zone { dst, .. }
+            | Inst::Held { dst, .. }
+            | Inst::Place { dst, .. } => dst,
         }
     }
 
@@ -230,7 +302,14 @@ impl Inst {
                 f(a);
                 f(b)
             }
-            Inst::Neg { a, .. } | Inst::Not { a, .. } => f(a),
+            Inst::Neg { a, .. } | Inst::Not { a, .. } | Inst::Unary { a, .. } => f(a),
+            Inst::Step { space, dir, .. } => {
+                f(space);
+                f(dir)
+            }
+            Inst::Zone { index, .. } => index.into_iter().for_each(f),
+            Inst::Held { zone, .. } => f(zone),
+            Inst::Place { comp, .. } => f(comp),
         }
     }
 

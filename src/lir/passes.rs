@@ -66,6 +66,15 @@ impl interp::Env for NoState {
     fn constant(&self, _: ConstId) -> Value {
         Value::None
     }
+    fn zone_len(&self, _: crate::ir::InstId) -> u32 {
+        0
+    }
+    fn zone_end(&self, _: crate::ir::InstId, _: bool) -> Option<crate::ir::CompId> {
+        None
+    }
+    fn place(&self, _: crate::ir::CompId) -> crate::ir::InstId {
+        crate::ir::InstId(0)
+    }
 }
 
 /// Constant folding within blocks. Returns the number of instructions and ends changed.

@@ -220,5 +220,58 @@ fn check_types(f: &Func, g: &Game, inst: &Inst) -> Result<(), String> {
             t(dst) == Ty::Bool && t(a) == Ty::Bool,
             "`not` of a non-truth",
         ),
+        Inst::Unary { dst, op, a } => want(
+            match op {
+                Unary::Abs => t(a) == Ty::Int && t(dst) == Ty::Int,
+                Unary::Next | Unary::Prev => t(a) == Ty::Player && t(dst) == Ty::Player,
+                Unary::Seat => t(a) == Ty::Int && t(dst) == Ty::Player,
+                Unary::Ord => matches!(t(a), Ty::Enum(_) | Ty::Player) && t(dst) == Ty::Int,
+                Unary::Col | Unary::Row => matches!(t(a), Ty::Space(_)) && t(dst) == Ty::Int,
+                Unary::Opposite => matches!(t(a), Ty::Enum(_)) && t(dst) == t(a),
+            },
+            "a built-in function on operands of other types",
+        ),
+        Inst::Step { dst, space, dir } => want(
+            matches!(t(space), Ty::Space(_)) && t(dst) == t(space) && matches!(t(dir), Ty::Enum(_)),
+            "a step that is not from a space in a direction",
+        ),
+        Inst::Zone { dst, zone, index } => {
+            let Some(def) = g.zones.get(zone) else {
+                return Err("no such zone".into());
+            };
+            want(
+                t(dst) == Ty::Zone(def.ty)
+                    && index.is_some() != def.sizes.is_empty()
+                    && index.is_none_or(|i| t(i) == Ty::Int),
+                "a zone instance that does not fit the zone",
+            )
+        }
+        Inst::Held { dst, what, zone } => {
+            let Ty::Zone(ct) = t(zone) else {
+                return Err("contents of something that is not a zone".into());
+            };
+            want(
+                t(dst)
+                    == match what {
+                        Held::Count => Ty::Int,
+                        Held::Empty => Ty::Bool,
+                        Held::Top | Held::Bottom => Ty::Comp(ct),
+                    },
+                "contents of another type",
+            )
+        }
+        Inst::Place { dst, what, comp } => {
+            let Ty::Comp(ct) = t(comp) else {
+                return Err("the place of something that is not a component".into());
+            };
+            want(
+                match what {
+                    Place::Zone => t(dst) == Ty::Zone(ct),
+                    Place::Owner => t(dst) == Ty::Player,
+                    Place::Space => matches!(t(dst), Ty::Space(_)),
+                },
+                "a place of another type",
+            )
+        }
     }
 }

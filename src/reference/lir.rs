@@ -47,6 +47,20 @@ impl interp::Env for StateEnv<'_> {
     fn constant(&self, c: ConstId) -> Value {
         self.s.consts.get(c).copied().unwrap_or_default()
     }
+    fn zone_len(&self, z: InstId) -> u32 {
+        self.s.zones.len(z) as u32
+    }
+    fn zone_end(&self, z: InstId, top: bool) -> Option<CompId> {
+        let held = self.s.zone(z);
+        if top {
+            held.last().copied()
+        } else {
+            held.first().copied()
+        }
+    }
+    fn place(&self, c: CompId) -> InstId {
+        self.s.zones.loc(c)
+    }
 }
 
 /// A small deterministic generator (the games' own chance comes from their seed).
