@@ -124,6 +124,9 @@ impl interp::Env for Match {
     fn place(&self, _: rulebook::ir::CompId) -> rulebook::ir::InstId {
         rulebook::ir::InstId(0)
     }
+    fn zone_at(&self, _: rulebook::ir::InstId, _: u32) -> Option<rulebook::ir::CompId> {
+        None
+    }
 }
 
 fn run(f: &Func, g: &Game, k: i64) -> Result<Value, Fail> {
@@ -202,7 +205,7 @@ fn the_verifier_refuses_a_register_read_outside_its_block() {
 
 #[test]
 fn what_is_not_built_is_refused_with_its_reason() {
-    let text = "game \"T\"\nplayers 2\nzone z: Card\ncomponent Card { n: int }\naction a() where any(c in z: c.n > 0) { }\nflow { choose { a } end }\n";
+    let text = "game \"T\"\nplayers 2\nboard grid = grid(3, 3)\nvar v[grid]: int\naction a() where any(s in grid: v[s] > 0) { }\nflow { choose { a } end }\n";
     let g = rulebook::load("t.rules", text).game.expect("checks");
     let guard = g
         .actions
@@ -211,5 +214,5 @@ fn what_is_not_built_is_refused_with_its_reason() {
         .and_then(|a| a.guard.clone())
         .expect("a guard");
     let e = lower::lower_expr(&g, "a", &guard, &[]).expect_err("not built");
-    assert_eq!(e, "an aggregate");
+    assert_eq!(e, "an aggregate over this kind of collection");
 }

@@ -23,6 +23,8 @@ pub trait Env {
     fn zone_end(&self, z: crate::ir::InstId, top: bool) -> Option<CompId>;
     /// The zone instance a component lies in.
     fn place(&self, c: CompId) -> crate::ir::InstId;
+    /// The `k`-th component of a zone instance from the bottom.
+    fn zone_at(&self, z: crate::ir::InstId, k: u32) -> Option<CompId>;
 }
 
 /// Runs `f` on `args` (one number per parameter), spending one unit of `fuel` per
@@ -43,6 +45,7 @@ pub fn run(f: &Func, g: &Game, env: &dyn Env, args: &[i64], fuel: &mut u64) -> R
         spend(fuel)?;
         let target = match &b.term {
             Term::Return(r) => return Ok(f.ty(*r).decode(regs[r.0 as usize])),
+            Term::Fail(e) => return Err(*e),
             Term::Jump(t) => t,
             Term::Branch { cond, yes, no } => match regs[cond.0 as usize] {
                 0 => no,
@@ -172,6 +175,15 @@ pub(crate) fn step(
             _ => return Err(Fail::NoneValue),
         },
         Inst::Unary { op, a, .. } => unary(g, env, op, ty(a), r(a))?,
+        Inst::Cast { a, .. } => r(a),
+        Inst::ZoneAt { zone, k, .. } => {
+            let (z, k) = (r(zone), r(k));
+            if z == ID_NONE || k < 0 {
+                return Err(Fail::Index);
+            }
+            env.zone_at(crate::ir::InstId(z as u32), k as u32)
+                .map_or(ID_NONE, |c| c.0 as i64)
+        }
         Inst::Step { space, dir, .. } => {
             let (Ty::Space(b), s, d) = (ty(space), r(space), r(dir)) else {
                 return Err(Fail::Type);

@@ -241,6 +241,10 @@ pub enum Inst {
     /// Where a component lies: its zone instance, that instance's owner or space (none for
     /// none).
     Place { dst: Reg, what: Place, comp: Reg },
+    /// The same number read as another type (a loop's counter as a seat or an enum value).
+    Cast { dst: Reg, a: Reg },
+    /// The `k`-th component of a zone instance from the bottom (`k` below its count).
+    ZoneAt { dst: Reg, zone: Reg, k: Reg },
 }
 
 /// What [`Inst::Held`] reads of a zone instance.
@@ -284,7 +288,9 @@ impl Inst {
             | Inst::Step { dst, .. }
             | Inst::Zone { dst, .. }
             | Inst::Held { dst, .. }
-            | Inst::Place { dst, .. } => dst,
+            | Inst::Place { dst, .. }
+            | Inst::Cast { dst, .. }
+            | Inst::ZoneAt { dst, .. } => dst,
         }
     }
 
@@ -310,6 +316,11 @@ impl Inst {
             Inst::Zone { index, .. } => index.into_iter().for_each(f),
             Inst::Held { zone, .. } => f(zone),
             Inst::Place { comp, .. } => f(comp),
+            Inst::Cast { a, .. } => f(a),
+            Inst::ZoneAt { zone, k, .. } => {
+                f(zone);
+                f(k)
+            }
         }
     }
 
@@ -342,6 +353,8 @@ pub enum Term {
     Branch { cond: Reg, yes: Target, no: Target },
     /// The function's result.
     Return(Reg),
+    /// The function fails (a range too long to list).
+    Fail(Fail),
 }
 
 impl Term {
@@ -355,6 +368,7 @@ impl Term {
                 no.args.iter().copied().for_each(f)
             }
             Term::Return(r) => f(*r),
+            Term::Fail(_) => {}
         }
     }
 
@@ -363,7 +377,7 @@ impl Term {
         match self {
             Term::Jump(t) => vec![t.block],
             Term::Branch { yes, no, .. } => vec![yes.block, no.block],
-            Term::Return(_) => vec![],
+            Term::Return(_) | Term::Fail(_) => vec![],
         }
     }
 }
@@ -454,4 +468,6 @@ pub enum Fail {
     Type,
     /// More work than the budget allows.
     Fuel,
+    /// A collection too large to list.
+    Limit,
 }

@@ -75,6 +75,9 @@ impl interp::Env for NoState {
     fn place(&self, _: crate::ir::CompId) -> crate::ir::InstId {
         crate::ir::InstId(0)
     }
+    fn zone_at(&self, _: crate::ir::InstId, _: u32) -> Option<crate::ir::CompId> {
+        None
+    }
 }
 
 /// Constant folding within blocks. Returns the number of instructions and ends changed.
@@ -160,7 +163,7 @@ pub fn dce(f: &mut Func) -> usize {
                 renumber(yes);
                 renumber(no);
             }
-            Term::Return(_) => {}
+            Term::Return(_) | Term::Fail(_) => {}
         }
     }
     f.blocks = kept;

@@ -121,6 +121,7 @@ pub fn verify(f: &Func, g: &Game) -> Result<(), String> {
                     return Err(format!("b{i}: returns r{} of another type", r.0));
                 }
             }
+            Term::Fail(_) => {}
         }
     }
     Ok(())
@@ -258,6 +259,16 @@ fn check_types(f: &Func, g: &Game, inst: &Inst) -> Result<(), String> {
                         Held::Top | Held::Bottom => Ty::Comp(ct),
                     },
                 "contents of another type",
+            )
+        }
+        Inst::Cast { .. } => Ok(()),
+        Inst::ZoneAt { dst, zone, k } => {
+            let Ty::Zone(ct) = t(zone) else {
+                return Err("a component of something that is not a zone".into());
+            };
+            want(
+                t(dst) == Ty::Comp(ct) && t(k) == Ty::Int,
+                "a zone's component of another type",
             )
         }
         Inst::Place { dst, what, comp } => {

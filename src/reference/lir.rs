@@ -61,6 +61,9 @@ impl interp::Env for StateEnv<'_> {
     fn place(&self, c: CompId) -> InstId {
         self.s.zones.loc(c)
     }
+    fn zone_at(&self, z: InstId, k: u32) -> Option<CompId> {
+        self.s.zone(z).get(k as usize).copied()
+    }
 }
 
 /// A small deterministic generator (the games' own chance comes from their seed).

@@ -6,12 +6,16 @@
 //! blocks of their own), `if`, calls of functions, written out in place (at most
 //! [`MAX_INLINE`] deep), zones and the built-in functions of one value (`abs`, `next`, `prev`,
 //! `seat`, `ord`, `col`, `row`, `opposite`, `max`, `min`, `step`, `count`, `empty`, `top`,
-//! `bottom`, `owner`, `space_of`, `zone_of`). Anything else is refused with the reason (the
-//! engine keeps running it its own way): `repeated`, aggregates, `after`.
+//! `bottom`, `owner`, `space_of`, `zone_of`), and folds of one binding over a range, the
+//! players, an enum, a zone or a list (`fold.rs`). Anything else is refused with the reason
+//! (the engine keeps running it its own way): `repeated`, folds of several bindings or over
+//! boards, rays, paths and groups, `line`, `connected`, `majority`, `best_sets`, `after`.
 
 use super::*;
 use crate::ir::{Expr, Game};
 use crate::ops::BinOp;
+
+mod fold;
 
 /// Lowers `e` to a function whose parameters are the locals `0..params.len()`, of those
 /// types. `Err` says what is not built yet.
@@ -34,7 +38,7 @@ pub fn lower_expr(g: &Game, name: &str, e: &Expr, params: &[Type]) -> Result<Fun
         let r = l.f.reg(ty);
         l.f.params.push(r);
     }
-    l.locals = l.f.params.clone();
+    l.locals = l.f.params.iter().copied().map(Some).collect();
     l.cur = l.block(vec![]);
     let r = l.expr(e)?;
     l.f.ret = l.f.ty(r);
@@ -49,7 +53,7 @@ struct Lower<'g> {
     cur: usize,
     /// The registers of the locals the expression being lowered reads: the function's
     /// parameters, or a called function's arguments while its body is lowered in place.
-    locals: Vec<Reg>,
+    locals: Vec<Option<Reg>>,
     /// Calls being lowered in place.
     depth: u32,
 }
@@ -119,9 +123,11 @@ impl Lower<'_> {
                     what: Read::Const(*c),
                 })
             }
-            Expr::Local(i) => *self
+            Expr::Local(i) => self
                 .locals
                 .get(*i as usize)
+                .copied()
+                .flatten()
                 .ok_or("a local that is not a parameter")?,
             Expr::Me | Expr::Current | Expr::PlayerCount => {
                 let (what, ty) = match e {
@@ -191,6 +197,7 @@ impl Lower<'_> {
                 for a in args {
                     regs.push(self.expr(a)?);
                 }
+                let regs = regs.into_iter().map(Some).collect();
                 let saved = std::mem::replace(&mut self.locals, regs);
                 self.depth += 1;
                 let r = self.expr(&def.body);
@@ -198,7 +205,7 @@ impl Lower<'_> {
                 self.locals = saved;
                 r?
             }
-            Expr::Agg(..) => return Err("an aggregate".into()),
+            Expr::Agg(a, _) => self.aggregate(a)?,
             Expr::Zone(z, ix) => {
                 let def = self.g.zones.get(*z).ok_or("no such zone")?;
                 let (ty, sizes) = (Ty::Zone(def.ty), def.sizes.clone());

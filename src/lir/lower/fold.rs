@@ -1,0 +1,530 @@
+//! Folds (`count`, `sum`, `max`, `min`, `any`, `all`, `first`) of one binding, lowered to
+//! loops whose counter and accumulator are the parameters of their head block, or, over a
+//! list, to its elements folded one after another.
+
+use super::*;
+
+impl Lower<'_> {
+    /// A fold of one binding (`count`, `sum`, `max`, `min`, `any`, `all`, `first`) over a
+    /// range, the players, an enum, a zone or a list: a loop whose counter and accumulator
+    /// are the parameters of its head block; a list's elements are all computed first (as
+    /// the reference lists a collection before folding it), then folded one after another.
+    pub(super) fn aggregate(&mut self, a: &crate::ir::Agg) -> Result<Reg, String> {
+        use crate::ir::{AggKind as K, Coll};
+        if !matches!(
+            a.kind,
+            K::Count | K::Sum | K::Max | K::Min | K::Any | K::All | K::First
+        ) {
+            return Err("an aggregate".into());
+        }
+        let [bind] = a.binds.as_slice() else {
+            return Err("an aggregate of several bindings".into());
+        };
+        let elem_ty = Ty::of(bind.ty).ok_or("a binding without an unboxed type")?;
+        let acc_ty = match a.kind {
+            K::Count | K::Sum | K::Max | K::Min => Ty::Int,
+            _ => Ty::Bool,
+        };
+        let init = match a.kind {
+            K::Max | K::Min => INT_NONE,
+            _ => 0,
+        };
+        // The value a `first` gives: its body's type, found by lowering nothing yet; the
+        // exit block's parameter is made when the first exit is met.
+        let mut fold = Fold {
+            slot: bind.slot as usize,
+            exits: vec![],
+            exit_ty: None,
+        };
+        let acc0 = self.konst(acc_ty, init);
+        let acc = match &bind.coll {
+            Coll::List(xs) => {
+                let mut elems = Vec::with_capacity(xs.len());
+                for x in xs {
+                    elems.push(self.expr(x)?);
+                }
+                let mut acc = acc0;
+                for e in elems {
+                    if self.f.ty(e) != elem_ty {
+                        return Err("a list of another type".into());
+                    }
+                    acc = self.fold_one(a, &mut fold, e, acc)?;
+                }
+                acc
+            }
+            coll => {
+                // The number of elements, and how the i-th is read.
+                let (n, read): (Reg, ReadElem) = match coll {
+                    Coll::Range(lo, hi) => {
+                        let (lo, hi) = (self.expr(lo)?, self.expr(hi)?);
+                        if self.f.ty(lo) != Ty::Int || self.f.ty(hi) != Ty::Int {
+                            return Err("a range of something that is not a number".into());
+                        }
+                        // hi - lo + 1 elements (none when hi < lo); too long fails.
+                        let one = self.konst(Ty::Int, 1);
+                        let span = self.f.reg(Ty::Int);
+                        self.push(Inst::Arith {
+                            dst: span,
+                            op: Arith::Sub,
+                            a: hi,
+                            b: lo,
+                        });
+                        let limit = self.konst(Ty::Int, 10_000_000);
+                        let long = self.f.reg(Ty::Bool);
+                        self.push(Inst::Cmp {
+                            dst: long,
+                            op: Cmp::Ge,
+                            a: span,
+                            b: limit,
+                        });
+                        let fail = self.block(vec![]);
+                        let fine = self.block(vec![]);
+                        self.end(Term::Branch {
+                            cond: long,
+                            yes: Target {
+                                block: BlockId(fail as u32),
+                                args: vec![],
+                            },
+                            no: Target {
+                                block: BlockId(fine as u32),
+                                args: vec![],
+                            },
+                        });
+                        self.cur = fail;
+                        self.end(Term::Fail(Fail::Limit));
+                        self.cur = fine;
+                        let n = self.f.reg(Ty::Int);
+                        self.push(Inst::Arith {
+                            dst: n,
+                            op: Arith::Add,
+                            a: span,
+                            b: one,
+                        });
+                        let zero = self.konst(Ty::Int, 0);
+                        let n2 = self.f.reg(Ty::Int);
+                        self.push(Inst::Arith {
+                            dst: n2,
+                            op: Arith::Max,
+                            a: n,
+                            b: zero,
+                        });
+                        (n2, ReadElem::Offset(lo))
+                    }
+                    Coll::Players | Coll::Enum(_) => {
+                        let n = match coll {
+                            Coll::Players => {
+                                let dst = self.f.reg(Ty::Int);
+                                self.push(Inst::Read {
+                                    dst,
+                                    what: Read::PlayerCount,
+                                })
+                            }
+                            Coll::Enum(e) => {
+                                let n = self.g.enums[*e].values.len() as i64;
+                                self.konst(Ty::Int, n)
+                            }
+                            _ => unreachable!("matched above"),
+                        };
+                        (n, ReadElem::Cast(elem_ty))
+                    }
+                    Coll::Zone(z) => {
+                        let zone = self.expr(z)?;
+                        if !matches!(self.f.ty(zone), Ty::Zone(_)) {
+                            return Err("the components of something that is not a zone".into());
+                        }
+                        let n = self.f.reg(Ty::Int);
+                        self.push(Inst::Held {
+                            dst: n,
+                            what: Held::Count,
+                            zone,
+                        });
+                        (n, ReadElem::ZoneAt(zone, elem_ty))
+                    }
+                    _ => return Err("an aggregate over this kind of collection".into()),
+                };
+                // head(i, acc): i < n ? body : done(acc)
+                let zero = self.konst(Ty::Int, 0);
+                let i = self.f.reg(Ty::Int);
+                let acc_in = self.f.reg(acc_ty);
+                let head = self.block(vec![i, acc_in]);
+                self.end(Term::Jump(Target {
+                    block: BlockId(head as u32),
+                    args: vec![zero, acc0],
+                }));
+                self.cur = head;
+                let more = self.f.reg(Ty::Bool);
+                self.push(Inst::Cmp {
+                    dst: more,
+                    op: Cmp::Lt,
+                    a: i,
+                    b: n,
+                });
+                let body = self.block(vec![]);
+                let acc_out = self.f.reg(acc_ty);
+                let done = self.block(vec![acc_out]);
+                self.end(Term::Branch {
+                    cond: more,
+                    yes: Target {
+                        block: BlockId(body as u32),
+                        args: vec![],
+                    },
+                    no: Target {
+                        block: BlockId(done as u32),
+                        args: vec![acc_in],
+                    },
+                });
+                self.cur = body;
+                let e = match read {
+                    ReadElem::Offset(lo) => {
+                        let dst = self.f.reg(Ty::Int);
+                        self.push(Inst::Arith {
+                            dst,
+                            op: Arith::Add,
+                            a: lo,
+                            b: i,
+                        })
+                    }
+                    ReadElem::Cast(t) => {
+                        let dst = self.f.reg(t);
+                        self.push(Inst::Cast { dst, a: i })
+                    }
+                    ReadElem::ZoneAt(zone, t) => {
+                        let dst = self.f.reg(t);
+                        self.push(Inst::ZoneAt { dst, zone, k: i })
+                    }
+                };
+                let acc2 = self.fold_one(a, &mut fold, e, acc_in)?;
+                let one = self.konst(Ty::Int, 1);
+                let next = self.f.reg(Ty::Int);
+                self.push(Inst::Arith {
+                    dst: next,
+                    op: Arith::Add,
+                    a: i,
+                    b: one,
+                });
+                self.end(Term::Jump(Target {
+                    block: BlockId(head as u32),
+                    args: vec![next, acc2],
+                }));
+                self.cur = done;
+                acc_out
+            }
+        };
+        self.finish_fold(a, fold, acc)
+    }
+
+    /// One element of a fold, bound to the binding's local: its filter, then what the kind
+    /// does with it. Returns the accumulator the fold goes on with, in the block it goes on
+    /// from; early results (`any`, `all`, `first`) jump to the fold's exit.
+    fn fold_one(
+        &mut self,
+        a: &crate::ir::Agg,
+        fold: &mut Fold,
+        elem: Reg,
+        acc: Reg,
+    ) -> Result<Reg, String> {
+        use crate::ir::AggKind as K;
+        if self.locals.len() <= fold.slot {
+            self.locals.resize(fold.slot + 1, None);
+        }
+        let saved = self.locals[fold.slot].replace(elem);
+        let acc_ty = self.f.ty(acc);
+        let out = self.f.reg(acc_ty);
+        let cont = self.block(vec![out]);
+        if let Some(filter) = &a.filter {
+            let c = self.expr(filter)?;
+            if self.f.ty(c) != Ty::Bool {
+                return Err("a filter that is not a truth value".into());
+            }
+            let pass = self.block(vec![]);
+            let skip = self.block(vec![]);
+            self.end(Term::Branch {
+                cond: c,
+                yes: Target {
+                    block: BlockId(pass as u32),
+                    args: vec![],
+                },
+                no: Target {
+                    block: BlockId(skip as u32),
+                    args: vec![],
+                },
+            });
+            self.cur = skip;
+            if a.kind == K::All && a.body.is_none() {
+                let f = self.konst(Ty::Bool, 0);
+                self.exit(fold, f)?;
+            } else {
+                self.end(Term::Jump(Target {
+                    block: BlockId(cont as u32),
+                    args: vec![acc],
+                }));
+            }
+            self.cur = pass;
+        }
+        let value = |l: &mut Self| -> Result<Reg, String> {
+            match &a.body {
+                Some(b) => l.expr(b),
+                None => Ok(elem),
+            }
+        };
+        match a.kind {
+            K::Count | K::Sum => {
+                let v = match a.kind {
+                    K::Count => self.konst(Ty::Int, 1),
+                    _ => value(self)?,
+                };
+                if self.f.ty(v) != Ty::Int {
+                    return Err("`sum` of something that is not a number".into());
+                }
+                let dst = self.f.reg(Ty::Int);
+                self.push(Inst::Arith {
+                    dst,
+                    op: Arith::Add,
+                    a: acc,
+                    b: v,
+                });
+                self.end(Term::Jump(Target {
+                    block: BlockId(cont as u32),
+                    args: vec![dst],
+                }));
+            }
+            K::Max | K::Min => {
+                let v = value(self)?;
+                if self.f.ty(v) != Ty::Int {
+                    return Err("`max` / `min` of something that is not a number".into());
+                }
+                // `v + 0` fails on none, as the reference does; the first value is taken as
+                // it is, the later ones compared.
+                let zero = self.konst(Ty::Int, 0);
+                let checked = self.f.reg(Ty::Int);
+                self.push(Inst::Arith {
+                    dst: checked,
+                    op: Arith::Add,
+                    a: v,
+                    b: zero,
+                });
+                let op = if a.kind == K::Max {
+                    Arith::Max
+                } else {
+                    Arith::Min
+                };
+                let none = self.konst(Ty::Int, INT_NONE);
+                let first = self.f.reg(Ty::Bool);
+                self.push(Inst::Cmp {
+                    dst: first,
+                    op: Cmp::Eq,
+                    a: acc,
+                    b: none,
+                });
+                let take = self.block(vec![]);
+                let best = self.block(vec![]);
+                self.end(Term::Branch {
+                    cond: first,
+                    yes: Target {
+                        block: BlockId(take as u32),
+                        args: vec![],
+                    },
+                    no: Target {
+                        block: BlockId(best as u32),
+                        args: vec![],
+                    },
+                });
+                self.cur = take;
+                self.end(Term::Jump(Target {
+                    block: BlockId(cont as u32),
+                    args: vec![checked],
+                }));
+                self.cur = best;
+                let dst = self.f.reg(Ty::Int);
+                self.push(Inst::Arith {
+                    dst,
+                    op,
+                    a: acc,
+                    b: checked,
+                });
+                self.end(Term::Jump(Target {
+                    block: BlockId(cont as u32),
+                    args: vec![dst],
+                }));
+            }
+            K::Any | K::All => {
+                let stop_on = a.kind == K::Any;
+                match &a.body {
+                    None if stop_on => {
+                        let t = self.konst(Ty::Bool, 1);
+                        self.exit(fold, t)?;
+                    }
+                    None => {
+                        self.end(Term::Jump(Target {
+                            block: BlockId(cont as u32),
+                            args: vec![acc],
+                        }));
+                    }
+                    Some(_) => {
+                        let v = value(self)?;
+                        if self.f.ty(v) != Ty::Bool {
+                            return Err(
+                                "`any` / `all` of something that is not a truth value".into()
+                            );
+                        }
+                        let stop = self.block(vec![]);
+                        let go = Target {
+                            block: BlockId(cont as u32),
+                            args: vec![acc],
+                        };
+                        let to_stop = Target {
+                            block: BlockId(stop as u32),
+                            args: vec![],
+                        };
+                        let (yes, no) = if stop_on {
+                            (to_stop, go)
+                        } else {
+                            (go, to_stop)
+                        };
+                        self.end(Term::Branch { cond: v, yes, no });
+                        self.cur = stop;
+                        let r = self.konst(Ty::Bool, stop_on as i64);
+                        self.exit(fold, r)?;
+                    }
+                }
+            }
+            _ => {
+                // `first`: the value of the first element that passes.
+                let v = value(self)?;
+                self.exit(fold, v)?;
+            }
+        }
+        self.locals[fold.slot] = saved;
+        self.cur = cont;
+        Ok(out)
+    }
+
+    /// Ends the current block with a jump to the fold's exit, with `r` as its result.
+    fn exit(&mut self, fold: &mut Fold, r: Reg) -> Result<(), String> {
+        let t = self.f.ty(r);
+        match fold.exit_ty {
+            None => fold.exit_ty = Some(t),
+            Some(e) if e != t => return Err("results of another type".into()),
+            Some(_) => {}
+        }
+        fold.exits.push((self.cur, r));
+        Ok(())
+    }
+
+    /// The fold's result: from the accumulator when every element was seen, from an exit when
+    /// one stopped it; `max`, `min` and `first` take their `else` (or none) without a value.
+    fn finish_fold(&mut self, a: &crate::ir::Agg, fold: Fold, acc: Reg) -> Result<Reg, String> {
+        use crate::ir::AggKind as K;
+        // What the fold gives when it ran to the end, in the current block.
+        let end_value: Option<Reg> = match a.kind {
+            K::Count | K::Sum => Some(acc),
+            K::Any => Some(self.konst(Ty::Bool, 0)),
+            K::All => Some(self.konst(Ty::Bool, 1)),
+            K::Max | K::Min => {
+                // none: the `else`, or none.
+                let none = self.konst(Ty::Int, INT_NONE);
+                let empty = self.f.reg(Ty::Bool);
+                self.push(Inst::Cmp {
+                    dst: empty,
+                    op: Cmp::Eq,
+                    a: acc,
+                    b: none,
+                });
+                let other = match &a.otherwise {
+                    Some(o) => o.clone(),
+                    None => Expr::Lit(Value::None),
+                };
+                // `if empty then else-value else acc`, acc read through a local-free path.
+                let yes = self.block(vec![]);
+                let no = self.block(vec![]);
+                self.end(Term::Branch {
+                    cond: empty,
+                    yes: Target {
+                        block: BlockId(yes as u32),
+                        args: vec![],
+                    },
+                    no: Target {
+                        block: BlockId(no as u32),
+                        args: vec![],
+                    },
+                });
+                let out = self.f.reg(Ty::Int);
+                let join = self.block(vec![out]);
+                self.cur = yes;
+                let o = if matches!(other, Expr::Lit(Value::None)) {
+                    self.konst(Ty::Int, INT_NONE)
+                } else {
+                    self.expr(&other)?
+                };
+                if self.f.ty(o) != Ty::Int {
+                    return Err("an `else` of another type".into());
+                }
+                self.end(Term::Jump(Target {
+                    block: BlockId(join as u32),
+                    args: vec![o],
+                }));
+                self.cur = no;
+                self.end(Term::Jump(Target {
+                    block: BlockId(join as u32),
+                    args: vec![acc],
+                }));
+                self.cur = join;
+                Some(out)
+            }
+            _ => None,
+        };
+        let ty = match (end_value, fold.exit_ty) {
+            (Some(v), _) => self.f.ty(v),
+            (None, Some(t)) => t,
+            (None, None) => match Ty::of(a.binds[0].ty) {
+                Some(t) if a.body.is_none() => t,
+                _ => return Err("a `first` whose type is unknown".into()),
+            },
+        };
+        let end_value = match end_value {
+            Some(v) => v,
+            // `first` that found nothing: its `else`, or none.
+            None => match &a.otherwise {
+                Some(o) if !matches!(o, Expr::Lit(Value::None)) => self.expr(o)?,
+                _ => self.konst(ty, ty.none()),
+            },
+        };
+        if self.f.ty(end_value) != ty || fold.exit_ty.is_some_and(|t| t != ty) {
+            return Err("results of another type".into());
+        }
+        let out = self.f.reg(ty);
+        let join = self.block(vec![out]);
+        self.end(Term::Jump(Target {
+            block: BlockId(join as u32),
+            args: vec![end_value],
+        }));
+        for (blk, r) in fold.exits {
+            self.cur = blk;
+            self.end(Term::Jump(Target {
+                block: BlockId(join as u32),
+                args: vec![r],
+            }));
+        }
+        self.cur = join;
+        Ok(out)
+    }
+}
+
+/// How a loop reads its element from its counter `i`.
+#[derive(Clone, Copy)]
+enum ReadElem {
+    /// `lo + i` (a range).
+    Offset(Reg),
+    /// `i` itself, as a seat or an enum value.
+    Cast(Ty),
+    /// The `i`-th component of a zone instance.
+    ZoneAt(Reg, Ty),
+}
+
+/// A fold being lowered: where its element is bound and the early exits met so far.
+struct Fold {
+    slot: usize,
+    /// Blocks that end the fold early, each with its result (their ends are set last).
+    exits: Vec<(usize, Reg)>,
+    exit_ty: Option<Ty>,
+}
