@@ -429,3 +429,26 @@ fn many_problems_are_counted_and_the_first_ones_kept() {
     assert!(loaded.game.is_none());
     assert_eq!(loaded.diagnostics.errors(), 1000);
 }
+
+/// Functions returning collections and legends are written out where they are used, so
+/// uses inside uses multiply: four uses a level, ten levels deep, would be a million copies.
+/// The checker stops at its limit on written-out text (`check::limit`, about a second in a
+/// debug build) instead of building them, and a legend whose block lays itself out is refused.
+#[test]
+fn nested_write_outs_stop_at_their_limit() {
+    let mut text = String::from(
+        "game \"H\"\nplayers 2\nboard row = grid(3, 1)\nvar n: int\ndef f0(s: row) = [s, s, s, s]\n",
+    );
+    for k in 1..10 {
+        let p = k - 1;
+        text += &format!(
+            "def f{k}(s: row) = paths(t in row, s, 1 where count(x in f{p}(t)) > 0 \
+             and count(y in f{p}(t)) > 0 and count(z in f{p}(t)) > 0 and count(w in f{p}(t)) > 0)\n"
+        );
+    }
+    text +=
+        "legend l(s in row) { \"x\" { n += 1 l \"x2\" } }\nflow { n = count(s in f9(a1)) end }\n";
+    let found = small_stack(move || codes(&text));
+    assert!(found.contains(&Code::Limit), "{found:?}");
+    assert!(found.contains(&Code::Layout), "{found:?}");
+}

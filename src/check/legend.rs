@@ -120,6 +120,7 @@ impl Checker {
         for i in 0..self.legends.len() {
             let l = self.legends[i].clone();
             let ty = l.board.map_or(Type::Any, Type::Space);
+            self.legend_stack.push(i as u16);
             for (_, block) in &l.entries {
                 self.begin_locals();
                 self.bind_local_at(&l.var, ty, "binding");
@@ -127,6 +128,7 @@ impl Checker {
                 self.block(block, &mut code, &mut vec![]);
                 self.end_locals();
             }
+            self.legend_stack.pop();
         }
     }
 
@@ -153,19 +155,34 @@ impl Checker {
         };
         self.used.insert(Global::Legend(id));
         self.note_use(name.span, names::Target::Global(Global::Legend(id)));
+        if self.legend_stack.contains(&id) {
+            let p = self.error(
+                Code::Layout,
+                name.span,
+                format!("legend `{}` lays itself out", name.name),
+                "inside its own block",
+            );
+            p.help =
+                Some("a legend's block may not lay out a position with the same legend".into());
+            return;
+        }
         let l = self.legends[id as usize].clone();
         let Some(b) = l.board else { return };
         let Some(found) = self.read_layout(&l, b, text, at) else {
             return;
         };
-        for (k, (_, block)) in l.entries.iter().enumerate() {
-            let spaces: Vec<Expr> = found
-                .iter()
-                .filter(|(_, e)| *e == k)
-                .map(|&(s, _)| Expr::Lit(Value::Space(b, s)))
-                .collect();
+        // The spaces of each entry, in board order.
+        let mut per: Vec<Vec<Expr>> = vec![vec![]; l.entries.len()];
+        for &(s, k) in &found {
+            per[k].push(Expr::Lit(Value::Space(b, s)));
+        }
+        self.legend_stack.push(id);
+        for (spaces, (_, block)) in per.into_iter().zip(&l.entries) {
             if spaces.is_empty() {
                 continue;
+            }
+            if !self.write_out(block.span, at) {
+                break;
             }
             // The block reads the legend's name and the globals, not the caller's names; what
             // it binds takes slots after the caller's.
@@ -185,6 +202,7 @@ impl Checker {
             self.scopes = outer;
             self.next_local = mark;
         }
+        self.legend_stack.pop();
     }
 
     /// The spaces a text names, each with the index of its legend entry, in board order; a
@@ -197,15 +215,13 @@ impl Checker {
         at: ast::Span,
     ) -> Option<Vec<(u32, usize)>> {
         let board = &self.game.boards[b];
-        let mut rows: Vec<(u32, Vec<(u32, u32)>)> = vec![];
+        let mut by_row: std::collections::BTreeMap<u32, Vec<(u32, u32)>> = Default::default();
         for s in 0..board.len() {
             let (c, r) = board.coord(s)?;
-            match rows.iter_mut().find(|(row, _)| *row == r) {
-                Some((_, v)) => v.push((c, s)),
-                None => rows.push((r, vec![(c, s)])),
-            }
+            by_row.entry(r).or_default().push((c, s));
         }
-        rows.sort_by_key(|r| std::cmp::Reverse(r.0));
+        // From the last row (the top) down, each by increasing column.
+        let mut rows: Vec<(u32, Vec<(u32, u32)>)> = by_row.into_iter().rev().collect();
         for (_, v) in &mut rows {
             v.sort();
         }
@@ -272,8 +288,7 @@ impl Checker {
                     format!("`{c}` is not in legend `{}`", l.name),
                     "not in the legend",
                 );
-                let mut keys: String = l.entries.iter().map(|(e, _)| *e).collect();
-                keys.truncate(64);
+                let keys: String = l.entries.iter().map(|(e, _)| *e).take(64).collect();
                 p.help = Some(format!(
                     "its characters are `{keys}`; a number leaves that many spaces as they are, `/` starts the next row"
                 ));

@@ -209,6 +209,11 @@ pub(crate) struct Checker {
     pub(crate) coll_defs: HashMap<DefId, lower::CollDef>,
     /// The functions returning collections being inlined (one that reaches itself is refused).
     pub(crate) coll_stack: Vec<DefId>,
+    /// The legends being laid out (one whose block lays itself out is refused).
+    pub(crate) legend_stack: Vec<u16>,
+    /// Bytes of text written out where used so far ([`ir::MAX_WRITTEN_OUT`]); set past it
+    /// once the limit is reported.
+    pub(crate) written_out: usize,
     /// Legends of positions written as text (`Global::Legend` indexes them).
     pub(crate) legends: Vec<legend::LegendDef>,
     /// The actions declared as `procedure`s: run by a call statement, never offered.
@@ -314,6 +319,8 @@ impl Checker {
             can_stack: Vec::new(),
             coll_defs: HashMap::new(),
             coll_stack: Vec::new(),
+            legend_stack: Vec::new(),
+            written_out: 0,
             legends: Vec::new(),
             procedures: HashSet::new(),
             can_cycle: None,
@@ -603,6 +610,38 @@ impl Checker {
         self.next_local = self.next_local.saturating_add(n);
         self.max_local = self.max_local.max(self.next_local);
         slot
+    }
+
+    /// Counts `span`'s text as written out once more where it is used; false (and
+    /// `check::limit` at `at`, once) past [`ir::MAX_WRITTEN_OUT`] in all.
+    pub(crate) fn write_out(&mut self, span: ast::Span, at: ast::Span) -> bool {
+        if self.written_out > ir::MAX_WRITTEN_OUT {
+            return false;
+        }
+        self.written_out = self
+            .written_out
+            .saturating_add(span.end.saturating_sub(span.start));
+        if self.written_out <= ir::MAX_WRITTEN_OUT {
+            return true;
+        }
+        self.quiet_error_anyway(
+            at,
+            format!(
+                "functions, legends and `can` written out where they are used come to more than {} bytes of text",
+                ir::MAX_WRITTEN_OUT
+            ),
+        );
+        false
+    }
+
+    /// A `check::limit` problem reported even inside a quiet pass (a limit is met once).
+    fn quiet_error_anyway(&mut self, at: ast::Span, message: String) {
+        let quiet = std::mem::replace(&mut self.quiet, 0);
+        let p = self.error(Code::Limit, at, message, "written out past the limit here");
+        p.help = Some(
+            "a function returning a collection, a legend's block or an action `can` asks about is written out at each use, uses inside uses included: use them less deeply nested".into(),
+        );
+        self.quiet = quiet;
     }
 
     pub(crate) fn lookup_local(&self, name: &str) -> Option<&Local> {

@@ -33,3 +33,8 @@ pub const MAX_MEMORY_WIDTH: usize = 10_000;
 /// The most values the memories of one match hold together (every position remembered, of
 /// every memory): past it, `remember` is a run-time limit error.
 pub const MAX_MEMORY_VALUES: usize = 1_000_000;
+/// Text the checker writes out where it is used, in all, per file: the bodies of functions
+/// returning collections at their calls, legends' blocks at their positions, the guards
+/// `can` asks about (a use inside a use is counted again, so nesting cannot multiply it
+/// past this).
+pub const MAX_WRITTEN_OUT: usize = 4 * 1024 * 1024;

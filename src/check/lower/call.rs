@@ -650,6 +650,11 @@ impl Checker {
             let Some((params, guard, _)) = self.action_asts.get(&id).cloned() else {
                 return fail;
             };
+            if let Some(g) = &guard {
+                if !self.write_out(g.span, a.span) {
+                    return fail;
+                }
+            }
             let test = ast::Expr {
                 kind: if params.is_empty() {
                     match guard {

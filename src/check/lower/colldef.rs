@@ -138,6 +138,9 @@ impl Checker {
             );
             return empty;
         }
+        if !self.write_out(def.body.span, span) {
+            return empty;
+        }
         let mut aliases = Vec::with_capacity(args.len());
         for ((p, t), a) in def.params.iter().zip(args) {
             let (x, ta) = self.expr(a);
