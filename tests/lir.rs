@@ -205,7 +205,7 @@ fn the_verifier_refuses_a_register_read_outside_its_block() {
 
 #[test]
 fn what_is_not_built_is_refused_with_its_reason() {
-    let text = "game \"T\"\nplayers 2\nboard grid = grid(3, 3)\nvar v[grid]: int\naction a() where any(s in grid: v[s] > 0) { }\nflow { choose { a } end }\n";
+    let text = "game \"T\"\nplayers 2\nboard grid = grid(3, 3)\nvar v[grid]: int\naction a() where any(s in adjacent(b2): v[s] > 0) { }\nflow { choose { a } end }\n";
     let g = rulebook::load("t.rules", text).game.expect("checks");
     let guard = g
         .actions

@@ -176,6 +176,12 @@ pub(crate) fn step(
         },
         Inst::Unary { op, a, .. } => unary(g, env, op, ty(a), r(a))?,
         Inst::Cast { a, .. } => r(a),
+        Inst::Closed { space, .. } => {
+            let (Ty::Space(b), s) = (ty(space), r(space)) else {
+                return Err(Fail::Type);
+            };
+            (s != ID_NONE && closed(g, env, b, s as u32)) as i64
+        }
         Inst::ZoneAt { zone, k, .. } => {
             let (z, k) = (r(zone), r(k));
             if z == ID_NONE || k < 0 {
@@ -293,10 +299,15 @@ fn step_space(g: &Game, env: &dyn Env, b: crate::ir::BoardId, from: u32, dir: u1
     if t == crate::ir::NO_SPACE {
         return None;
     }
+    (!closed(g, env, b, t)).then_some(t)
+}
+
+/// Whether a space is closed in this match (its board's `closed [...] when FLAG`).
+fn closed(g: &Game, env: &dyn Env, b: crate::ir::BoardId, s: u32) -> bool {
+    let board = &g.boards[b];
     let on = match board.geo.closed_when {
         None => true,
         Some((c, want)) => env.constant(c) == Value::Bool(want),
     };
-    let closed = on && board.geo.closed.get(t as usize).copied().unwrap_or(false);
-    (!closed).then_some(t)
+    on && board.geo.closed.get(s as usize).copied().unwrap_or(false)
 }

@@ -245,6 +245,8 @@ pub enum Inst {
     Cast { dst: Reg, a: Reg },
     /// The `k`-th component of a zone instance from the bottom (`k` below its count).
     ZoneAt { dst: Reg, zone: Reg, k: Reg },
+    /// Whether a space is out of play in this match (a closed space, 3.5.3 of the reference).
+    Closed { dst: Reg, space: Reg },
 }
 
 /// What [`Inst::Held`] reads of a zone instance.
@@ -290,7 +292,8 @@ impl Inst {
             | Inst::Held { dst, .. }
             | Inst::Place { dst, .. }
             | Inst::Cast { dst, .. }
-            | Inst::ZoneAt { dst, .. } => dst,
+            | Inst::ZoneAt { dst, .. }
+            | Inst::Closed { dst, .. } => dst,
         }
     }
 
@@ -317,6 +320,7 @@ impl Inst {
             Inst::Held { zone, .. } => f(zone),
             Inst::Place { comp, .. } => f(comp),
             Inst::Cast { a, .. } => f(a),
+            Inst::Closed { space, .. } => f(space),
             Inst::ZoneAt { zone, k, .. } => {
                 f(zone);
                 f(k)

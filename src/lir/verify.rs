@@ -262,6 +262,10 @@ fn check_types(f: &Func, g: &Game, inst: &Inst) -> Result<(), String> {
             )
         }
         Inst::Cast { .. } => Ok(()),
+        Inst::Closed { dst, space } => want(
+            t(dst) == Ty::Bool && matches!(t(space), Ty::Space(_)),
+            "closedness of something that is not a space",
+        ),
         Inst::ZoneAt { dst, zone, k } => {
             let Ty::Zone(ct) = t(zone) else {
                 return Err("a component of something that is not a zone".into());

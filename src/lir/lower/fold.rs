@@ -140,7 +140,31 @@ impl Lower<'_> {
                         });
                         (n, ReadElem::ZoneAt(zone, elem_ty))
                     }
+                    Coll::Board(b) => {
+                        let n = self.konst(Ty::Int, self.g.boards[*b].len() as i64);
+                        (n, ReadElem::Cast(elem_ty))
+                    }
+                    Coll::Type(t) => {
+                        // Every component of the type, in table order: a loop when their ids
+                        // follow one another.
+                        let ids: Vec<u32> = (self.g.comps.ids())
+                            .filter(|c| self.g.comps[*c].ty == *t)
+                            .map(|c| c.0)
+                            .collect();
+                        let lo = ids.first().copied().unwrap_or(0);
+                        if ids.iter().enumerate().any(|(k, &c)| c != lo + k as u32) {
+                            return Err("components of a type whose ids do not follow".into());
+                        }
+                        let n = self.konst(Ty::Int, ids.len() as i64);
+                        let lo = self.konst(Ty::Int, lo as i64);
+                        (n, ReadElem::OffsetCast(lo, elem_ty))
+                    }
                     _ => return Err("an aggregate over this kind of collection".into()),
+                };
+                // A board's closed spaces are passed over (they may close by a variant).
+                let skip_closed = match coll {
+                    Coll::Board(b) => self.g.boards[*b].geo.closed.iter().any(|&c| c),
+                    _ => false,
                 };
                 // head(i, acc): i < n ? body : done(acc)
                 let zero = self.konst(Ty::Int, 0);
@@ -192,8 +216,44 @@ impl Lower<'_> {
                         let dst = self.f.reg(t);
                         self.push(Inst::ZoneAt { dst, zone, k: i })
                     }
+                    ReadElem::OffsetCast(lo, t) => {
+                        let at = self.f.reg(Ty::Int);
+                        self.push(Inst::Arith {
+                            dst: at,
+                            op: Arith::Add,
+                            a: lo,
+                            b: i,
+                        });
+                        let dst = self.f.reg(t);
+                        self.push(Inst::Cast { dst, a: at })
+                    }
                 };
+                // next(acc): i + 1, back to the head.
+                let acc_next = self.f.reg(acc_ty);
+                let next_blk = self.block(vec![acc_next]);
+                if skip_closed {
+                    let c = self.f.reg(Ty::Bool);
+                    self.push(Inst::Closed { dst: c, space: e });
+                    let open = self.block(vec![]);
+                    self.end(Term::Branch {
+                        cond: c,
+                        yes: Target {
+                            block: BlockId(next_blk as u32),
+                            args: vec![acc_in],
+                        },
+                        no: Target {
+                            block: BlockId(open as u32),
+                            args: vec![],
+                        },
+                    });
+                    self.cur = open;
+                }
                 let acc2 = self.fold_one(a, &mut fold, e, acc_in)?;
+                self.end(Term::Jump(Target {
+                    block: BlockId(next_blk as u32),
+                    args: vec![acc2],
+                }));
+                self.cur = next_blk;
                 let one = self.konst(Ty::Int, 1);
                 let next = self.f.reg(Ty::Int);
                 self.push(Inst::Arith {
@@ -204,7 +264,7 @@ impl Lower<'_> {
                 });
                 self.end(Term::Jump(Target {
                     block: BlockId(head as u32),
-                    args: vec![next, acc2],
+                    args: vec![next, acc_next],
                 }));
                 self.cur = done;
                 acc_out
@@ -519,6 +579,8 @@ enum ReadElem {
     Cast(Ty),
     /// The `i`-th component of a zone instance.
     ZoneAt(Reg, Ty),
+    /// `lo + i`, as a component.
+    OffsetCast(Reg, Ty),
 }
 
 /// A fold being lowered: where its element is bound and the early exits met so far.

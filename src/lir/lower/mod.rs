@@ -7,9 +7,10 @@
 //! [`MAX_INLINE`] deep), zones and the built-in functions of one value (`abs`, `next`, `prev`,
 //! `seat`, `ord`, `col`, `row`, `opposite`, `max`, `min`, `step`, `count`, `empty`, `top`,
 //! `bottom`, `owner`, `space_of`, `zone_of`), and folds of one binding over a range, the
-//! players, an enum, a zone or a list (`fold.rs`). Anything else is refused with the reason
+//! players, an enum, a board (its closed spaces passed over), the components of a type, a zone
+//! or a list (`fold.rs`). Anything else is refused with the reason
 //! (the engine keeps running it its own way): `repeated`, folds of several bindings or over
-//! boards, rays, paths and groups, `line`, `connected`, `majority`, `best_sets`, `after`.
+//! `adjacent`, rays, paths and groups, `line`, `connected`, `majority`, `best_sets`, `after`.
 
 use super::*;
 use crate::ir::{Expr, Game};
