@@ -1,6 +1,7 @@
-//! Folds (`count`, `sum`, `max`, `min`, `any`, `all`, `first`) of one binding, lowered to
-//! loops whose counter and accumulator are the parameters of their head block, or, over a
-//! list, to its elements folded one after another.
+//! Folds (`count`, `sum`, `max`, `min`, `any`, `all`, `first`), lowered to loops whose
+//! counter and accumulator are the parameters of their head block, one inside another for
+//! several bindings (the last varying fastest), or, over a list, to its elements folded one
+//! after another.
 
 use super::*;
 
@@ -10,17 +11,16 @@ impl Lower<'_> {
     /// are the parameters of its head block; a list's elements are all computed first (as
     /// the reference lists a collection before folding it), then folded one after another.
     pub(super) fn aggregate(&mut self, a: &crate::ir::Agg) -> Result<Reg, String> {
-        use crate::ir::{AggKind as K, Coll};
+        use crate::ir::AggKind as K;
         if !matches!(
             a.kind,
             K::Count | K::Sum | K::Max | K::Min | K::Any | K::All | K::First
         ) {
             return Err("an aggregate".into());
         }
-        let [bind] = a.binds.as_slice() else {
-            return Err("an aggregate of several bindings".into());
-        };
-        let elem_ty = Ty::of(bind.ty).ok_or("a binding without an unboxed type")?;
+        if a.binds.is_empty() {
+            return Err("an aggregate without a binding".into());
+        }
         let acc_ty = match a.kind {
             K::Count | K::Sum | K::Max | K::Min => Ty::Int,
             _ => Ty::Bool,
@@ -32,12 +32,29 @@ impl Lower<'_> {
         // The value a `first` gives: its body's type, found by lowering nothing yet; the
         // exit block's parameter is made when the first exit is met.
         let mut fold = Fold {
-            slot: bind.slot as usize,
             exits: vec![],
             exit_ty: None,
         };
         let acc0 = self.konst(acc_ty, init);
-        let acc = match &bind.coll {
+        let acc = self.fold_binding(a, &mut fold, 0, acc0)?;
+        self.finish_fold(a, fold, acc)
+    }
+
+    /// The loop (or, over a list, the sequence) of binding `k` of a fold, from accumulator
+    /// `acc0`; each element goes to the next binding's loop, or, for the last, to
+    /// [`Lower::fold_one`]. Returns the accumulator after it, in the block that goes on.
+    fn fold_binding(
+        &mut self,
+        a: &crate::ir::Agg,
+        fold: &mut Fold,
+        k: usize,
+        acc0: Reg,
+    ) -> Result<Reg, String> {
+        use crate::ir::Coll;
+        let bind = &a.binds[k];
+        let elem_ty = Ty::of(bind.ty).ok_or("a binding without an unboxed type")?;
+        let acc_ty = self.f.ty(acc0);
+        Ok(match &bind.coll {
             Coll::List(xs) => {
                 let mut elems = Vec::with_capacity(xs.len());
                 for x in xs {
@@ -48,7 +65,7 @@ impl Lower<'_> {
                     if self.f.ty(e) != elem_ty {
                         return Err("a list of another type".into());
                     }
-                    acc = self.fold_one(a, &mut fold, e, acc)?;
+                    acc = self.fold_elem(a, fold, k, e, acc)?;
                 }
                 acc
             }
@@ -248,7 +265,7 @@ impl Lower<'_> {
                     });
                     self.cur = open;
                 }
-                let acc2 = self.fold_one(a, &mut fold, e, acc_in)?;
+                let acc2 = self.fold_elem(a, fold, k, e, acc_in)?;
                 self.end(Term::Jump(Target {
                     block: BlockId(next_blk as u32),
                     args: vec![acc2],
@@ -269,25 +286,47 @@ impl Lower<'_> {
                 self.cur = done;
                 acc_out
             }
-        };
-        self.finish_fold(a, fold, acc)
+        })
     }
 
-    /// One element of a fold, bound to the binding's local: its filter, then what the kind
-    /// does with it. Returns the accumulator the fold goes on with, in the block it goes on
-    /// from; early results (`any`, `all`, `first`) jump to the fold's exit.
-    fn fold_one(
+    /// One element of binding `k`: bound to its local, then folded by the next binding, or,
+    /// for the last, by [`Lower::fold_one`].
+    fn fold_elem(
         &mut self,
         a: &crate::ir::Agg,
         fold: &mut Fold,
+        k: usize,
         elem: Reg,
         acc: Reg,
     ) -> Result<Reg, String> {
-        use crate::ir::AggKind as K;
-        if self.locals.len() <= fold.slot {
-            self.locals.resize(fold.slot + 1, None);
+        let slot = a.binds[k].slot as usize;
+        if self.locals.len() <= slot {
+            self.locals.resize(slot + 1, None);
         }
-        let saved = self.locals[fold.slot].replace(elem);
+        let saved = self.locals[slot].replace(elem);
+        let out = if k + 1 < a.binds.len() {
+            self.fold_binding(a, fold, k + 1, acc)
+        } else {
+            self.fold_one(a, fold, acc)
+        };
+        self.locals[slot] = saved;
+        out
+    }
+
+    /// One combination of a fold's bindings (bound to their locals): its filter, then what
+    /// the kind does with it. Returns the accumulator the fold goes on with, in the block it goes on
+    /// from; early results (`any`, `all`, `first`) jump to the fold's exit.
+    fn fold_one(&mut self, a: &crate::ir::Agg, fold: &mut Fold, acc: Reg) -> Result<Reg, String> {
+        use crate::ir::AggKind as K;
+        // Without `: value`, the value is the first binding's element.
+        let elem = match a
+            .binds
+            .first()
+            .and_then(|b| self.locals.get(b.slot as usize))
+        {
+            Some(Some(r)) => *r,
+            _ => return Err("a fold's element without a register".into()),
+        };
         let acc_ty = self.f.ty(acc);
         let out = self.f.reg(acc_ty);
         let cont = self.block(vec![out]);
@@ -454,7 +493,6 @@ impl Lower<'_> {
                 self.exit(fold, v)?;
             }
         }
-        self.locals[fold.slot] = saved;
         self.cur = cont;
         Ok(out)
     }
@@ -585,7 +623,6 @@ enum ReadElem {
 
 /// A fold being lowered: where its element is bound and the early exits met so far.
 struct Fold {
-    slot: usize,
     /// Blocks that end the fold early, each with its result (their ends are set last).
     exits: Vec<(usize, Reg)>,
     exit_ty: Option<Ty>,

@@ -6,11 +6,10 @@
 //! blocks of their own), `if`, calls of functions, written out in place (at most
 //! [`MAX_INLINE`] deep), zones and the built-in functions of one value (`abs`, `next`, `prev`,
 //! `seat`, `ord`, `col`, `row`, `opposite`, `max`, `min`, `step`, `count`, `empty`, `top`,
-//! `bottom`, `owner`, `space_of`, `zone_of`), and folds of one binding over a range, the
+//! `bottom`, `owner`, `space_of`, `zone_of`), and folds (of any number of bindings) over a range, the
 //! players, an enum, a board (its closed spaces passed over), the components of a type, a zone
 //! or a list (`fold.rs`). Anything else is refused with the reason
-//! (the engine keeps running it its own way): `repeated`, folds of several bindings or over
-//! `adjacent`, rays, paths and groups, `line`, `connected`, `majority`, `best_sets`, `after`.
+//! (the engine keeps running it its own way): `repeated`, folds over `adjacent`, rays, paths and groups, `line`, `connected`, `majority`, `best_sets`, `after`.
 
 use super::*;
 use crate::ir::{Expr, Game};
