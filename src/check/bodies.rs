@@ -315,6 +315,57 @@ impl Checker {
         s.locals = locals;
     }
 
+    /// Names an action (or a procedure: an action no choice lists) with its arity; its
+    /// parameters, guard and effect are filled in when its body is lowered.
+    pub(super) fn declare_action(
+        &mut self,
+        name: &ast::Ident,
+        arity: usize,
+        sequence: bool,
+        window: Option<bool>,
+    ) -> ir::ActionId {
+        let id = self.game.actions.next_id();
+        self.action_arity.insert(id, arity);
+        self.define(name, Global::Action(id));
+        self.game.actions.push(ir::ActionDef {
+            name: name.name.clone(),
+            params: vec![],
+            guard: None,
+            guard_span: None,
+            guard_parts: vec![],
+            offered: window.is_some(),
+            sequence,
+            window,
+            proc: ir::ProcId(0),
+            span: name.span,
+        });
+        id
+    }
+
+    /// `check::arity` past [`ir::MAX_ARGS`] parameters.
+    fn at_most_args(&mut self, name: &ast::Ident, n: usize, what: &str) {
+        if n > ir::MAX_ARGS {
+            self.error(
+                Code::Arity,
+                name.span,
+                format!("{what} takes at most {} parameters", ir::MAX_ARGS),
+                "too many parameters",
+            );
+        }
+    }
+
+    /// The effect of an action or a procedure, its locals counted: a new procedure of code.
+    fn effect_proc(&mut self, name: &ast::Ident, code: Vec<ir::Instr>) -> ir::ProcId {
+        let locals = self.end_locals();
+        let proc = self.game.procs.next_id();
+        self.game.procs.push(ir::Proc {
+            name: name.name.clone(),
+            code,
+            locals,
+        });
+        proc
+    }
+
     /// A procedure: an action never offered, whose parameters are typed values (a range
     /// type keeps its bounds, checked when it is run, as `do` checks an action's range).
     fn procedure_body(
@@ -326,14 +377,7 @@ impl Checker {
         let Some((Global::Action(a), _)) = self.globals.get(&name.name).copied() else {
             return;
         };
-        if params.len() > ir::MAX_ARGS {
-            self.error(
-                Code::Arity,
-                name.span,
-                format!("a procedure takes at most {} parameters", ir::MAX_ARGS),
-                "too many parameters",
-            );
-        }
+        self.at_most_args(name, params.len(), "a procedure");
         self.begin_locals();
         let mut binds = vec![];
         let mut tys = vec![];
@@ -359,13 +403,7 @@ impl Checker {
         self.action_params.insert(a, tys);
         let mut code = vec![];
         self.block(body, &mut code, &mut vec![]);
-        let locals = self.end_locals();
-        let proc = self.game.procs.next_id();
-        self.game.procs.push(ir::Proc {
-            name: name.name.clone(),
-            code,
-            locals,
-        });
+        let proc = self.effect_proc(name, code);
         let act = &mut self.game.actions[a];
         act.params = binds;
         act.proc = proc;
@@ -381,14 +419,7 @@ impl Checker {
         let Some((Global::Action(a), _)) = self.globals.get(&name.name).copied() else {
             return;
         };
-        if params.len() > ir::MAX_ARGS {
-            self.error(
-                Code::Arity,
-                name.span,
-                format!("an action takes at most {} parameters", ir::MAX_ARGS),
-                "too many parameters",
-            );
-        }
+        self.at_most_args(name, params.len(), "an action");
         self.begin_locals();
         // A `can` naming this action inside its own parameters or guard would ask itself.
         self.can_stack.push(a);
@@ -410,13 +441,7 @@ impl Checker {
         self.in_sequence = self.game.actions[a].sequence;
         self.block(body, &mut code, &mut vec![]);
         self.in_sequence = false;
-        let locals = self.end_locals();
-        let proc = self.game.procs.next_id();
-        self.game.procs.push(ir::Proc {
-            name: name.name.clone(),
-            code,
-            locals,
-        });
+        let proc = self.effect_proc(name, code);
         let act = &mut self.game.actions[a];
         act.params = binds;
         act.guard = g;

@@ -341,22 +341,8 @@ impl Checker {
                     });
                 }
                 ast::DeclKind::Procedure { name, params, .. } => {
-                    let id = self.game.actions.next_id();
-                    self.action_arity.insert(id, params.len());
-                    self.define(name, Global::Action(id));
+                    let id = self.declare_action(name, params.len(), false, None);
                     self.procedures.insert(id);
-                    self.game.actions.push(ir::ActionDef {
-                        name: name.name.clone(),
-                        params: vec![],
-                        guard: None,
-                        guard_span: None,
-                        guard_parts: vec![],
-                        offered: false,
-                        sequence: false,
-                        window: None,
-                        proc: ir::ProcId(0),
-                        span: name.span,
-                    });
                 }
                 ast::DeclKind::Set { name, params, .. } => {
                     let id = self.game.sets.next_id();
@@ -395,23 +381,9 @@ impl Checker {
                             None
                         }
                     };
-                    let id = self.game.actions.next_id();
-                    self.action_arity.insert(id, params.len());
+                    let id = self.declare_action(name, params.len(), *sequence, window);
                     self.action_asts
                         .insert(id, (params.clone(), guard.clone(), name.span));
-                    self.define(name, Global::Action(id));
-                    self.game.actions.push(ir::ActionDef {
-                        name: name.name.clone(),
-                        params: vec![],
-                        guard: None,
-                        guard_span: None,
-                        guard_parts: vec![],
-                        offered: window.is_some(),
-                        sequence: *sequence,
-                        window,
-                        proc: ir::ProcId(0),
-                        span: name.span,
-                    });
                 }
                 _ => {}
             }

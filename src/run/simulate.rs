@@ -26,7 +26,7 @@ pub struct Options<'a> {
     pub max_turns: Option<u64>,
     /// Read the lead (the `heuristic`, else the `score`) before every player decision for
     /// the measures of play ([`super::play`]): costly in games whose formula walks the board
-    /// (Omega Shift's 3,000 games: 2.3 s of CPU instead of 1.9 s), so asked for (`simulate --lead`).
+    /// (a card game's 3,000 games: 2.3 s of CPU instead of 1.9 s), so asked for (`simulate --lead`).
     pub lead: bool,
 }
 
