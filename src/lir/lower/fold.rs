@@ -96,17 +96,7 @@ impl Lower<'_> {
                         });
                         let fail = self.block(vec![]);
                         let fine = self.block(vec![]);
-                        self.end(Term::Branch {
-                            cond: long,
-                            yes: Target {
-                                block: BlockId(fail as u32),
-                                args: vec![],
-                            },
-                            no: Target {
-                                block: BlockId(fine as u32),
-                                args: vec![],
-                            },
-                        });
+                        self.branch(long, (fail, vec![]), (fine, vec![]));
                         self.cur = fail;
                         self.end(Term::Fail(Fail::Limit));
                         self.cur = fine;
@@ -188,10 +178,7 @@ impl Lower<'_> {
                 let i = self.f.reg(Ty::Int);
                 let acc_in = self.f.reg(acc_ty);
                 let head = self.block(vec![i, acc_in]);
-                self.end(Term::Jump(Target {
-                    block: BlockId(head as u32),
-                    args: vec![zero, acc0],
-                }));
+                self.goto(head, vec![zero, acc0]);
                 self.cur = head;
                 let more = self.f.reg(Ty::Bool);
                 self.push(Inst::Cmp {
@@ -203,17 +190,7 @@ impl Lower<'_> {
                 let body = self.block(vec![]);
                 let acc_out = self.f.reg(acc_ty);
                 let done = self.block(vec![acc_out]);
-                self.end(Term::Branch {
-                    cond: more,
-                    yes: Target {
-                        block: BlockId(body as u32),
-                        args: vec![],
-                    },
-                    no: Target {
-                        block: BlockId(done as u32),
-                        args: vec![acc_in],
-                    },
-                });
+                self.branch(more, (body, vec![]), (done, vec![acc_in]));
                 self.cur = body;
                 let e = match read {
                     ReadElem::Offset(lo) => {
@@ -252,24 +229,11 @@ impl Lower<'_> {
                     let c = self.f.reg(Ty::Bool);
                     self.push(Inst::Closed { dst: c, space: e });
                     let open = self.block(vec![]);
-                    self.end(Term::Branch {
-                        cond: c,
-                        yes: Target {
-                            block: BlockId(next_blk as u32),
-                            args: vec![acc_in],
-                        },
-                        no: Target {
-                            block: BlockId(open as u32),
-                            args: vec![],
-                        },
-                    });
+                    self.branch(c, (next_blk, vec![acc_in]), (open, vec![]));
                     self.cur = open;
                 }
                 let acc2 = self.fold_elem(a, fold, k, e, acc_in)?;
-                self.end(Term::Jump(Target {
-                    block: BlockId(next_blk as u32),
-                    args: vec![acc2],
-                }));
+                self.goto(next_blk, vec![acc2]);
                 self.cur = next_blk;
                 let one = self.konst(Ty::Int, 1);
                 let next = self.f.reg(Ty::Int);
@@ -279,10 +243,7 @@ impl Lower<'_> {
                     a: i,
                     b: one,
                 });
-                self.end(Term::Jump(Target {
-                    block: BlockId(head as u32),
-                    args: vec![next, acc_next],
-                }));
+                self.goto(head, vec![next, acc_next]);
                 self.cur = done;
                 acc_out
             }
@@ -337,26 +298,13 @@ impl Lower<'_> {
             }
             let pass = self.block(vec![]);
             let skip = self.block(vec![]);
-            self.end(Term::Branch {
-                cond: c,
-                yes: Target {
-                    block: BlockId(pass as u32),
-                    args: vec![],
-                },
-                no: Target {
-                    block: BlockId(skip as u32),
-                    args: vec![],
-                },
-            });
+            self.branch(c, (pass, vec![]), (skip, vec![]));
             self.cur = skip;
             if a.kind == K::All && a.body.is_none() {
                 let f = self.konst(Ty::Bool, 0);
                 self.exit(fold, f)?;
             } else {
-                self.end(Term::Jump(Target {
-                    block: BlockId(cont as u32),
-                    args: vec![acc],
-                }));
+                self.goto(cont, vec![acc]);
             }
             self.cur = pass;
         }
@@ -382,10 +330,7 @@ impl Lower<'_> {
                     a: acc,
                     b: v,
                 });
-                self.end(Term::Jump(Target {
-                    block: BlockId(cont as u32),
-                    args: vec![dst],
-                }));
+                self.goto(cont, vec![dst]);
             }
             K::Max | K::Min => {
                 let v = value(self)?;
@@ -417,22 +362,9 @@ impl Lower<'_> {
                 });
                 let take = self.block(vec![]);
                 let best = self.block(vec![]);
-                self.end(Term::Branch {
-                    cond: first,
-                    yes: Target {
-                        block: BlockId(take as u32),
-                        args: vec![],
-                    },
-                    no: Target {
-                        block: BlockId(best as u32),
-                        args: vec![],
-                    },
-                });
+                self.branch(first, (take, vec![]), (best, vec![]));
                 self.cur = take;
-                self.end(Term::Jump(Target {
-                    block: BlockId(cont as u32),
-                    args: vec![checked],
-                }));
+                self.goto(cont, vec![checked]);
                 self.cur = best;
                 let dst = self.f.reg(Ty::Int);
                 self.push(Inst::Arith {
@@ -441,10 +373,7 @@ impl Lower<'_> {
                     a: acc,
                     b: checked,
                 });
-                self.end(Term::Jump(Target {
-                    block: BlockId(cont as u32),
-                    args: vec![dst],
-                }));
+                self.goto(cont, vec![dst]);
             }
             K::Any | K::All => {
                 let stop_on = a.kind == K::Any;
@@ -454,10 +383,7 @@ impl Lower<'_> {
                         self.exit(fold, t)?;
                     }
                     None => {
-                        self.end(Term::Jump(Target {
-                            block: BlockId(cont as u32),
-                            args: vec![acc],
-                        }));
+                        self.goto(cont, vec![acc]);
                     }
                     Some(_) => {
                         let v = value(self)?;
@@ -467,20 +393,13 @@ impl Lower<'_> {
                             );
                         }
                         let stop = self.block(vec![]);
-                        let go = Target {
-                            block: BlockId(cont as u32),
-                            args: vec![acc],
-                        };
-                        let to_stop = Target {
-                            block: BlockId(stop as u32),
-                            args: vec![],
-                        };
+                        let (go, to_stop) = ((cont, vec![acc]), (stop, vec![]));
                         let (yes, no) = if stop_on {
                             (to_stop, go)
                         } else {
                             (go, to_stop)
                         };
-                        self.end(Term::Branch { cond: v, yes, no });
+                        self.branch(v, yes, no);
                         self.cur = stop;
                         let r = self.konst(Ty::Bool, stop_on as i64);
                         self.exit(fold, r)?;
@@ -535,17 +454,7 @@ impl Lower<'_> {
                 // `if empty then else-value else acc`, acc read through a local-free path.
                 let yes = self.block(vec![]);
                 let no = self.block(vec![]);
-                self.end(Term::Branch {
-                    cond: empty,
-                    yes: Target {
-                        block: BlockId(yes as u32),
-                        args: vec![],
-                    },
-                    no: Target {
-                        block: BlockId(no as u32),
-                        args: vec![],
-                    },
-                });
+                self.branch(empty, (yes, vec![]), (no, vec![]));
                 let out = self.f.reg(Ty::Int);
                 let join = self.block(vec![out]);
                 self.cur = yes;
@@ -557,15 +466,9 @@ impl Lower<'_> {
                 if self.f.ty(o) != Ty::Int {
                     return Err("an `else` of another type".into());
                 }
-                self.end(Term::Jump(Target {
-                    block: BlockId(join as u32),
-                    args: vec![o],
-                }));
+                self.goto(join, vec![o]);
                 self.cur = no;
-                self.end(Term::Jump(Target {
-                    block: BlockId(join as u32),
-                    args: vec![acc],
-                }));
+                self.goto(join, vec![acc]);
                 self.cur = join;
                 Some(out)
             }
@@ -592,16 +495,10 @@ impl Lower<'_> {
         }
         let out = self.f.reg(ty);
         let join = self.block(vec![out]);
-        self.end(Term::Jump(Target {
-            block: BlockId(join as u32),
-            args: vec![end_value],
-        }));
+        self.goto(join, vec![end_value]);
         for (blk, r) in fold.exits {
             self.cur = blk;
-            self.end(Term::Jump(Target {
-                block: BlockId(join as u32),
-                args: vec![r],
-            }));
+            self.goto(join, vec![r]);
         }
         self.cur = join;
         Ok(out)

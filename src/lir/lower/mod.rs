@@ -82,6 +82,20 @@ impl Lower<'_> {
         self.f.blocks[self.cur].term = t;
     }
 
+    /// Ends the current block with a jump to block `to`, with these arguments.
+    fn goto(&mut self, to: usize, args: Vec<Reg>) {
+        self.end(Term::Jump(target(to, args)));
+    }
+
+    /// Ends the current block with a branch on `cond`: true to `yes`, false to `no`.
+    fn branch(&mut self, cond: Reg, yes: (usize, Vec<Reg>), no: (usize, Vec<Reg>)) {
+        self.end(Term::Branch {
+            cond,
+            yes: target(yes.0, yes.1),
+            no: target(no.0, no.1),
+        });
+    }
+
     fn konst(&mut self, ty: Ty, value: i64) -> Reg {
         let dst = self.f.reg(ty);
         self.push(Inst::Const { dst, value })
@@ -320,17 +334,7 @@ impl Lower<'_> {
     fn join(&mut self, cond: Reg, a: &Expr, b: &Expr) -> Result<Reg, String> {
         let yes = self.block(vec![]);
         let no = self.block(vec![]);
-        self.end(Term::Branch {
-            cond,
-            yes: Target {
-                block: BlockId(yes as u32),
-                args: vec![],
-            },
-            no: Target {
-                block: BlockId(no as u32),
-                args: vec![],
-            },
-        });
+        self.branch(cond, (yes, vec![]), (no, vec![]));
         let mut results: [Option<(usize, Reg)>; 2] = [None, None];
         for (k, (blk, x)) in [(yes, a), (no, b)].into_iter().enumerate() {
             if matches!(x, Expr::Lit(Value::None)) {
@@ -358,10 +362,7 @@ impl Lower<'_> {
                 return Err("sides of another type".into());
             }
             self.cur = end;
-            self.end(Term::Jump(Target {
-                block: BlockId(join as u32),
-                args: vec![r],
-            }));
+            self.goto(join, vec![r]);
         }
         self.cur = join;
         Ok(out)
@@ -445,5 +446,13 @@ impl Lower<'_> {
                 }))
             }
         }
+    }
+}
+
+/// A block of the function being built, with its arguments.
+fn target(block: usize, args: Vec<Reg>) -> Target {
+    Target {
+        block: BlockId(block as u32),
+        args,
     }
 }
