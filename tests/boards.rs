@@ -85,7 +85,7 @@ fn hex_brute_force(w: usize, h: usize, depth: usize) -> (Vec<u64>, u64, u64) {
         if d + 1 >= out.0.len() {
             return;
         }
-        let p = if d % 2 == 0 { 1 } else { 2 };
+        let p = if d.is_multiple_of(2) { 1 } else { 2 };
         for i in 0..w * h {
             if b[i] != 0 {
                 continue;

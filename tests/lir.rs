@@ -216,3 +216,46 @@ fn what_is_not_built_is_refused_with_its_reason() {
     let e = lower::lower_expr(&g, "a", &guard, &[]).expect_err("not built");
     assert_eq!(e, "an aggregate over this kind of collection");
 }
+
+// Native code (feature `jit`) on guards written for the cases where a number runs out:
+// overflow, division by zero, none in arithmetic, and a budget of work too small. Each
+// result or failure is the interpreter's (with a small budget, see below).
+#[cfg(feature = "jit")]
+#[test]
+fn native_code_fails_where_the_interpreter_fails() {
+    use rulebook::lir::jit::Compiled;
+    let g = game();
+    let cases = [
+        "k * 4611686018427387904 > 0",
+        "10 / (k - 3) > 1",
+        "k % (k - 2) == 0",
+        "v[me] + k == 12",
+        "-k - 9223372036854775807 < 0",
+        "count(i in 0..k where i > 2) > 1",
+        "(if k > 4 then none else k) < 3",
+    ];
+    let mut failures = 0;
+    for src in cases {
+        let f = lowered(&g, src);
+        let native = Compiled::new(&g, &[&f]).expect("compiles");
+        for fuel in [4, 1000] {
+            for k in 0..9 {
+                let env = Match { players: 3 };
+                let (mut f1, mut f2) = (fuel, fuel);
+                let want = interp::run(&f, &g, &env, &[k], &mut f1);
+                let got = native.run(0, &g, &env, &[k], &mut f2);
+                // The native code spends a block's work at its entry: with too small a
+                // budget it may fail for the budget where the interpreter, spending as it
+                // goes, meets another failure first in that block (never where it succeeds).
+                if got == Err(Fail::Fuel) && fuel < 1000 {
+                    assert!(want.is_err(), "{src} at k = {k}, fuel {fuel}: {want:?}");
+                } else {
+                    assert_eq!(got, want, "{src} at k = {k}, fuel {fuel}\n{f}");
+                }
+                failures += want.is_err() as u32;
+            }
+        }
+    }
+    // Every kind of failure above happened at least once.
+    assert!(failures > 20, "{failures}");
+}

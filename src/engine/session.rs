@@ -178,7 +178,7 @@ impl<'g> Match<'g> {
         self.log.push(text);
         self.makers.push(maker);
         self.decisions.push((seat, a));
-        if self.decisions.len() % CHECKPOINT_EVERY == 0 {
+        if self.decisions.len().is_multiple_of(CHECKPOINT_EVERY) {
             self.checkpoints.push(self.state.clone());
         }
     }

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::ir::{CompId, Game};
+use rt::Rt;
 
 /// What a function reads of a match and a moment.
 pub trait Env {
@@ -30,6 +31,7 @@ pub trait Env {
 /// Runs `f` on `args` (one number per parameter), spending one unit of `fuel` per
 /// instruction and block end; the result as a value.
 pub fn run(f: &Func, g: &Game, env: &dyn Env, args: &[i64], fuel: &mut u64) -> Result<Value, Fail> {
+    let rt = Rt::new(g, env, 0);
     let mut regs = vec![0i64; f.regs.len()];
     for (p, a) in f.params.iter().zip(args) {
         regs[p.0 as usize] = *a;
@@ -39,7 +41,7 @@ pub fn run(f: &Func, g: &Game, env: &dyn Env, args: &[i64], fuel: &mut u64) -> R
         let b = &f.blocks[at];
         for inst in &b.insts {
             spend(fuel)?;
-            let v = step(f, g, env, &regs, inst)?;
+            let v = step(f, g, &rt, &regs, inst)?;
             regs[inst.dst().0 as usize] = v;
         }
         spend(fuel)?;
@@ -78,167 +80,70 @@ fn num(n: i64) -> Result<i64, Fail> {
 }
 
 /// One instruction's result.
-pub(crate) fn step(
-    f: &Func,
-    g: &Game,
-    env: &dyn Env,
-    regs: &[i64],
-    inst: &Inst,
-) -> Result<i64, Fail> {
+pub(crate) fn step(f: &Func, g: &Game, rt: &Rt, regs: &[i64], inst: &Inst) -> Result<i64, Fail> {
     let r = |x: Reg| regs[x.0 as usize];
     let ty = |x: Reg| f.ty(x);
     Ok(match *inst {
         Inst::Const { value, .. } => value,
         Inst::Read { dst, what } => match what {
-            Read::Me => env.me() as i64,
-            Read::Current => env.current().map_or(ID_NONE, |p| p as i64),
-            Read::PlayerCount => env.players() as i64,
-            Read::Const(c) => ty(dst).encode(env.constant(c)).ok_or(Fail::Type)?,
+            Read::Me => rt.me,
+            Read::Current => rt.current,
+            Read::PlayerCount => rt.players,
+            Read::Const(c) => rt.constant(c.0 as u32, ty(dst))?,
         },
         Inst::Var { dst, var, index } => {
             let def = &g.vars[var];
-            let k = match index {
-                Some(i) => r(i),
-                None => 0,
-            };
-            if k < 0 || k >= def.count as i64 {
-                return Err(Fail::Index);
-            }
-            ty(dst)
-                .encode(env.var(def.base + k as u32))
-                .ok_or(Fail::Type)?
+            let k = rt::below(index.map_or(0, r), def.count as u64)?;
+            rt.var(def.base as i64 + k, ty(dst))?
         }
         Inst::Index { acc, x, size, .. } => {
             let pos = r(x);
-            if pos == ty(x).none() || pos < 0 || pos >= size as i64 {
+            if pos == ty(x).none() {
                 return Err(Fail::Index);
             }
+            let pos = rt::below(pos, size as u64)?;
             match acc {
                 Some(a) => r(a) * size as i64 + pos,
                 None => pos,
             }
         }
-        Inst::Field { dst, comp, field } => {
-            let c = r(comp);
-            if c == ID_NONE || c < 0 || c as usize >= g.comps.len() {
-                return Err(Fail::Field);
+        Inst::Field { dst, comp, field } => rt.field(r(comp), field, ty(dst))?,
+        Inst::Arith { op, a, b, .. } => rt::arith(op, r(a), r(b))?,
+        Inst::Neg { a, .. } => rt::arith(Arith::Sub, 0, r(a))?,
+        Inst::Cmp { op, a, b, .. } => match op {
+            Cmp::Eq | Cmp::Ne => {
+                let same = if rt::raw_equal(ty(a), ty(b)) {
+                    r(a) == r(b)
+                } else {
+                    r(a) == ty(a).none() && r(b) == ty(b).none()
+                };
+                (same == (op == Cmp::Eq)) as i64
             }
-            let c = CompId(c as u32);
-            if field as usize >= g.comps[c].fields.len() {
-                return Err(Fail::Field);
-            }
-            ty(dst).encode(env.field(c, field)).ok_or(Fail::Type)?
-        }
-        Inst::Arith { op, a, b, .. } => {
-            let (x, y) = (num(r(a))?, num(r(b))?);
-            let v = match op {
-                Arith::Add => x.checked_add(y),
-                Arith::Sub => x.checked_sub(y),
-                Arith::Mul => x.checked_mul(y),
-                Arith::Div | Arith::Mod if y == 0 => None,
-                Arith::Div => x.checked_div_euclid(y),
-                Arith::Mod => x.checked_rem_euclid(y),
-                Arith::Pow => u32::try_from(y).ok().and_then(|y| x.checked_pow(y)),
-                Arith::Max => Some(x.max(y)),
-                Arith::Min => Some(x.min(y)),
-            };
-            // The result must not be the number that stands for none.
-            v.filter(|&v| v != INT_NONE).ok_or(Fail::Arithmetic)?
-        }
-        Inst::Neg { a, .. } => num(r(a))?.checked_neg().ok_or(Fail::Arithmetic)?,
-        Inst::Cmp { op, a, b, .. } => {
-            let (x, y) = (r(a), r(b));
-            let out = match op {
-                Cmp::Eq | Cmp::Ne => {
-                    let same = if ty(a) == ty(b) {
-                        x == y
-                    } else {
-                        ty(a).decode(x) == ty(b).decode(y)
-                    };
-                    same == (op == Cmp::Eq)
-                }
-                _ => {
-                    let (x, y) = (num(x)?, num(y)?);
-                    match op {
-                        Cmp::Lt => x < y,
-                        Cmp::Le => x <= y,
-                        Cmp::Gt => x > y,
-                        _ => x >= y,
-                    }
-                }
-            };
-            out as i64
-        }
-        Inst::Not { a, .. } => match r(a) {
-            0 => 1,
-            1 => 0,
-            _ => return Err(Fail::NoneValue),
+            _ => rt::order(op, r(a), r(b))?,
         },
-        Inst::Unary { op, a, .. } => unary(g, env, op, ty(a), r(a))?,
+        Inst::Not { a, .. } => rt::not(r(a))?,
+        Inst::Unary { op, a, .. } => rt.unary(op, ty(a), r(a))?,
         Inst::Cast { a, .. } => r(a),
-        Inst::Closed { space, .. } => {
-            let (Ty::Space(b), s) = (ty(space), r(space)) else {
-                return Err(Fail::Type);
-            };
-            (s != ID_NONE && closed(g, env, b, s as u32)) as i64
-        }
-        Inst::ZoneAt { zone, k, .. } => {
-            let (z, k) = (r(zone), r(k));
-            if z == ID_NONE || k < 0 {
-                return Err(Fail::Index);
-            }
-            env.zone_at(crate::ir::InstId(z as u32), k as u32)
-                .map_or(ID_NONE, |c| c.0 as i64)
-        }
-        Inst::Step { space, dir, .. } => {
-            let (Ty::Space(b), s, d) = (ty(space), r(space), r(dir)) else {
-                return Err(Fail::Type);
-            };
-            if s == ID_NONE || d == ID_NONE {
-                return Ok(ID_NONE);
-            }
-            step_space(g, env, b, s as u32, d as u16).map_or(ID_NONE, |t| t as i64)
-        }
+        Inst::Closed { space, .. } => match ty(space) {
+            Ty::Space(b) => rt.closed(b.0 as u32, r(space)),
+            _ => return Err(Fail::Type),
+        },
+        Inst::ZoneAt { zone, k, .. } => rt.zone_at(r(zone), r(k))?,
+        Inst::Step { space, dir, .. } => match ty(space) {
+            Ty::Space(b) => rt.step(b.0 as u32, r(space), r(dir)),
+            _ => return Err(Fail::Type),
+        },
         Inst::Zone { zone, index, .. } => {
             let def = &g.zones[zone];
-            let k = index.map_or(0, r);
-            if k < 0 || k >= def.count as i64 {
-                return Err(Fail::Index);
-            }
-            def.base.0 as i64 + k
+            def.base.0 as i64 + rt::below(index.map_or(0, r), def.count as u64)?
         }
-        Inst::Held { what, zone, .. } => {
-            let z = r(zone);
-            if z == ID_NONE {
-                return Err(Fail::NoneValue);
-            }
-            let z = crate::ir::InstId(z as u32);
-            match what {
-                Held::Count => env.zone_len(z) as i64,
-                Held::Empty => (env.zone_len(z) == 0) as i64,
-                Held::Top | Held::Bottom => env
-                    .zone_end(z, what == Held::Top)
-                    .map_or(ID_NONE, |c| c.0 as i64),
-            }
-        }
-        Inst::Place { what, comp, .. } => {
-            let c = r(comp);
-            if c == ID_NONE {
-                return Ok(ID_NONE);
-            }
-            let inst = env.place(CompId(c as u32));
-            let at = &g.instances[inst];
-            match what {
-                Place::Zone => inst.0 as i64,
-                Place::Owner => at.owner.map_or(ID_NONE, |p| p as i64),
-                Place::Space => at.space.map_or(ID_NONE, |(_, s)| s as i64),
-            }
-        }
+        Inst::Held { what, zone, .. } => rt.held(what, r(zone))?,
+        Inst::Place { what, comp, .. } => rt.place(what, r(comp)),
     })
 }
 
 /// A built-in function of one operand.
-fn unary(g: &Game, env: &dyn Env, op: Unary, t: Ty, a: i64) -> Result<i64, Fail> {
+pub(crate) fn unary(g: &Game, env: &dyn Env, op: Unary, t: Ty, a: i64) -> Result<i64, Fail> {
     let players = env.players() as i64;
     Ok(match op {
         Unary::Abs => num(a)?.checked_abs().ok_or(Fail::Arithmetic)?,
@@ -289,7 +194,13 @@ fn unary(g: &Game, env: &dyn Env, op: Unary, t: Ty, a: i64) -> Result<i64, Fail>
 
 /// The space one step from `from` in direction `dir`: none off the board, onto a space
 /// closed in this match, or in a direction the board does not have.
-fn step_space(g: &Game, env: &dyn Env, b: crate::ir::BoardId, from: u32, dir: u16) -> Option<u32> {
+pub(crate) fn step_space(
+    g: &Game,
+    env: &dyn Env,
+    b: crate::ir::BoardId,
+    from: u32,
+    dir: u16,
+) -> Option<u32> {
     let board = &g.boards[b];
     if dir as usize >= crate::ir::DIRECTION_COUNT {
         return None;
@@ -303,7 +214,7 @@ fn step_space(g: &Game, env: &dyn Env, b: crate::ir::BoardId, from: u32, dir: u1
 }
 
 /// Whether a space is closed in this match (its board's `closed [...] when FLAG`).
-fn closed(g: &Game, env: &dyn Env, b: crate::ir::BoardId, s: u32) -> bool {
+pub(crate) fn closed(g: &Game, env: &dyn Env, b: crate::ir::BoardId, s: u32) -> bool {
     let board = &g.boards[b];
     let on = match board.geo.closed_when {
         None => true,

@@ -18,8 +18,12 @@
 //! evaluator (`reference::lir`).
 
 pub mod interp;
+#[cfg(feature = "jit")]
+pub mod jit;
 pub mod lower;
 pub mod passes;
+pub mod rt;
+pub mod rust;
 pub mod verify;
 
 use crate::ir::{BoardId, ConstId, EnumId, Type, TypeId, Value, VarId};

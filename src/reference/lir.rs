@@ -22,7 +22,8 @@ pub struct LirTally {
     pub states: u64,
 }
 
-struct StateEnv<'a> {
+/// The state of a match as the low-level IR reads it.
+pub struct StateEnv<'a> {
     g: &'a Game,
     s: &'a State,
     me: u8,
@@ -154,48 +155,144 @@ pub fn compare(g: &Game, cfg: &Config, cap: u64, tally: &mut LirTally) -> Result
         return Ok(());
     };
     let mut pick = Pick(cfg.seed ^ 0x9E37_79B9_7F4A_7C15);
+    let forms = passed_forms(g, &st, &parts)?;
+    let native = Native::new(g, &parts, &forms)?;
+    let forms = Forms {
+        parts: &parts,
+        passed: &forms,
+        native: &native,
+    };
+    walk(g, &mut st, cap, &mut pick, |st, me, pick| {
+        tally.states += 1;
+        compare_state(g, st, me, &forms, pick, tally)
+    })
+}
+
+/// Plays at most `cap` random decisions from `st`, calling `visit` in each state where a
+/// seat decides, before the decision.
+fn walk(
+    g: &Game,
+    st: &mut State,
+    cap: u64,
+    pick: &mut Pick,
+    mut visit: impl FnMut(&State, u8, &mut Pick) -> Result<(), String>,
+) -> Result<(), String> {
     let mut legal: Vec<Action> = vec![];
     for _ in 0..cap {
-        let me = match g.actor(&st) {
+        let me = match g.actor(st) {
             Actor::Player(p) => p,
             _ => break,
         };
-        tally.states += 1;
-        compare_state(g, &st, me, &parts, &mut pick, tally)?;
+        visit(st, me, pick)?;
         legal.clear();
-        if g.legal(&st, &mut legal).is_err() || legal.is_empty() {
+        if g.legal(st, &mut legal).is_err() || legal.is_empty() {
             break;
         }
         let a = legal[pick.next(legal.len())];
-        if g.apply(&mut st, &a).is_err() {
+        if g.apply(st, &a).is_err() {
             break;
         }
     }
     Ok(())
 }
 
-fn compare_state(
-    g: &Game,
-    st: &State,
-    me: u8,
-    parts: &[Part],
-    pick: &mut Pick,
-    tally: &mut LirTally,
-) -> Result<(), String> {
-    let env = StateEnv { g, s: st, me };
+/// Values as the numbers of a function's parameters; `None` when one is not of its type.
+fn encode(f: &Func, args: &[Value]) -> Option<Vec<i64>> {
+    f.params
+        .iter()
+        .zip(args)
+        .map(|(r, v)| f.ty(*r).encode(*v))
+        .collect()
+}
+
+/// The parts after the passes, with the facts of the match `st` belongs to.
+fn passed_forms(g: &Game, st: &State, parts: &[Part]) -> Result<Vec<Func>, String> {
     let consts: Vec<Value> = st.consts.iter().copied().collect();
     let facts = passes::Facts {
         players: st.players,
         consts: &consts,
     };
+    let mut forms = vec![];
     for p in parts {
-        let a = &g.actions[p.action];
         let mut passed = p.func.clone();
         passes::specialise(&mut passed, &facts);
         passes::fold(&mut passed, g);
         passes::dce(&mut passed);
         verify::verify(&passed, g)
-            .map_err(|e| format!("{} after passes: {e}\n{passed}", a.name))?;
+            .map_err(|e| format!("{} after passes: {e}\n{passed}", g.actions[p.action].name))?;
+        forms.push(passed);
+    }
+    Ok(forms)
+}
+
+/// Every form of the lowered parts of one match.
+struct Forms<'a> {
+    parts: &'a [Part],
+    passed: &'a [Func],
+    native: &'a Native,
+}
+
+/// The native code of both forms (feature `jit`): part `k` lowered is function `2k`, after
+/// the passes `2k + 1`.
+#[cfg(feature = "jit")]
+struct Native(crate::lir::jit::Compiled);
+
+#[cfg(not(feature = "jit"))]
+struct Native;
+
+impl Native {
+    #[cfg(feature = "jit")]
+    fn new(g: &Game, parts: &[Part], passed: &[Func]) -> Result<Native, String> {
+        let all: Vec<&Func> = parts
+            .iter()
+            .zip(passed)
+            .flat_map(|(p, f)| [&p.func, f])
+            .collect();
+        Ok(Native(crate::lir::jit::Compiled::new(g, &all)?))
+    }
+
+    #[cfg(not(feature = "jit"))]
+    fn new(_: &Game, _: &[Part], _: &[Func]) -> Result<Native, String> {
+        Ok(Native)
+    }
+
+    /// Part `k`'s form `form` (0 lowered, 1 after passes) run natively, if compiled.
+    #[cfg(feature = "jit")]
+    fn run(
+        &self,
+        g: &Game,
+        env: &dyn interp::Env,
+        k: usize,
+        form: usize,
+        args: &[i64],
+    ) -> Option<Result<Value, Fail>> {
+        Some(self.0.run(2 * k + form, g, env, args, &mut 1_000_000))
+    }
+
+    #[cfg(not(feature = "jit"))]
+    fn run(
+        &self,
+        _: &Game,
+        _: &dyn interp::Env,
+        _: usize,
+        _: usize,
+        _: &[i64],
+    ) -> Option<Result<Value, Fail>> {
+        None
+    }
+}
+
+fn compare_state(
+    g: &Game,
+    st: &State,
+    me: u8,
+    forms: &Forms,
+    pick: &mut Pick,
+    tally: &mut LirTally,
+) -> Result<(), String> {
+    let env = StateEnv { g, s: st, me };
+    for (k, (p, passed)) in forms.parts.iter().zip(forms.passed).enumerate() {
+        let a = &g.actions[p.action];
         let domains: Vec<Vec<Value>> = a
             .params
             .iter()
@@ -206,16 +303,25 @@ fn compare_state(
             let mut locals = vec![Value::None; crate::ir::MAX_LOCALS.max(args.len())];
             locals[..args.len()].copy_from_slice(&args);
             let want = super::eval(g, st, &a.guard_parts[p.part].1, &mut locals, me);
-            let nums: Option<Vec<i64>> = p
-                .func
-                .params
-                .iter()
-                .zip(&args)
-                .map(|(r, v)| p.func.ty(*r).encode(*v))
-                .collect();
-            let Some(nums) = nums else { continue };
-            for (form, f) in [("lowered", &p.func), ("after passes", &passed)] {
-                let got = interp::run(f, g, &env, &nums, &mut 1_000_000);
+            let Some(nums) = encode(&p.func, &args) else {
+                continue;
+            };
+            let runs = [
+                ("lowered", &p.func, None),
+                ("after passes", passed, None),
+                ("native", &p.func, forms.native.run(g, &env, k, 0, &nums)),
+                (
+                    "native after passes",
+                    passed,
+                    forms.native.run(g, &env, k, 1, &nums),
+                ),
+            ];
+            for (form, f, native) in runs {
+                let got = match (form.starts_with("native"), native) {
+                    (false, _) => interp::run(f, g, &env, &nums, &mut 1_000_000),
+                    (true, Some(got)) => got,
+                    (true, None) => continue,
+                };
                 let same = match (&want, &got) {
                     (Ok(w), Ok(v)) => w == v,
                     (Err(_), Err(Fail::Fuel)) => false,
@@ -236,4 +342,159 @@ fn compare_state(
         }
     }
     Ok(())
+}
+
+/// What [`timing`] measured: the same evaluations by each evaluator, and the cost of
+/// building the forms.
+#[derive(Clone, Debug, Default)]
+pub struct Timing {
+    /// Guard parts lowered.
+    pub parts: u64,
+    /// Instructions in them after the passes.
+    pub insts: u64,
+    /// Evaluations timed per evaluator.
+    pub evals: u64,
+    /// Nanoseconds the reference evaluator took for them.
+    pub reference_ns: u64,
+    /// Nanoseconds the register interpreter took (after the passes).
+    pub interp_ns: u64,
+    /// Nanoseconds the native code took (after the passes); 0 without the feature `jit`.
+    pub native_ns: u64,
+    /// Nanoseconds Rust source written for the parts took, when it was given.
+    pub generated_ns: u64,
+    /// Microseconds lowering and the passes took.
+    pub lower_us: u64,
+    /// Microseconds Cranelift took to compile every part's two forms.
+    pub compile_us: u64,
+}
+
+/// Times the lowered guard parts of one seeded game: the states of its first `cap`
+/// decisions, four argument tuples per part and state, each evaluated `reps` times by the
+/// reference, the interpreter and the native code. Results are checked equal on the way.
+///
+/// `generated`, when given, is [`emit_rust`]'s module for the same file and configuration,
+/// built: it is timed too.
+pub fn timing(
+    g: &Game,
+    cfg: &Config,
+    cap: u64,
+    reps: u32,
+    generated: Option<&[crate::lir::rust::Generated]>,
+) -> Result<Timing, String> {
+    use std::time::Instant;
+    let mut t = Timing::default();
+    let clock = Instant::now();
+    let parts = lower_parts(g, &mut LirTally::default())?;
+    let Ok(mut st) = g.start(cfg) else {
+        return Ok(t);
+    };
+    let forms = passed_forms(g, &st, &parts)?;
+    t.lower_us = clock.elapsed().as_micros() as u64;
+    let clock = Instant::now();
+    let native = Native::new(g, &parts, &forms)?;
+    t.compile_us = clock.elapsed().as_micros() as u64;
+    t.parts = parts.len() as u64;
+    t.insts = forms.iter().map(|f| f.size() as u64).sum();
+    let mut pick = Pick(cfg.seed ^ 0x51AF_D7ED_558C_CD17);
+    // (state, seat, part, values, numbers)
+    let mut states: Vec<(State, u8)> = vec![];
+    let mut cases: Vec<(usize, usize, Vec<Value>, Vec<i64>)> = vec![];
+    walk(g, &mut st, cap, &mut pick, |st, me, pick| {
+        for (k, p) in parts.iter().enumerate() {
+            let a = &g.actions[p.action];
+            for _ in 0..4 {
+                let args: Vec<Value> = a
+                    .params
+                    .iter()
+                    .map(|b| {
+                        let d = domain(g, b.ty, st.players, pick);
+                        d[pick.next(d.len())]
+                    })
+                    .collect();
+                if let Some(nums) = encode(&p.func, &args) {
+                    cases.push((states.len(), k, args, nums));
+                }
+            }
+        }
+        states.push((st.clone(), me));
+        Ok(())
+    })?;
+    let mut locals = vec![Value::None; crate::ir::MAX_LOCALS];
+    let mut time = |which: u8| -> Result<(u64, Vec<Result<Value, ()>>), String> {
+        let mut out = Vec::with_capacity(cases.len());
+        let clock = Instant::now();
+        for rep in 0..reps {
+            for (s, k, args, nums) in &cases {
+                let (st, me) = (&states[*s].0, states[*s].1);
+                let p = &parts[*k];
+                let got = match which {
+                    0 => {
+                        locals[..args.len()].copy_from_slice(args);
+                        super::eval(
+                            g,
+                            st,
+                            &g.actions[p.action].guard_parts[p.part].1,
+                            &mut locals,
+                            me,
+                        )
+                        .map_err(|_| ())
+                    }
+                    1 => {
+                        let env = StateEnv { g, s: st, me };
+                        interp::run(&forms[*k], g, &env, nums, &mut 1_000_000).map_err(|_| ())
+                    }
+                    2 => {
+                        let env = StateEnv { g, s: st, me };
+                        match native.run(g, &env, *k, 1, nums) {
+                            Some(r) => r.map_err(|_| ()),
+                            None => return Ok((0, vec![])),
+                        }
+                    }
+                    _ => {
+                        let env = StateEnv { g, s: st, me };
+                        let Some(gen) = generated else {
+                            return Ok((0, vec![]));
+                        };
+                        let mut rt = crate::lir::rt::Rt::new(g, &env, 1_000_000);
+                        gen.get(*k)
+                            .ok_or("the generated module is not of this file")?(
+                            &mut rt, nums
+                        )
+                        .map(|n| forms[*k].ret.decode(n))
+                        .map_err(|_| ())
+                    }
+                };
+                if rep == 0 {
+                    out.push(got);
+                }
+            }
+        }
+        Ok((clock.elapsed().as_nanos() as u64, out))
+    };
+    let (reference_ns, want) = time(0)?;
+    let (interp_ns, by_interp) = time(1)?;
+    let (native_ns, by_native) = time(2)?;
+    let (generated_ns, by_generated) = time(3)?;
+    if want != by_interp
+        || (!by_native.is_empty() && want != by_native)
+        || (!by_generated.is_empty() && want != by_generated)
+    {
+        return Err("the evaluators disagree".into());
+    }
+    t.generated_ns = generated_ns;
+    t.evals = cases.len() as u64 * reps as u64;
+    t.reference_ns = reference_ns;
+    t.interp_ns = interp_ns;
+    t.native_ns = native_ns;
+    Ok(t)
+}
+
+/// The Rust source of a file's lowered guard parts after the passes, with the facts of the
+/// match `cfg` starts ([`crate::lir::rust::emit`]), in the order [`timing`] runs them.
+pub fn emit_rust(g: &Game, cfg: &Config) -> Result<String, String> {
+    let parts = lower_parts(g, &mut LirTally::default())?;
+    let st = g.start(cfg).map_err(|e| format!("{e:?}"))?;
+    let forms = passed_forms(g, &st, &parts)?;
+    let refs: Vec<&Func> = forms.iter().collect();
+    Ok(crate::lir::rust::emit(g, &refs))
 }

@@ -1,0 +1,189 @@
+//! What compiled code calls: reads of the state and the game's tables, each index checked,
+//! and the arithmetic whose rules are long. The native code of [`super::jit`] calls these
+//! through small C helpers; Rust source written by [`super::rust`] calls them directly.
+
+use super::*;
+use crate::ir::{BoardId, CompId, Game, InstId};
+use interp::Env;
+
+/// A match and a moment, as compiled code reads them.
+pub struct Rt<'a> {
+    /// Units of work left.
+    pub fuel: u64,
+    /// `me`
+    pub me: i64,
+    /// The current player, or none.
+    pub current: i64,
+    /// The number of seats.
+    pub players: i64,
+    env: &'a dyn Env,
+    game: &'a Game,
+}
+
+impl<'a> Rt<'a> {
+    /// The moment `env` stands for, with a budget of work.
+    pub fn new(game: &'a Game, env: &'a dyn Env, fuel: u64) -> Rt<'a> {
+        Rt {
+            fuel,
+            me: env.me() as i64,
+            current: env.current().map_or(ID_NONE, |p| p as i64),
+            players: env.players() as i64,
+            env,
+            game,
+        }
+    }
+
+    /// Spends `n` units of work (a block's instructions and its end).
+    #[inline]
+    pub fn spend(&mut self, n: u64) -> Result<(), Fail> {
+        self.fuel = self.fuel.checked_sub(n).ok_or(Fail::Fuel)?;
+        Ok(())
+    }
+
+    /// A variable's slot, as a number of type `ty`.
+    pub fn var(&self, slot: i64, ty: Ty) -> Result<i64, Fail> {
+        ty.encode(self.env.var(slot as u32)).ok_or(Fail::Type)
+    }
+
+    /// A constant's value in this match.
+    pub fn constant(&self, k: u32, ty: Ty) -> Result<i64, Fail> {
+        ty.encode(self.env.constant(ConstId(k as _)))
+            .ok_or(Fail::Type)
+    }
+
+    /// A field of a component (failing on none or a component without it).
+    pub fn field(&self, comp: i64, field: u16, ty: Ty) -> Result<i64, Fail> {
+        if comp == ID_NONE || comp < 0 || comp as usize >= self.game.comps.len() {
+            return Err(Fail::Field);
+        }
+        let comp = CompId(comp as u32);
+        if field as usize >= self.game.comps[comp].fields.len() {
+            return Err(Fail::Field);
+        }
+        ty.encode(self.env.field(comp, field)).ok_or(Fail::Type)
+    }
+
+    /// A built-in function of one operand of type `ty`.
+    pub fn unary(&self, op: Unary, ty: Ty, a: i64) -> Result<i64, Fail> {
+        interp::unary(self.game, self.env, op, ty, a)
+    }
+
+    /// `step(s, d)` on a board.
+    pub fn step(&self, board: u32, s: i64, d: i64) -> i64 {
+        if s == ID_NONE || d == ID_NONE {
+            return ID_NONE;
+        }
+        interp::step_space(self.game, self.env, BoardId(board as _), s as u32, d as u16)
+            .map_or(ID_NONE, |t| t as i64)
+    }
+
+    /// Whether a space is closed in this match.
+    pub fn closed(&self, board: u32, s: i64) -> i64 {
+        (s != ID_NONE && interp::closed(self.game, self.env, BoardId(board as _), s as u32)) as i64
+    }
+
+    /// What a zone instance holds.
+    pub fn held(&self, what: Held, z: i64) -> Result<i64, Fail> {
+        if z == ID_NONE {
+            return Err(Fail::NoneValue);
+        }
+        let z = InstId(z as u32);
+        Ok(match what {
+            Held::Count => self.env.zone_len(z) as i64,
+            Held::Empty => (self.env.zone_len(z) == 0) as i64,
+            Held::Top | Held::Bottom => self
+                .env
+                .zone_end(z, what == Held::Top)
+                .map_or(ID_NONE, |c| c.0 as i64),
+        })
+    }
+
+    /// Where a component lies.
+    pub fn place(&self, what: Place, comp: i64) -> i64 {
+        if comp == ID_NONE {
+            return ID_NONE;
+        }
+        let inst = self.env.place(CompId(comp as u32));
+        let at = &self.game.instances[inst];
+        match what {
+            Place::Zone => inst.0 as i64,
+            Place::Owner => at.owner.map_or(ID_NONE, |p| p as i64),
+            Place::Space => at.space.map_or(ID_NONE, |(_, s)| s as i64),
+        }
+    }
+
+    /// The `k`-th component of a zone instance from the bottom, or none.
+    pub fn zone_at(&self, z: i64, k: i64) -> Result<i64, Fail> {
+        if z == ID_NONE || k < 0 {
+            return Err(Fail::Index);
+        }
+        Ok(self
+            .env
+            .zone_at(InstId(z as u32), k as u32)
+            .map_or(ID_NONE, |c| c.0 as i64))
+    }
+}
+
+/// Checked arithmetic on two numbers (none fails; so does a result that is none's number).
+#[inline]
+pub fn arith(op: Arith, x: i64, y: i64) -> Result<i64, Fail> {
+    if x == INT_NONE || y == INT_NONE {
+        return Err(Fail::NoneValue);
+    }
+    let v = match op {
+        Arith::Add => x.checked_add(y),
+        Arith::Sub => x.checked_sub(y),
+        Arith::Mul => x.checked_mul(y),
+        Arith::Div | Arith::Mod if y == 0 => None,
+        Arith::Div => x.checked_div_euclid(y),
+        Arith::Mod => x.checked_rem_euclid(y),
+        Arith::Pow => u32::try_from(y).ok().and_then(|y| x.checked_pow(y)),
+        Arith::Max => Some(x.max(y)),
+        Arith::Min => Some(x.min(y)),
+    };
+    v.filter(|&v| v != INT_NONE).ok_or(Fail::Arithmetic)
+}
+
+/// An order comparison of two numbers (none fails).
+#[inline]
+pub fn order(op: Cmp, x: i64, y: i64) -> Result<i64, Fail> {
+    if x == INT_NONE || y == INT_NONE {
+        return Err(Fail::NoneValue);
+    }
+    Ok(match op {
+        Cmp::Lt => x < y,
+        Cmp::Le => x <= y,
+        Cmp::Gt => x > y,
+        _ => x >= y,
+    } as i64)
+}
+
+/// Whether `==` between registers of two types compares their numbers as they are (else
+/// two values of those types are equal only when both are none).
+pub fn raw_equal(a: Ty, b: Ty) -> bool {
+    a == b
+        || matches!(
+            (a, b),
+            (Ty::Comp(_), Ty::Comp(_)) | (Ty::Zone(_), Ty::Zone(_))
+        )
+}
+
+/// `not a` (none fails).
+#[inline]
+pub fn not(a: i64) -> Result<i64, Fail> {
+    match a {
+        0 => Ok(1),
+        1 => Ok(0),
+        _ => Err(Fail::NoneValue),
+    }
+}
+
+/// `0 <= k < n`, else an index failure.
+#[inline]
+pub fn below(k: i64, n: u64) -> Result<i64, Fail> {
+    if (k as u64) < n {
+        Ok(k)
+    } else {
+        Err(Fail::Index)
+    }
+}
