@@ -14,8 +14,10 @@
 //! By default every rules file under `rules/` and `rules/classic/`. It prints per file the
 //! guard parts lowered, the evaluations timed, nanoseconds per evaluation for each evaluator,
 //! the native code's speed over the interpreter's, and the microseconds spent lowering (with
-//! the passes) and compiling; then the geometric means. The evaluators' results are checked
-//! equal on the way.
+//! the passes) and compiling; then, for the decisions whose every option is an action with a
+//! compiled enumerator, the nanoseconds per listing of the engine (listed again, its
+//! remembered answers applying) and of the enumerators; then the geometric means. The
+//! evaluators' results are checked equal on the way, the listings' numbers of options too.
 
 use rulebook::engine::{ChanceMode, Config};
 use rulebook::reference::lir::{emit_rust, timing};
@@ -77,6 +79,7 @@ fn main() {
     let gen_col = generated().is_some();
     let (mut logs, mut n) = ((0f64, 0f64), 0);
     let (mut lower, mut jit) = (0u64, 0u64);
+    let (mut list_logs, mut list_n) = (0f64, 0);
     for path in &files {
         let text = std::fs::read_to_string(path).expect("readable");
         let Some(g) = rulebook::load(path, &text).game else {
@@ -122,6 +125,21 @@ fn main() {
             t.lower_us,
             t.compile_us
         );
+        if t.listings > 0 {
+            let per = |ns: u64| ns as f64 / t.listings as f64;
+            println!(
+                "{:<34} listings: {} ({:.1} options each): engine {:.0} ns, enumerator interpreted {:.0} ns, native {:.0} ns ({:.2}x the engine)",
+                "",
+                t.listings,
+                t.options as f64 / t.listings as f64,
+                per(t.list_engine_ns),
+                per(t.list_interp_ns),
+                per(t.list_native_ns),
+                t.list_engine_ns as f64 / t.list_native_ns.max(1) as f64
+            );
+            list_logs += (t.list_engine_ns as f64 / t.list_native_ns.max(1) as f64).ln();
+            list_n += 1;
+        }
         if gen_col {
             println!(
                 "{:<34} generated Rust: {:.1} ns per evaluation, {:.2}x the interpreter, {:.2}x the native code",
@@ -144,6 +162,12 @@ fn main() {
             (logs.1 / n as f64).exp(),
             lower as f64 / 1000.0,
             jit as f64 / 1000.0
+        );
+    }
+    if list_n > 0 {
+        println!(
+            "{list_n} files with listings all enumerated: native enumerators {:.2}x the engine's listing (geometric mean)",
+            (list_logs / list_n as f64).exp()
         );
     }
 }

@@ -2,7 +2,9 @@
 //! rules file of the repository that the lowering builds, evaluated by its register
 //! interpreter, as lowered and after the passes (the match's facts folded in, constants
 //! folded, dead code removed), on seeded random games, with argument tuples drawn from the
-//! parameters' types; each result equal to the reference's, or both failing. The figures:
+//! parameters' types; each result equal to the reference's, or both failing. Natively too
+//! (feature `jit`). Each action's options lowered to an enumerator are listed in every
+//! decision that offers the action and compared with the reference's, in order. The figures:
 //! `cargo test --test lir -- --nocapture`.
 
 use rulebook::engine::{ChanceMode, Config};
@@ -55,6 +57,12 @@ fn lowered_guards_agree_with_the_reference() {
             all.compared += t.compared;
             all.failed += t.failed;
             all.states += t.states;
+            all.enumerators += t.enumerators;
+            all.listings += t.listings;
+            all.options += t.options;
+            for (k, v) in t.enum_refused {
+                *all.enum_refused.entry(k).or_default() += v;
+            }
             for (k, v) in t.refused {
                 *all.refused.entry(k).or_default() += v;
             }
@@ -69,8 +77,16 @@ fn lowered_guards_agree_with_the_reference() {
         all.failed
     );
     println!("not lowered yet: {:?}", all.refused);
+    println!(
+        "enumerators: {} actions' options lowered, {} listings compared in four forms ({} options); not lowered: {:?}",
+        all.enumerators, all.listings, all.options, all.enum_refused
+    );
     assert!(all.lowered > 200, "the lowering covers too little to test");
     assert!(all.compared > 10_000);
+    assert!(
+        all.enumerators > 100 && all.options > 10_000,
+        "too few enumerators compared"
+    );
 }
 
 // The passes, each on a guard written for it: what the function computes is unchanged.

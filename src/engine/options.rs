@@ -140,6 +140,19 @@ impl Game {
         }
     }
 
+    /// The options of the decision `st` waits at listed again, not read from the state's
+    /// list (for measures: `examples/lir_speed.rs` times it beside the compiled enumerators;
+    /// the machine's remembered answers still apply).
+    pub fn list_again(&self, st: &State, out: &mut Vec<Action>) -> Result<(), RunError> {
+        out.clear();
+        match st.wait {
+            Wait::Decision { choice, actor } => with_machine(st.fuel, |m| {
+                self.options_into(m, st, choice, actor, &mut Vec::new(), out)
+            }),
+            _ => Ok(()),
+        }
+    }
+
     /// Calls `f` with each outcome of the waiting chance event and its weight, in a stable
     /// order, and returns the total weight (probability = weight / total; 0 when no chance
     /// event waits). Interchangeable components are merged into one weighted outcome.

@@ -31,7 +31,26 @@ pub trait Env {
 /// Runs `f` on `args` (one number per parameter), spending one unit of `fuel` per
 /// instruction and block end; the result as a value.
 pub fn run(f: &Func, g: &Game, env: &dyn Env, args: &[i64], fuel: &mut u64) -> Result<Value, Fail> {
-    let rt = Rt::new(g, env, 0);
+    run_into(f, g, env, args, fuel, &mut vec![])
+}
+
+/// [`run`], the values `f` writes ([`Inst::Out`]) appended to `out`.
+pub fn run_into(
+    f: &Func,
+    g: &Game,
+    env: &dyn Env,
+    args: &[i64],
+    fuel: &mut u64,
+    out: &mut Vec<Value>,
+) -> Result<Value, Fail> {
+    let mut rt = Rt::new(g, env, 0);
+    rt.out = std::mem::take(out);
+    let r = body(f, g, &mut rt, args, fuel);
+    *out = rt.out;
+    r
+}
+
+fn body(f: &Func, g: &Game, rt: &mut Rt, args: &[i64], fuel: &mut u64) -> Result<Value, Fail> {
     let mut regs = vec![0i64; f.regs.len()];
     for (p, a) in f.params.iter().zip(args) {
         regs[p.0 as usize] = *a;
@@ -41,7 +60,7 @@ pub fn run(f: &Func, g: &Game, env: &dyn Env, args: &[i64], fuel: &mut u64) -> R
         let b = &f.blocks[at];
         for inst in &b.insts {
             spend(fuel)?;
-            let v = step(f, g, &rt, &regs, inst)?;
+            let v = step(f, g, rt, &regs, inst)?;
             regs[inst.dst().0 as usize] = v;
         }
         spend(fuel)?;
@@ -80,7 +99,13 @@ fn num(n: i64) -> Result<i64, Fail> {
 }
 
 /// One instruction's result.
-pub(crate) fn step(f: &Func, g: &Game, rt: &Rt, regs: &[i64], inst: &Inst) -> Result<i64, Fail> {
+pub(crate) fn step(
+    f: &Func,
+    g: &Game,
+    rt: &mut Rt,
+    regs: &[i64],
+    inst: &Inst,
+) -> Result<i64, Fail> {
     let r = |x: Reg| regs[x.0 as usize];
     let ty = |x: Reg| f.ty(x);
     Ok(match *inst {
@@ -139,6 +164,7 @@ pub(crate) fn step(f: &Func, g: &Game, rt: &Rt, regs: &[i64], inst: &Inst) -> Re
         }
         Inst::Held { what, zone, .. } => rt.held(what, r(zone))?,
         Inst::Place { what, comp, .. } => rt.place(what, r(comp)),
+        Inst::Out { a, .. } => rt.out(ty(a), r(a)),
     })
 }
 

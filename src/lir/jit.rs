@@ -89,11 +89,11 @@ fn unpack(n: i64) -> Ty {
 type Helper = extern "C" fn(*mut Ctx, i64, i64, i64) -> i64;
 
 /// Runs a helper's body: its number, or its failure written into the context.
-fn helper(ctx: *mut Ctx, body: impl FnOnce(&Rt) -> Result<i64, Fail>) -> i64 {
+fn helper(ctx: *mut Ctx, body: impl FnOnce(&mut Rt) -> Result<i64, Fail>) -> i64 {
     // SAFETY: the native code passes on the context pointer `Compiled::run` gave it, which
     // points to a live `Ctx` for the whole call, and nothing else refers to it meanwhile.
     let ctx = unsafe { &mut *ctx };
-    match body(&ctx.rt) {
+    match body(&mut ctx.rt) {
         Ok(v) => v,
         Err(e) => {
             ctx.fail = code(e) as u64;
@@ -154,6 +154,10 @@ const PLACES: [Place; 3] = [Place::Zone, Place::Owner, Place::Space];
 
 extern "C" fn h_place(ctx: *mut Ctx, what: i64, comp: i64, _: i64) -> i64 {
     helper(ctx, |rt| Ok(rt.place(PLACES[what as usize], comp)))
+}
+
+extern "C" fn h_out(ctx: *mut Ctx, ty: i64, a: i64, _: i64) -> i64 {
+    helper(ctx, |rt| Ok(rt.out(unpack(ty), a)))
 }
 
 extern "C" fn h_zone_at(ctx: *mut Ctx, z: i64, k: i64, _: i64) -> i64 {
@@ -242,9 +246,23 @@ impl Compiled {
         args: &[i64],
         fuel: &mut u64,
     ) -> Result<Value, Fail> {
+        self.run_into(k, g, env, args, fuel, &mut vec![])
+    }
+
+    /// [`Compiled::run`], the values it writes ([`Inst::Out`]) appended to `out`.
+    pub fn run_into(
+        &self,
+        k: usize,
+        g: &Game,
+        env: &dyn Env,
+        args: &[i64],
+        fuel: &mut u64,
+        out: &mut Vec<Value>,
+    ) -> Result<Value, Fail> {
         let (entry, ret, n) = self.funcs[k];
         assert!(args.len() >= n, "a compiled function needs {n} arguments");
-        let rt = Rt::new(g, env, *fuel);
+        let mut rt = Rt::new(g, env, *fuel);
+        rt.out = std::mem::take(out);
         let mut ctx = Ctx {
             fuel: *fuel,
             fail: 0,
@@ -253,11 +271,12 @@ impl Compiled {
             players: rt.players,
             rt,
         };
-        let mut out = 0i64;
-        let c = entry(&mut ctx, args.as_ptr(), &mut out);
+        let mut result = 0i64;
+        let c = entry(&mut ctx, args.as_ptr(), &mut result);
         *fuel = ctx.fuel;
+        *out = std::mem::take(&mut ctx.rt.out);
         match c {
-            0 => Ok(ret.decode(out)),
+            0 => Ok(ret.decode(result)),
             c => Err(FAILS[(c as usize - 1).min(FAILS.len() - 1)]),
         }
     }
@@ -623,6 +642,11 @@ impl<'a, 'b> Lower<'a, 'b> {
                 let k = HELD.iter().position(|h| *h == what).unwrap_or(0) as i64;
                 let zero = self.iconst(0);
                 self.call(h_held, k, z, zero)
+            }
+            Inst::Out { a, .. } => {
+                let x = self.use_(a);
+                let z = self.iconst(0);
+                self.call(h_out, pack(ty(a)), x, z)
             }
             Inst::Place { what, comp, .. } => {
                 let c = self.use_(comp);

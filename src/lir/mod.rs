@@ -251,6 +251,9 @@ pub enum Inst {
     ZoneAt { dst: Reg, zone: Reg, k: Reg },
     /// Whether a space is out of play in this match (a closed space, 3.5.3 of the reference).
     Closed { dst: Reg, space: Reg },
+    /// Writes `a` as the next value of the options an enumerator lists (`dst`, a number,
+    /// is 0): an option of an action of `n` parameters is `n` values written in order.
+    Out { dst: Reg, a: Reg },
 }
 
 /// What [`Inst::Held`] reads of a zone instance.
@@ -297,7 +300,8 @@ impl Inst {
             | Inst::Place { dst, .. }
             | Inst::Cast { dst, .. }
             | Inst::ZoneAt { dst, .. }
-            | Inst::Closed { dst, .. } => dst,
+            | Inst::Closed { dst, .. }
+            | Inst::Out { dst, .. } => dst,
         }
     }
 
@@ -323,7 +327,7 @@ impl Inst {
             Inst::Zone { index, .. } => index.into_iter().for_each(f),
             Inst::Held { zone, .. } => f(zone),
             Inst::Place { comp, .. } => f(comp),
-            Inst::Cast { a, .. } => f(a),
+            Inst::Cast { a, .. } | Inst::Out { a, .. } => f(a),
             Inst::Closed { space, .. } => f(space),
             Inst::ZoneAt { zone, k, .. } => {
                 f(zone);

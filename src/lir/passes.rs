@@ -107,7 +107,8 @@ pub fn fold(f: &mut Func, g: &crate::ir::Game) -> usize {
                 continue;
             }
             // A folded instruction must not fail: one that would is left to fail when run.
-            if let Ok(value) = interp::step(&snapshot, g, &rt::Rt::new(g, &NoState, 0), &regs, inst)
+            if let Ok(value) =
+                interp::step(&snapshot, g, &mut rt::Rt::new(g, &NoState, 0), &regs, inst)
             {
                 let dst = inst.dst();
                 *inst = Inst::Const { dst, value };

@@ -16,6 +16,8 @@ pub struct Rt<'a> {
     pub current: i64,
     /// The number of seats.
     pub players: i64,
+    /// The values an enumerator wrote ([`Inst::Out`]).
+    pub out: Vec<Value>,
     env: &'a dyn Env,
     game: &'a Game,
 }
@@ -28,6 +30,7 @@ impl<'a> Rt<'a> {
             me: env.me() as i64,
             current: env.current().map_or(ID_NONE, |p| p as i64),
             players: env.players() as i64,
+            out: vec![],
             env,
             game,
         }
@@ -38,6 +41,12 @@ impl<'a> Rt<'a> {
     pub fn spend(&mut self, n: u64) -> Result<(), Fail> {
         self.fuel = self.fuel.checked_sub(n).ok_or(Fail::Fuel)?;
         Ok(())
+    }
+
+    /// Writes the next value of an option.
+    pub fn out(&mut self, ty: Ty, a: i64) -> i64 {
+        self.out.push(ty.decode(a));
+        0
     }
 
     /// A variable's slot, as a number of type `ty`.

@@ -141,6 +141,7 @@ fn inst_src(g: &Game, f: &Func, inst: &Inst) -> String {
         }
         Inst::Held { what, zone, .. } => format!("c.held(Held::{what:?}, {})?", r(zone)),
         Inst::Place { what, comp, .. } => format!("c.place(Place::{what:?}, {})", r(comp)),
+        Inst::Out { a, .. } => format!("c.out({}, {})", ty(a), r(a)),
     };
     format!("{d} = {rhs};")
 }

@@ -262,6 +262,7 @@ fn check_types(f: &Func, g: &Game, inst: &Inst) -> Result<(), String> {
             )
         }
         Inst::Cast { .. } => Ok(()),
+        Inst::Out { dst, .. } => want(t(dst) == Ty::Int, "an output's register not a number"),
         Inst::Closed { dst, space } => want(
             t(dst) == Ty::Bool && matches!(t(space), Ty::Space(_)),
             "closedness of something that is not a space",

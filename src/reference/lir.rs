@@ -20,6 +20,14 @@ pub struct LirTally {
     pub failed: u64,
     /// States visited.
     pub states: u64,
+    /// Actions whose options were lowered to an enumerator (once per game).
+    pub enumerators: u64,
+    /// Actions whose options were not, by reason.
+    pub enum_refused: std::collections::BTreeMap<String, u64>,
+    /// Listings of one action compared with the reference's (each in four forms).
+    pub listings: u64,
+    /// Options in them.
+    pub options: u64,
 }
 
 /// The state of a match as the low-level IR reads it.
@@ -162,10 +170,119 @@ pub fn compare(g: &Game, cfg: &Config, cap: u64, tally: &mut LirTally) -> Result
         passed: &forms,
         native: &native,
     };
+    let lists = enumerators(g, &st, tally)?;
     walk(g, &mut st, cap, &mut pick, |st, me, pick| {
         tally.states += 1;
-        compare_state(g, st, me, &forms, pick, tally)
+        compare_state(g, st, me, &forms, pick, tally)?;
+        compare_options(g, st, me, &lists, tally)
     })
+}
+
+/// Each action's enumerator, as lowered and after the passes, natively too.
+struct Enumerators {
+    /// By action: the position of its enumerator in `funcs` (lowered at `2k`, after the
+    /// passes at `2k + 1`).
+    of: Vec<Option<usize>>,
+    funcs: Vec<Func>,
+    native: Native,
+}
+
+fn enumerators(g: &Game, st: &State, tally: &mut LirTally) -> Result<Enumerators, String> {
+    let consts: Vec<Value> = st.consts.iter().copied().collect();
+    let facts = passes::Facts {
+        players: st.players,
+        consts: &consts,
+    };
+    let mut of = vec![];
+    let mut funcs = vec![];
+    for a in g.actions.iter() {
+        match lower::lower_options(g, a) {
+            Ok(f) => {
+                verify::verify(&f, g).map_err(|e| format!("options of {}: {e}\n{f}", a.name))?;
+                let mut passed = f.clone();
+                passes::specialise(&mut passed, &facts);
+                passes::fold(&mut passed, g);
+                passes::dce(&mut passed);
+                verify::verify(&passed, g)
+                    .map_err(|e| format!("options of {} after passes: {e}\n{passed}", a.name))?;
+                tally.enumerators += 1;
+                of.push(Some(funcs.len() / 2));
+                funcs.push(f);
+                funcs.push(passed);
+            }
+            Err(why) => {
+                *tally.enum_refused.entry(why).or_default() += 1;
+                of.push(None);
+            }
+        }
+    }
+    let native = Native::compile(g, &funcs.iter().collect::<Vec<_>>())?;
+    Ok(Enumerators { of, funcs, native })
+}
+
+/// In a state waiting at a decision the reference lists, each arm that is an action with an
+/// enumerator: its options, in every form, equal to the reference's for that arm, in order
+/// (or both failing).
+fn compare_options(
+    g: &Game,
+    st: &State,
+    me: u8,
+    lists: &Enumerators,
+    tally: &mut LirTally,
+) -> Result<(), String> {
+    let crate::engine::Wait::Decision { choice, .. } = st.wait else {
+        return Ok(());
+    };
+    let want = match super::options(g, st) {
+        Ok(super::Listing::Options(o)) => Ok(o),
+        Ok(super::Listing::Skipped(_)) => return Ok(()),
+        Err(e) => Err(e),
+    };
+    let env = StateEnv { g, s: st, me };
+    for (arm, a) in g.choices[choice].arms.iter().enumerate() {
+        let crate::ir::Arm::Action(ai) = a else {
+            continue;
+        };
+        let Some(k) = lists.of[ai.0 as usize] else {
+            continue;
+        };
+        let n = g.actions[*ai].params.len();
+        let want: Result<Vec<&[Value]>, ()> = match &want {
+            Ok(o) => Ok(o
+                .iter()
+                .filter(|o| o.arm as usize == arm)
+                .map(|o| &o.args[..n.min(o.args.len())])
+                .collect()),
+            Err(_) => Err(()),
+        };
+        for form in 0..4 {
+            let f = &lists.funcs[2 * k + form % 2];
+            let mut out = vec![];
+            let got = if form < 2 {
+                interp::run_into(f, g, &env, &[], &mut 1_000_000, &mut out)
+            } else {
+                match lists.native.run_into(g, &env, 2 * k + form % 2, &mut out) {
+                    Some(r) => r,
+                    None => continue,
+                }
+            };
+            let got: Result<Vec<&[Value]>, ()> = match got {
+                // Without parameters, the options are only counted.
+                Ok(Value::Int(c)) if n == 0 => Ok(vec![&[][..]; c as usize]),
+                Ok(_) => Ok(out.chunks(n).collect()),
+                Err(_) => Err(()),
+            };
+            if got != want {
+                return Err(format!(
+                    "options of {} (form {form}), me {me}: the reference lists {want:?}, the enumerator {got:?}\n{f}",
+                    g.actions[*ai].name
+                ));
+            }
+            tally.listings += 1;
+            tally.options += want.as_ref().map_or(0, |w| w.len() as u64);
+        }
+    }
+    Ok(())
 }
 
 /// Plays at most `cap` random decisions from `st`, calling `visit` in each state where a
@@ -241,19 +358,46 @@ struct Native(crate::lir::jit::Compiled);
 struct Native;
 
 impl Native {
-    #[cfg(feature = "jit")]
     fn new(g: &Game, parts: &[Part], passed: &[Func]) -> Result<Native, String> {
         let all: Vec<&Func> = parts
             .iter()
             .zip(passed)
             .flat_map(|(p, f)| [&p.func, f])
             .collect();
-        Ok(Native(crate::lir::jit::Compiled::new(g, &all)?))
+        Native::compile(g, &all)
+    }
+
+    #[cfg(feature = "jit")]
+    fn compile(g: &Game, funcs: &[&Func]) -> Result<Native, String> {
+        Ok(Native(crate::lir::jit::Compiled::new(g, funcs)?))
     }
 
     #[cfg(not(feature = "jit"))]
-    fn new(_: &Game, _: &[Part], _: &[Func]) -> Result<Native, String> {
+    fn compile(_: &Game, _: &[&Func]) -> Result<Native, String> {
         Ok(Native)
+    }
+
+    /// Function `k` of no parameters run natively, its outputs into `out`, if compiled.
+    #[cfg(feature = "jit")]
+    fn run_into(
+        &self,
+        g: &Game,
+        env: &dyn interp::Env,
+        k: usize,
+        out: &mut Vec<Value>,
+    ) -> Option<Result<Value, Fail>> {
+        Some(self.0.run_into(k, g, env, &[], &mut 1_000_000, out))
+    }
+
+    #[cfg(not(feature = "jit"))]
+    fn run_into(
+        &self,
+        _: &Game,
+        _: &dyn interp::Env,
+        _: usize,
+        _: &mut Vec<Value>,
+    ) -> Option<Result<Value, Fail>> {
+        None
     }
 
     /// Part `k`'s form `form` (0 lowered, 1 after passes) run natively, if compiled.
@@ -362,6 +506,16 @@ pub struct Timing {
     pub native_ns: u64,
     /// Nanoseconds Rust source written for the parts took, when it was given.
     pub generated_ns: u64,
+    /// Listings timed (states whose every arm is an action with an enumerator), per evaluator.
+    pub listings: u64,
+    /// Options in them.
+    pub options: u64,
+    /// Nanoseconds the engine took to list them again (`Game::list_again`).
+    pub list_engine_ns: u64,
+    /// Nanoseconds the enumerators took, interpreted (after the passes).
+    pub list_interp_ns: u64,
+    /// Nanoseconds the enumerators took as native code (after the passes).
+    pub list_native_ns: u64,
     /// Microseconds lowering and the passes took.
     pub lower_us: u64,
     /// Microseconds Cranelift took to compile every part's two forms.
@@ -482,11 +636,99 @@ pub fn timing(
         return Err("the evaluators disagree".into());
     }
     t.generated_ns = generated_ns;
+    time_listings(g, &states, reps, &mut t)?;
     t.evals = cases.len() as u64 * reps as u64;
     t.reference_ns = reference_ns;
     t.interp_ns = interp_ns;
     t.native_ns = native_ns;
     Ok(t)
+}
+
+/// Times the listings of the states whose every arm is an action with an enumerator: the
+/// engine's, the enumerators' interpreted and native; their options counted equal.
+fn time_listings(
+    g: &Game,
+    states: &[(State, u8)],
+    reps: u32,
+    t: &mut Timing,
+) -> Result<(), String> {
+    use std::time::Instant;
+    let Some((st0, _)) = states.first() else {
+        return Ok(());
+    };
+    let mut tally = LirTally::default();
+    let lists = enumerators(g, st0, &mut tally)?;
+    // (state, the enumerators of its arms after the passes)
+    let mut cases: Vec<(usize, Vec<usize>)> = vec![];
+    for (i, (st, _)) in states.iter().enumerate() {
+        let crate::engine::Wait::Decision { choice, .. } = st.wait else {
+            continue;
+        };
+        if !matches!(super::options(g, st), Ok(super::Listing::Options(_))) {
+            continue;
+        }
+        let arms: Option<Vec<usize>> = g.choices[choice]
+            .arms
+            .iter()
+            .map(|a| match a {
+                crate::ir::Arm::Action(ai) => lists.of[ai.0 as usize].map(|k| 2 * k + 1),
+                _ => None,
+            })
+            .collect();
+        if let Some(arms) = arms {
+            cases.push((i, arms));
+        }
+    }
+    let mut engine = vec![];
+    let clock = Instant::now();
+    let mut n_engine = 0;
+    for _ in 0..reps {
+        for (i, _) in &cases {
+            g.list_again(&states[*i].0, &mut engine)
+                .map_err(|e| format!("{e:?}"))?;
+            n_engine += engine.len() as u64;
+        }
+    }
+    t.list_engine_ns = clock.elapsed().as_nanos() as u64;
+    let mut out = vec![];
+    let mut counts = [0u64; 2];
+    for (form, count) in counts.iter_mut().enumerate() {
+        let clock = Instant::now();
+        for _ in 0..reps {
+            for (i, arms) in &cases {
+                let (st, me) = (&states[*i].0, states[*i].1);
+                let env = StateEnv { g, s: st, me };
+                for &k in arms {
+                    out.clear();
+                    let r = if form == 0 {
+                        interp::run_into(&lists.funcs[k], g, &env, &[], &mut 1_000_000, &mut out)
+                    } else {
+                        match lists.native.run_into(g, &env, k, &mut out) {
+                            Some(r) => r,
+                            None => return Ok(()),
+                        }
+                    };
+                    if let Ok(Value::Int(c)) = r {
+                        *count += c as u64;
+                    }
+                }
+            }
+        }
+        let ns = clock.elapsed().as_nanos() as u64;
+        if form == 0 {
+            t.list_interp_ns = ns;
+        } else {
+            t.list_native_ns = ns;
+        }
+    }
+    if counts[0] != n_engine || counts[1] != n_engine {
+        return Err(format!(
+            "the engine listed {n_engine} options, the enumerators {counts:?}"
+        ));
+    }
+    t.listings = cases.len() as u64 * reps as u64;
+    t.options = n_engine;
+    Ok(())
 }
 
 /// The Rust source of a file's lowered guard parts after the passes, with the facts of the

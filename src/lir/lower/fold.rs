@@ -36,22 +36,22 @@ impl Lower<'_> {
             exit_ty: None,
         };
         let acc0 = self.konst(acc_ty, init);
-        let acc = self.fold_binding(a, &mut fold, 0, acc0)?;
+        let acc = self.fold_binding(&Nest::Fold(a), &mut fold, 0, acc0)?;
         self.finish_fold(a, fold, acc)
     }
 
     /// The loop (or, over a list, the sequence) of binding `k` of a fold, from accumulator
     /// `acc0`; each element goes to the next binding's loop, or, for the last, to
     /// [`Lower::fold_one`]. Returns the accumulator after it, in the block that goes on.
-    fn fold_binding(
+    pub(super) fn fold_binding(
         &mut self,
-        a: &crate::ir::Agg,
+        a: &Nest,
         fold: &mut Fold,
         k: usize,
         acc0: Reg,
     ) -> Result<Reg, String> {
         use crate::ir::Coll;
-        let bind = &a.binds[k];
+        let bind = &a.binds()[k];
         let elem_ty = Ty::of(bind.ty).ok_or("a binding without an unboxed type")?;
         let acc_ty = self.f.ty(acc0);
         Ok(match &bind.coll {
@@ -133,6 +133,10 @@ impl Lower<'_> {
                             _ => unreachable!("matched above"),
                         };
                         (n, ReadElem::Cast(elem_ty))
+                    }
+                    Coll::Zone(_) if matches!(a, Nest::Options { .. }) => {
+                        // Interchangeable components are offered once (4.1): not built yet.
+                        return Err("options over a zone's components".into());
                     }
                     Coll::Zone(z) => {
                         let zone = self.expr(z)?;
@@ -254,24 +258,77 @@ impl Lower<'_> {
     /// for the last, by [`Lower::fold_one`].
     fn fold_elem(
         &mut self,
-        a: &crate::ir::Agg,
+        a: &Nest,
         fold: &mut Fold,
         k: usize,
         elem: Reg,
         acc: Reg,
     ) -> Result<Reg, String> {
-        let slot = a.binds[k].slot as usize;
+        let slot = a.binds()[k].slot as usize;
         if self.locals.len() <= slot {
             self.locals.resize(slot + 1, None);
         }
         let saved = self.locals[slot].replace(elem);
-        let out = if k + 1 < a.binds.len() {
-            self.fold_binding(a, fold, k + 1, acc)
-        } else {
-            self.fold_one(a, fold, acc)
-        };
+        let out = self.fold_deeper(a, fold, k + 1, acc);
         self.locals[slot] = saved;
         out
+    }
+
+    /// With `k` bindings bound: for options, the guard's parts that need exactly them (a
+    /// false one goes on with the accumulator as it is); then the next binding's loop, or the
+    /// combination itself.
+    pub(super) fn fold_deeper(
+        &mut self,
+        a: &Nest,
+        fold: &mut Fold,
+        k: usize,
+        acc: Reg,
+    ) -> Result<Reg, String> {
+        let mut skips = vec![];
+        if let Nest::Options { parts, .. } = a {
+            for (need, p) in parts.iter() {
+                if *need as usize != k {
+                    continue;
+                }
+                skips.push(self.test(p, "a guard that is not a truth value")?);
+            }
+        }
+        let out = if k < a.binds().len() {
+            self.fold_binding(a, fold, k, acc)?
+        } else {
+            match a {
+                Nest::Fold(agg) => self.fold_one(agg, fold, acc)?,
+                Nest::Options { binds, .. } => {
+                    for b in binds.iter() {
+                        let Some(Some(r)) = self.locals.get(b.slot as usize).copied() else {
+                            return Err("a parameter without a register".into());
+                        };
+                        let dst = self.f.reg(Ty::Int);
+                        self.push(Inst::Out { dst, a: r });
+                    }
+                    let one = self.konst(Ty::Int, 1);
+                    let dst = self.f.reg(Ty::Int);
+                    self.push(Inst::Arith {
+                        dst,
+                        op: Arith::Add,
+                        a: acc,
+                        b: one,
+                    })
+                }
+            }
+        };
+        if skips.is_empty() {
+            return Ok(out);
+        }
+        let joined = self.f.reg(Ty::Int);
+        let join = self.block(vec![joined]);
+        self.goto(join, vec![out]);
+        for skip in skips {
+            self.cur = skip;
+            self.goto(join, vec![acc]);
+        }
+        self.cur = join;
+        Ok(joined)
     }
 
     /// One combination of a fold's bindings (bound to their locals): its filter, then what
@@ -292,13 +349,8 @@ impl Lower<'_> {
         let out = self.f.reg(acc_ty);
         let cont = self.block(vec![out]);
         if let Some(filter) = &a.filter {
-            let c = self.expr(filter)?;
-            if self.f.ty(c) != Ty::Bool {
-                return Err("a filter that is not a truth value".into());
-            }
-            let pass = self.block(vec![]);
-            let skip = self.block(vec![]);
-            self.branch(c, (pass, vec![]), (skip, vec![]));
+            let skip = self.test(filter, "a filter that is not a truth value")?;
+            let pass = self.cur;
             self.cur = skip;
             if a.kind == K::All && a.body.is_none() {
                 let f = self.konst(Ty::Bool, 0);
@@ -416,6 +468,20 @@ impl Lower<'_> {
         Ok(out)
     }
 
+    /// Lowers a condition and branches on it: the lowering goes on where it holds; the block
+    /// where it does not is returned (`not_bool` the refusal when it is no truth value).
+    fn test(&mut self, c: &Expr, not_bool: &str) -> Result<usize, String> {
+        let c = self.expr(c)?;
+        if self.f.ty(c) != Ty::Bool {
+            return Err(not_bool.into());
+        }
+        let pass = self.block(vec![]);
+        let skip = self.block(vec![]);
+        self.branch(c, (pass, vec![]), (skip, vec![]));
+        self.cur = pass;
+        Ok(skip)
+    }
+
     /// Ends the current block with a jump to the fold's exit, with `r` as its result.
     fn exit(&mut self, fold: &mut Fold, r: Reg) -> Result<(), String> {
         let t = self.f.ty(r);
@@ -518,9 +584,30 @@ enum ReadElem {
     OffsetCast(Reg, Ty),
 }
 
+/// What nested loops over bindings build.
+pub(super) enum Nest<'a> {
+    /// A fold.
+    Fold(&'a crate::ir::Agg),
+    /// An action's options: each combination of its parameters that passes every part of
+    /// its guard (each tested once the bindings it needs are bound) written out.
+    Options {
+        binds: &'a [crate::ir::Bind],
+        parts: &'a [(u16, Expr)],
+    },
+}
+
+impl Nest<'_> {
+    fn binds(&self) -> &[crate::ir::Bind] {
+        match self {
+            Nest::Fold(a) => &a.binds,
+            Nest::Options { binds, .. } => binds,
+        }
+    }
+}
+
 /// A fold being lowered: where its element is bound and the early exits met so far.
-struct Fold {
+pub(super) struct Fold {
     /// Blocks that end the fold early, each with its result (their ends are set last).
-    exits: Vec<(usize, Reg)>,
-    exit_ty: Option<Ty>,
+    pub(super) exits: Vec<(usize, Reg)>,
+    pub(super) exit_ty: Option<Ty>,
 }

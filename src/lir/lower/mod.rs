@@ -8,7 +8,8 @@
 //! `seat`, `ord`, `col`, `row`, `opposite`, `max`, `min`, `step`, `count`, `empty`, `top`,
 //! `bottom`, `owner`, `space_of`, `zone_of`), and folds (of any number of bindings) over a range, the
 //! players, an enum, a board (its closed spaces passed over), the components of a type, a zone
-//! or a list (`fold.rs`). Anything else is refused with the reason
+//! or a list (`fold.rs`); an action's options as an enumerator ([`lower_options`], the same
+//! loops, over the parameters, writing each option out). Anything else is refused with the reason
 //! (the engine keeps running it its own way): `repeated`, folds over `adjacent`, rays, paths and groups, `line`, `connected`, `majority`, `best_sets`, `after`.
 
 use super::*;
@@ -43,6 +44,39 @@ pub fn lower_expr(g: &Game, name: &str, e: &Expr, params: &[Type]) -> Result<Fun
     let r = l.expr(e)?;
     l.f.ret = l.f.ty(r);
     l.end(Term::Return(r));
+    Ok(l.f)
+}
+
+/// Lowers an action's options to an enumerator: a function of no parameters that writes
+/// each option's values ([`Inst::Out`], one per parameter) in the order the reference lists
+/// them (4.1: the last binding fastest, each guard part tested once the bindings it needs are
+/// bound) and returns their number. `Err` says what is not built yet.
+pub fn lower_options(g: &Game, a: &crate::ir::ActionDef) -> Result<Func, String> {
+    let mut l = Lower {
+        g,
+        f: Func {
+            name: format!("options of {}", a.name),
+            params: vec![],
+            regs: vec![],
+            blocks: vec![],
+            ret: Ty::Int,
+        },
+        cur: 0,
+        locals: vec![],
+        depth: 0,
+    };
+    l.cur = l.block(vec![]);
+    let zero = l.konst(Ty::Int, 0);
+    let nest = fold::Nest::Options {
+        binds: &a.params,
+        parts: &a.guard_parts,
+    };
+    let mut fold = fold::Fold {
+        exits: vec![],
+        exit_ty: None,
+    };
+    let n = l.fold_deeper(&nest, &mut fold, 0, zero)?;
+    l.end(Term::Return(n));
     Ok(l.f)
 }
 
