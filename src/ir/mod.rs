@@ -24,9 +24,15 @@ pub use limits::*;
 pub use names::*;
 
 /// A run-time value. Small and `Copy`: the interpreter never allocates to hold one.
+///
+/// Its layout is fixed (`repr(u8)`: a tag byte, the variant's number in the order below, then
+/// its fields laid out as in a C struct after it), so that native code reads a variable of
+/// the state in place and writes options (`lir::jit`, `layout`): the variants' order is relied
+/// on there, and `tests/lir.rs` fails at once when it and this order differ.
 #[derive(
     Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Default,
 )]
+#[repr(u8)]
 pub enum Value {
     /// `none`: no value (an empty variable, no component, no player).
     #[default]

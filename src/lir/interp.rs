@@ -8,6 +8,11 @@ use rt::Rt;
 pub trait Env {
     /// A variable's slot (the variable's base plus the flat index).
     fn var(&self, slot: u32) -> Value;
+    /// Every variable's slots, for native code to read in place (empty: read each through
+    /// [`Env::var`]).
+    fn vars(&self) -> &[Value] {
+        &[]
+    }
     /// A component's field.
     fn field(&self, comp: CompId, field: u16) -> Value;
     /// The acting seat.

@@ -36,6 +36,14 @@ pub struct Ctx<'a> {
     me: i64,
     current: i64,
     players: i64,
+    /// The state's variables, read in place ([`Value`]'s layout is `repr(u8)`).
+    vars: *const Value,
+    vars_len: u64,
+    /// Where the options are written ([`Inst::Out`]): `rt.out`'s buffer, its length and
+    /// capacity while the native code runs (`rt.out`'s own length is set after).
+    out: *mut Value,
+    out_len: u64,
+    out_cap: u64,
     rt: Rt<'a>,
 }
 
@@ -44,6 +52,15 @@ const FAIL: i32 = 8;
 const ME: i32 = 16;
 const CURRENT: i32 = 24;
 const PLAYERS: i32 = 32;
+const VARS: i32 = 40;
+const VARS_LEN: i32 = 48;
+const OUT: i32 = 56;
+const OUT_LEN: i32 = 64;
+const OUT_CAP: i32 = 72;
+
+// `Value`'s layout (`repr(u8)`): the tag, then the fields as in a C struct after it.
+const VALUE_SIZE: i64 = 16;
+const TAG_NONE: i64 = 0;
 
 const FAILS: [Fail; 7] = [
     Fail::NoneValue,
@@ -84,6 +101,31 @@ fn unpack(n: i64) -> Ty {
         5 => Ty::Space(crate::ir::BoardId(id as _)),
         _ => Ty::Zone(crate::ir::TypeId(id as _)),
     }
+}
+
+/// Where a [`Value`] of a register type keeps its number (`repr(u8)`: the tag at 0, then
+/// the variant's fields as in a C struct after it).
+struct Layout {
+    /// The variant's tag.
+    tag: i64,
+    /// The id its fields begin with (an enum's, a board's: a `u16` at 2), checked.
+    id: Option<i64>,
+    /// The number's offset and width in bytes.
+    at: i32,
+    width: u8,
+}
+
+fn layout(t: Ty) -> Layout {
+    let (tag, id, at, width) = match t {
+        Ty::Int => (1, None, 8, 8),
+        Ty::Bool => (2, None, 1, 1),
+        Ty::Player => (3, None, 1, 1),
+        Ty::Enum(e) => (4, Some(e.0 as i64), 4, 2),
+        Ty::Comp(_) => (5, None, 4, 4),
+        Ty::Space(b) => (6, Some(b.0 as i64), 4, 4),
+        Ty::Zone(_) => (7, None, 4, 4),
+    };
+    Layout { tag, id, at, width }
 }
 
 type Helper = extern "C" fn(*mut Ctx, i64, i64, i64) -> i64;
@@ -156,8 +198,20 @@ extern "C" fn h_place(ctx: *mut Ctx, what: i64, comp: i64, _: i64) -> i64 {
     helper(ctx, |rt| Ok(rt.place(PLACES[what as usize], comp)))
 }
 
+/// An option's value when the buffer is full: pushed (the buffer grows), the buffer's place
+/// handed to the native code again.
 extern "C" fn h_out(ctx: *mut Ctx, ty: i64, a: i64, _: i64) -> i64 {
-    helper(ctx, |rt| Ok(rt.out(unpack(ty), a)))
+    // SAFETY: as in `helper`; `out_len` counts the values the native code wrote, each whole,
+    // into the buffer of `rt.out` below its capacity.
+    let ctx = unsafe { &mut *ctx };
+    unsafe { ctx.rt.out.set_len(ctx.out_len as usize) };
+    ctx.rt.out(unpack(ty), a);
+    let more = ctx.rt.out.len().max(16);
+    ctx.rt.out.reserve(more);
+    ctx.out = ctx.rt.out.as_mut_ptr();
+    ctx.out_len = ctx.rt.out.len() as u64;
+    ctx.out_cap = ctx.rt.out.capacity() as u64;
+    0
 }
 
 extern "C" fn h_zone_at(ctx: *mut Ctx, z: i64, k: i64, _: i64) -> i64 {
@@ -263,17 +317,32 @@ impl Compiled {
         assert!(args.len() >= n, "a compiled function needs {n} arguments");
         let mut rt = Rt::new(g, env, *fuel);
         rt.out = std::mem::take(out);
+        let vars = env.vars();
+        rt.out.reserve(16);
+        let (out_ptr, out_len, out_cap) = (
+            rt.out.as_mut_ptr(),
+            rt.out.len() as u64,
+            rt.out.capacity() as u64,
+        );
         let mut ctx = Ctx {
             fuel: *fuel,
             fail: 0,
             me: rt.me,
             current: rt.current,
             players: rt.players,
+            vars: vars.as_ptr(),
+            vars_len: vars.len() as u64,
+            out: out_ptr,
+            out_len,
+            out_cap,
             rt,
         };
         let mut result = 0i64;
         let c = entry(&mut ctx, args.as_ptr(), &mut result);
         *fuel = ctx.fuel;
+        // SAFETY: the native code wrote `out_len` whole values into the buffer (below its
+        // capacity), `h_out` keeping the pointer, length and capacity in step when it grew.
+        unsafe { ctx.rt.out.set_len(ctx.out_len as usize) };
         *out = std::mem::take(&mut ctx.rt.out);
         match c {
             0 => Ok(ret.decode(result)),
@@ -488,9 +557,7 @@ impl<'a, 'b> Lower<'a, 'b> {
                     }
                     None => self.iconst(def.base as i64),
                 };
-                let t = self.iconst(pack(ty(dst)));
-                let z = self.iconst(0);
-                self.call_v(h_var, slot, t, z)
+                self.read_var(slot, ty(dst), dst)
             }
             Inst::Index { acc, x, size, .. } => {
                 let pos = self.use_(x);
@@ -645,8 +712,7 @@ impl<'a, 'b> Lower<'a, 'b> {
             }
             Inst::Out { a, .. } => {
                 let x = self.use_(a);
-                let z = self.iconst(0);
-                self.call(h_out, pack(ty(a)), x, z)
+                self.write_out(x, ty(a))
             }
             Inst::Place { what, comp, .. } => {
                 let c = self.use_(comp);
@@ -656,6 +722,120 @@ impl<'a, 'b> Lower<'a, 'b> {
             }
         };
         self.b.def_var(var(inst.dst()), v);
+    }
+
+    /// A variable's slot as a number of type `t`: read in place when the state's variables
+    /// are at hand ([`Env::vars`]), else through the helper.
+    fn read_var(&mut self, slot: CValue, t: Ty, dst: Reg) -> CValue {
+        let flags = MemFlagsData::trusted();
+        let len = self.b.ins().load(types::I64, flags, self.ctx, VARS_LEN);
+        let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, slot, len);
+        let (fast, slow, join) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.b.ins().brif(inside, fast, &[], slow, &[]);
+        // In place: the tag says none, the register's kind (its payload read), or another.
+        self.b.switch_to_block(fast);
+        let base = self.b.ins().load(self.ptr, flags, self.ctx, VARS);
+        let off = self.b.ins().imul_imm_s(slot, VALUE_SIZE);
+        let addr = self.b.ins().iadd(base, off);
+        let tag = self.b.ins().uload8(types::I64, flags, addr, 0);
+        let l = layout(t);
+        let none = self.b.ins().icmp_imm_s(IntCC::Equal, tag, TAG_NONE);
+        let (is_none, not_none) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(none, is_none, &[], not_none, &[]);
+        self.b.switch_to_block(is_none);
+        let nv = self.iconst(t.none());
+        self.b.def_var(var(dst), nv);
+        self.b.ins().jump(join, &[]);
+        self.b.switch_to_block(not_none);
+        let kind = self.b.ins().icmp_imm_s(IntCC::NotEqual, tag, l.tag);
+        self.fail_if(kind, Fail::Type);
+        if let Some(id) = l.id {
+            let of = self.b.ins().uload16(types::I64, flags, addr, 2);
+            let other = self.b.ins().icmp_imm_s(IntCC::NotEqual, of, id);
+            self.fail_if(other, Fail::Type);
+        }
+        let v = match l.width {
+            8 => self.b.ins().load(types::I64, flags, addr, l.at),
+            4 => self.b.ins().uload32(flags, addr, l.at),
+            2 => self.b.ins().uload16(types::I64, flags, addr, l.at),
+            _ => self.b.ins().uload8(types::I64, flags, addr, l.at),
+        };
+        if t == Ty::Int {
+            // The number that stands for none is no number of the state.
+            let c = self.b.ins().icmp_imm_s(IntCC::Equal, v, INT_NONE);
+            self.fail_if(c, Fail::Type);
+        }
+        self.b.def_var(var(dst), v);
+        self.b.ins().jump(join, &[]);
+        // Through the helper.
+        self.b.switch_to_block(slow);
+        let tv = self.iconst(pack(t));
+        let z = self.iconst(0);
+        let v = self.call_v(h_var, slot, tv, z);
+        self.b.def_var(var(dst), v);
+        self.b.ins().jump(join, &[]);
+        self.b.switch_to_block(join);
+        self.b.use_var(var(dst))
+    }
+
+    /// Writes a value of type `t` as the next of the options: in place while the buffer has
+    /// room ([`Value`]'s layout: the tag, then the variant's fields), else through `h_out`.
+    fn write_out(&mut self, x: CValue, t: Ty) -> CValue {
+        let flags = MemFlagsData::trusted();
+        let len = self.b.ins().load(types::I64, flags, self.ctx, OUT_LEN);
+        let cap = self.b.ins().load(types::I64, flags, self.ctx, OUT_CAP);
+        let room = self.b.ins().icmp(IntCC::UnsignedLessThan, len, cap);
+        let (fast, slow, join) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.b.ins().brif(room, fast, &[], slow, &[]);
+        self.b.switch_to_block(fast);
+        let base = self.b.ins().load(self.ptr, flags, self.ctx, OUT);
+        let off = self.b.ins().imul_imm_s(len, VALUE_SIZE);
+        let addr = self.b.ins().iadd(base, off);
+        let none = self.b.ins().icmp_imm_s(IntCC::Equal, x, t.none());
+        let (is_none, value, written) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.b.ins().brif(none, is_none, &[], value, &[]);
+        self.b.switch_to_block(is_none);
+        let tag = self.b.ins().iconst(types::I8, TAG_NONE);
+        self.b.ins().store(flags, tag, addr, 0);
+        self.b.ins().jump(written, &[]);
+        self.b.switch_to_block(value);
+        let l = layout(t);
+        let tag = self.b.ins().iconst(types::I8, l.tag);
+        self.b.ins().store(flags, tag, addr, 0);
+        if let Some(id) = l.id {
+            let id = self.b.ins().iconst(types::I16, id);
+            self.b.ins().store(flags, id, addr, 2);
+        }
+        let v = match l.width {
+            8 => x,
+            4 => self.b.ins().ireduce(types::I32, x),
+            2 => self.b.ins().ireduce(types::I16, x),
+            _ => self.b.ins().ireduce(types::I8, x),
+        };
+        self.b.ins().store(flags, v, addr, l.at);
+        self.b.ins().jump(written, &[]);
+        self.b.switch_to_block(written);
+        let len1 = self.b.ins().iadd_imm_s(len, 1);
+        self.b.ins().store(flags, len1, self.ctx, OUT_LEN);
+        self.b.ins().jump(join, &[]);
+        self.b.switch_to_block(slow);
+        let z = self.iconst(0);
+        self.call(h_out, pack(t), x, z);
+        self.b.ins().jump(join, &[]);
+        self.b.switch_to_block(join);
+        self.iconst(0)
     }
 
     /// An instruction that always fails: the failure, then unreachable code defining `dst`.

@@ -41,6 +41,9 @@ impl interp::Env for StateEnv<'_> {
     fn var(&self, slot: u32) -> Value {
         self.s.var(slot as usize)
     }
+    fn vars(&self) -> &[Value] {
+        &self.s.vars
+    }
     fn field(&self, c: CompId, f: u16) -> Value {
         self.s.field(c, f, self.g)
     }
