@@ -275,3 +275,136 @@ fn native_code_fails_where_the_interpreter_fails() {
     // Every kind of failure above happened at least once.
     assert!(failures > 20, "{failures}");
 }
+
+/// A function of one instruction over its parameters (typed `params`), returning its result.
+#[cfg(feature = "jit")]
+fn one(
+    name: &str,
+    params: &[rulebook::lir::Ty],
+    ret: rulebook::lir::Ty,
+    inst: impl Fn(&[rulebook::lir::Reg], rulebook::lir::Reg) -> rulebook::lir::Inst,
+) -> Func {
+    use rulebook::lir::{Block, Reg};
+    let regs: Vec<Reg> = (0..params.len() as u32).map(Reg).collect();
+    let dst = Reg(params.len() as u32);
+    let mut tys = params.to_vec();
+    tys.push(ret);
+    Func {
+        name: name.into(),
+        params: regs.clone(),
+        regs: tys,
+        blocks: vec![Block {
+            params: vec![],
+            insts: vec![inst(&regs, dst)],
+            term: Term::Return(dst),
+        }],
+        ret,
+    }
+}
+
+/// Native code reads the zones' arrays, the fields and the game's tables in place: in states
+/// of games with stacks of several components, every zone's count, emptiness, top, bottom and
+/// k-th component, every component's place and every field, natively and through the state's
+/// methods (the interpreter), equal.
+#[cfg(feature = "jit")]
+#[test]
+fn zones_and_fields_read_in_place_equal_what_the_state_says() {
+    use rulebook::lir::jit::Compiled;
+    use rulebook::lir::{Held, Inst, Place, Ty};
+    use rulebook::reference::lir::StateEnv;
+    let (mut compared, mut tall, mut ok) = (0u64, 0u64, 0u64);
+    for path in [
+        "rules/classic/goofspiel.rules",
+        "rules/atlantis_omni.rules",
+        "rules/ominoes.rules",
+    ] {
+        let text = std::fs::read_to_string(path).expect("readable");
+        let g = rulebook::load(path, &text).game.expect("checks");
+        let cfg = Config {
+            players: 2,
+            variant: None,
+            seed: 5,
+            chance: ChanceMode::Seeded,
+            fuel: None,
+            set: vec![],
+        };
+        let mut st = g.start(&cfg).expect("starts");
+        let mut funcs: Vec<(Func, Vec<Vec<i64>>)> = vec![];
+        let board = g.instances.iter().find_map(|i| i.space.map(|(b, _)| b));
+        for (zi, z) in g.instances.iter().enumerate() {
+            let ct = g.zones[z.zone].ty;
+            for what in [Held::Count, Held::Empty, Held::Top, Held::Bottom] {
+                let ret = match what {
+                    Held::Count => Ty::Int,
+                    Held::Empty => Ty::Bool,
+                    _ => Ty::Comp(ct),
+                };
+                let f = one("held", &[Ty::Zone(ct)], ret, |p, dst| Inst::Held {
+                    dst,
+                    what,
+                    zone: p[0],
+                });
+                funcs.push((f, vec![vec![zi as i64]]));
+            }
+            let f = one("at", &[Ty::Zone(ct), Ty::Int], Ty::Comp(ct), |p, dst| {
+                Inst::ZoneAt {
+                    dst,
+                    zone: p[0],
+                    k: p[1],
+                }
+            });
+            funcs.push((f, (-1..20).map(|k| vec![zi as i64, k]).collect()));
+        }
+        for (ci, c) in g.comps.iter().enumerate() {
+            let ct = c.ty;
+            let mut places = vec![(Place::Zone, Ty::Zone(ct)), (Place::Owner, Ty::Player)];
+            places.extend(board.map(|b| (Place::Space, Ty::Space(b))));
+            for (what, ret) in places {
+                let f = one("place", &[Ty::Comp(ct)], ret, |p, dst| Inst::Place {
+                    dst,
+                    what,
+                    comp: p[0],
+                });
+                funcs.push((f, vec![vec![ci as i64], vec![u32::MAX as i64]]));
+            }
+            for (fi, fd) in g.types[ct].fields.iter().enumerate() {
+                let Some(ret) = Ty::of(fd.ty) else { continue };
+                let f = one("field", &[Ty::Comp(ct)], ret, |p, dst| Inst::Field {
+                    dst,
+                    comp: p[0],
+                    field: fi as u16,
+                });
+                funcs.push((f, vec![vec![ci as i64], vec![u32::MAX as i64]]));
+            }
+        }
+        for (f, _) in &funcs {
+            verify::verify(f, &g).unwrap_or_else(|e| panic!("{path}: {e}\n{f}"));
+        }
+        let native =
+            Compiled::new(&g, &funcs.iter().map(|f| &f.0).collect::<Vec<_>>()).expect("compiles");
+        let mut legal = vec![];
+        for turn in 0..24 {
+            let env = StateEnv::new(&g, &st, 0);
+            for (k, (f, argsets)) in funcs.iter().enumerate() {
+                for args in argsets {
+                    let (mut f1, mut f2) = (100, 100);
+                    let want = interp::run(f, &g, &env, args, &mut f1);
+                    let got = native.run(k, &g, &env, args, &mut f2);
+                    assert_eq!(got, want, "{path}, turn {turn}, {args:?}\n{f}");
+                    compared += 1;
+                    ok += want.is_ok() as u64;
+                }
+            }
+            tall += g.instances.ids().filter(|&z| st.zone(z).len() >= 3).count() as u64;
+            if g.legal(&st, &mut legal).is_err() || legal.is_empty() {
+                break;
+            }
+            let a = legal[turn % legal.len()];
+            g.apply(&mut st, &a).expect("applies");
+        }
+    }
+    // Stacks of three or more (top, bottom and the middle differ) were read, and most reads
+    // succeeded.
+    assert!(tall > 100, "{tall}");
+    assert!(ok * 2 > compared, "{ok} of {compared}");
+}

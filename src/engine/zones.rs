@@ -151,6 +151,17 @@ impl Zones {
         seen.into_iter().all(|s| s)
     }
 
+    /// The arrays, for compiled code to read in place.
+    pub(crate) fn arrays(&self) -> crate::lir::interp::ZoneArrays<'_> {
+        crate::lir::interp::ZoneArrays {
+            len: &self.len,
+            head: &self.head,
+            tail: &self.tail,
+            next: &self.next,
+            loc: &self.loc,
+        }
+    }
+
     /// How many instances there are.
     pub(crate) fn instances(&self) -> usize {
         self.head.len()

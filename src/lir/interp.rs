@@ -15,6 +15,15 @@ pub trait Env {
     }
     /// A component's field.
     fn field(&self, comp: CompId, field: u16) -> Value;
+    /// Every field slot ([`Game::field_slot`]), for native code to read in place (empty:
+    /// read each through [`Env::field`]).
+    fn fields(&self) -> &[Value] {
+        &[]
+    }
+    /// The zones' arrays, for native code to read in place (`None`: through the methods).
+    fn zones(&self) -> Option<ZoneArrays<'_>> {
+        None
+    }
     /// The acting seat.
     fn me(&self) -> u8;
     /// The current player.
@@ -31,6 +40,22 @@ pub trait Env {
     fn place(&self, c: CompId) -> crate::ir::InstId;
     /// The `k`-th component of a zone instance from the bottom.
     fn zone_at(&self, z: crate::ir::InstId, k: u32) -> Option<CompId>;
+}
+
+/// Where components are, as flat arrays (a zone instance is a list of its components, bottom
+/// to top; `u32::MAX` ends a list and stands for no component or no instance).
+#[derive(Clone, Copy)]
+pub struct ZoneArrays<'a> {
+    /// Per instance: how many components it holds.
+    pub len: &'a [u32],
+    /// Per instance: its bottom component.
+    pub head: &'a [u32],
+    /// Per instance: its top component.
+    pub tail: &'a [u32],
+    /// Per component: the one above it.
+    pub next: &'a [u32],
+    /// Per component: the instance holding it.
+    pub loc: &'a [u32],
 }
 
 /// Runs `f` on `args` (one number per parameter), spending one unit of `fuel` per

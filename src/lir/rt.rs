@@ -96,6 +96,9 @@ impl<'a> Rt<'a> {
         if z == ID_NONE {
             return Err(Fail::NoneValue);
         }
+        if z < 0 || z as usize >= self.game.instances.len() {
+            return Err(Fail::Index);
+        }
         let z = InstId(z as u32);
         Ok(match what {
             Held::Count => self.env.zone_len(z) as i64,
@@ -107,13 +110,16 @@ impl<'a> Rt<'a> {
         })
     }
 
-    /// Where a component lies.
+    /// Where a component lies (none for none, or a component the game does not have or
+    /// that lies nowhere).
     pub fn place(&self, what: Place, comp: i64) -> i64 {
-        if comp == ID_NONE {
+        if comp < 0 || comp as usize >= self.game.comps.len() {
             return ID_NONE;
         }
         let inst = self.env.place(CompId(comp as u32));
-        let at = &self.game.instances[inst];
+        let Some(at) = self.game.instances.get(inst) else {
+            return ID_NONE;
+        };
         match what {
             Place::Zone => inst.0 as i64,
             Place::Owner => at.owner.map_or(ID_NONE, |p| p as i64),

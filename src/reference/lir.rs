@@ -37,6 +37,13 @@ pub struct StateEnv<'a> {
     me: u8,
 }
 
+impl<'a> StateEnv<'a> {
+    /// The state `s` of a match of `g`, `me` acting.
+    pub fn new(g: &'a Game, s: &'a State, me: u8) -> StateEnv<'a> {
+        StateEnv { g, s, me }
+    }
+}
+
 impl interp::Env for StateEnv<'_> {
     fn var(&self, slot: u32) -> Value {
         self.s.var(slot as usize)
@@ -46,6 +53,12 @@ impl interp::Env for StateEnv<'_> {
     }
     fn field(&self, c: CompId, f: u16) -> Value {
         self.s.field(c, f, self.g)
+    }
+    fn fields(&self) -> &[Value] {
+        &self.s.fields
+    }
+    fn zones(&self) -> Option<crate::lir::interp::ZoneArrays<'_>> {
+        Some(self.s.zones.arrays())
     }
     fn me(&self) -> u8 {
         self.me

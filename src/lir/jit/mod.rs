@@ -4,9 +4,14 @@
 //! result's number, or the [`Fail`] it met (1 + its position). Registers become Cranelift
 //! variables (the frontend builds the SSA form again, block arguments becoming assignments on
 //! the edges); arithmetic, comparisons, indexes, branches and the work budget are native
-//! code; what reads the state or the game's tables (variables, fields, zones, steps) calls a
-//! helper written in Rust that checks every index, so that the only memory the native code
-//! touches itself is the context's first five words, the arguments and the result.
+//! code, and so are the reads of the state: its variables, fields and zones (lengths, ends,
+//! lists, places) are read in place in the arrays the environment lends ([`Env::vars`],
+//! [`Env::fields`], [`Env::zones`]), the game's tables (fields per component, owners and
+//! spaces per instance, a board's coordinates and steps) in copies [`Compiled`] owns. Every
+//! read is checked against its array's length first; what falls outside, and the rest (a
+//! constant, `%`, `/`, `^`, a step on a board with closed spaces, an option written past the
+//! buffer's capacity) calls a small helper written in Rust over the checked runtime
+//! ([`rt::Rt`]).
 //!
 //! The work budget is spent per block: a block costs its instructions plus one, as in the
 //! interpreter, but all at its entry, so that a budget running out inside a block fails a
@@ -25,8 +30,9 @@ use rt::Rt;
 mod build;
 use build::Lower;
 
-/// What a compiled function reads while it runs: the first five words are read and written
-/// by the native code at fixed offsets, the rest only by the helpers.
+/// What a compiled function reads while it runs: the words before `rt` are read (and the
+/// first and the options' written) by the native code at fixed offsets, `rt` only by the
+/// helpers. Every array is read below its length, which the native code checks first.
 #[repr(C)]
 pub struct Ctx<'a> {
     /// Units of work left.
@@ -44,19 +50,56 @@ pub struct Ctx<'a> {
     out: *mut Value,
     out_len: u64,
     out_cap: u64,
+    /// The state's field slots, read in place.
+    fields: *const Value,
+    fields_len: u64,
+    /// Per component of the game: its first field slot and its number of fields.
+    field_tab: *const [u32; 2],
+    comps: u64,
+    /// The zones' arrays ([`interp::ZoneArrays`]): per instance (`insts` of them) its
+    /// length, bottom and top; per component (`placed` of them) the one above and its
+    /// instance. `insts` and `placed` are 0 when the environment has no arrays.
+    z_len: *const u32,
+    z_head: *const u32,
+    z_tail: *const u32,
+    z_next: *const u32,
+    z_loc: *const u32,
+    insts: u64,
+    placed: u64,
+    /// Per instance of the game: its owner and its space (`u32::MAX`: none).
+    owner_tab: *const u32,
+    space_tab: *const u32,
     rt: Rt<'a>,
 }
 
-const FUEL: i32 = 0;
-const FAIL: i32 = 8;
-const ME: i32 = 16;
-const CURRENT: i32 = 24;
-const PLAYERS: i32 = 32;
-const VARS: i32 = 40;
-const VARS_LEN: i32 = 48;
-const OUT: i32 = 56;
-const OUT_LEN: i32 = 64;
-const OUT_CAP: i32 = 72;
+macro_rules! at {
+    ($f:ident) => {
+        std::mem::offset_of!(Ctx<'static>, $f) as i32
+    };
+}
+const FUEL: i32 = at!(fuel);
+const FAIL: i32 = at!(fail);
+const ME: i32 = at!(me);
+const CURRENT: i32 = at!(current);
+const PLAYERS: i32 = at!(players);
+const VARS: i32 = at!(vars);
+const VARS_LEN: i32 = at!(vars_len);
+const OUT: i32 = at!(out);
+const OUT_LEN: i32 = at!(out_len);
+const OUT_CAP: i32 = at!(out_cap);
+const FIELDS: i32 = at!(fields);
+const FIELDS_LEN: i32 = at!(fields_len);
+const FIELD_TAB: i32 = at!(field_tab);
+const COMPS: i32 = at!(comps);
+const Z_LEN: i32 = at!(z_len);
+const Z_HEAD: i32 = at!(z_head);
+const Z_TAIL: i32 = at!(z_tail);
+const Z_NEXT: i32 = at!(z_next);
+const Z_LOC: i32 = at!(z_loc);
+const INSTS: i32 = at!(insts);
+const PLACED: i32 = at!(placed);
+const OWNER_TAB: i32 = at!(owner_tab);
+const SPACE_TAB: i32 = at!(space_tab);
 
 // `Value`'s layout (`repr(u8)`): the tag, then the fields as in a C struct after it.
 const VALUE_SIZE: i64 = 16;
@@ -163,21 +206,6 @@ extern "C" fn h_arith(ctx: *mut Ctx, op: i64, x: i64, y: i64) -> i64 {
     helper(ctx, |_| rt::arith(ARITHS[op as usize], x, y))
 }
 
-const UNARIES: [Unary; 8] = [
-    Unary::Abs,
-    Unary::Next,
-    Unary::Prev,
-    Unary::Seat,
-    Unary::Ord,
-    Unary::Col,
-    Unary::Row,
-    Unary::Opposite,
-];
-
-extern "C" fn h_unary(ctx: *mut Ctx, op: i64, ty: i64, a: i64) -> i64 {
-    helper(ctx, |rt| rt.unary(UNARIES[op as usize], unpack(ty), a))
-}
-
 extern "C" fn h_step(ctx: *mut Ctx, board: i64, s: i64, d: i64) -> i64 {
     helper(ctx, |rt| Ok(rt.step(board as u32, s, d)))
 }
@@ -224,6 +252,33 @@ type Entry = extern "C" fn(*mut Ctx, *const i64, *mut i64) -> u32;
 pub struct Compiled {
     module: Option<JITModule>,
     funcs: Vec<(Entry, Ty, usize)>,
+    /// The game's tables the native code reads ([`Ctx`]), built for the game compiled for.
+    field_tab: Vec<[u32; 2]>,
+    owner_tab: Vec<u32>,
+    space_tab: Vec<u32>,
+    /// Per board, its tables, whose addresses the native code holds.
+    _boards: Vec<BoardTabs>,
+}
+
+/// A board's geometry as the native code reads it (a copy owned by [`Compiled`], so that its
+/// addresses, written into the code, live as long as the code).
+pub(super) struct BoardTabs {
+    /// Per space: its (column, row), or `u32::MAX` twice for a board without coordinates.
+    pub coords: Vec<[u32; 2]>,
+    /// `steps[s * DIRECTION_COUNT + d]`: the space one step away, or `u32::MAX`.
+    pub steps: Vec<u32>,
+    /// Whether a space of it may be closed in a match (then steps go through the helper).
+    pub may_close: bool,
+}
+
+impl BoardTabs {
+    fn of(b: &crate::ir::Board) -> BoardTabs {
+        BoardTabs {
+            coords: b.geo.coords.iter().map(|&(c, r)| [c, r]).collect(),
+            steps: b.geo.steps.clone(),
+            may_close: b.geo.closed.iter().any(|&c| c),
+        }
+    }
 }
 
 impl Drop for Compiled {
@@ -255,6 +310,7 @@ impl Compiled {
         let mut ids: Vec<FuncId> = vec![];
         let mut cx = module.make_context();
         let mut fcx = FunctionBuilderContext::new();
+        let boards: Vec<BoardTabs> = g.boards.iter().map(BoardTabs::of).collect();
         for (i, f) in funcs.iter().enumerate() {
             verify::verify(f, g)?;
             let ptr = module.target_config().pointer_type();
@@ -266,7 +322,14 @@ impl Compiled {
                 .map_err(|e| e.to_string())?;
             cx.func.signature = sig;
             cx.func.name = UserFuncName::user(0, id.as_u32());
-            Lower::build(g, f, &mut cx.func, &mut fcx, module.target_config());
+            Lower::build(
+                g,
+                f,
+                &boards,
+                &mut cx.func,
+                &mut fcx,
+                module.target_config(),
+            );
             module
                 .define_function(id, &mut cx)
                 .map_err(|e| format!("{}: {e:?}", f.name))?;
@@ -285,9 +348,26 @@ impl Compiled {
                 (e, f.ret, f.params.len())
             })
             .collect();
+        let none = u32::MAX;
         Ok(Compiled {
             module: Some(module),
             funcs,
+            field_tab: g
+                .comps
+                .iter()
+                .map(|c| [c.field_base, c.fields.len() as u32])
+                .collect(),
+            owner_tab: g
+                .instances
+                .iter()
+                .map(|i| i.owner.map_or(none, u32::from))
+                .collect(),
+            space_tab: g
+                .instances
+                .iter()
+                .map(|i| i.space.map_or(none, |(_, s)| s))
+                .collect(),
+            _boards: boards,
         })
     }
 
@@ -303,7 +383,8 @@ impl Compiled {
         self.run_into(k, g, env, args, fuel, &mut vec![])
     }
 
-    /// [`Compiled::run`], the values it writes ([`Inst::Out`]) appended to `out`.
+    /// [`Compiled::run`], the values it writes ([`Inst::Out`]) appended to `out`. `g` must be
+    /// the game the functions were compiled for.
     pub fn run_into(
         &self,
         k: usize,
@@ -317,7 +398,16 @@ impl Compiled {
         assert!(args.len() >= n, "a compiled function needs {n} arguments");
         let mut rt = Rt::new(g, env, *fuel);
         rt.out = std::mem::take(out);
+        assert_eq!(
+            (self.field_tab.len(), self.owner_tab.len()),
+            (g.comps.len(), g.instances.len()),
+            "compiled for another game"
+        );
         let vars = env.vars();
+        let fields = env.fields();
+        let zones = env.zones();
+        let z =
+            |f: for<'z> fn(&interp::ZoneArrays<'z>) -> &'z [u32]| zones.map_or(&[][..], |a| f(&a));
         let (out_ptr, out_len, out_cap) = (
             rt.out.as_mut_ptr(),
             rt.out.len() as u64,
@@ -334,6 +424,25 @@ impl Compiled {
             out: out_ptr,
             out_len,
             out_cap,
+            fields: fields.as_ptr(),
+            fields_len: fields.len() as u64,
+            field_tab: self.field_tab.as_ptr(),
+            comps: self.field_tab.len() as u64,
+            z_len: z(|a| a.len).as_ptr(),
+            z_head: z(|a| a.head).as_ptr(),
+            z_tail: z(|a| a.tail).as_ptr(),
+            z_next: z(|a| a.next).as_ptr(),
+            z_loc: z(|a| a.loc).as_ptr(),
+            // Each per-instance array as long as the instances, each per-component one as
+            // the components, or none read.
+            insts: zones
+                .filter(|a| a.len.len() == a.head.len() && a.len.len() == a.tail.len())
+                .map_or(0, |a| a.len.len().min(self.owner_tab.len()) as u64),
+            placed: zones
+                .filter(|a| a.next.len() == a.loc.len())
+                .map_or(0, |a| a.loc.len() as u64),
+            owner_tab: self.owner_tab.as_ptr(),
+            space_tab: self.space_tab.as_ptr(),
             rt,
         };
         let mut result = 0i64;
