@@ -283,6 +283,7 @@ impl Checker {
                 ties_shared: true,
                 memories: vec![],
                 program: Default::default(),
+                enumerators: Default::default(),
             },
             problems: vec![],
             omitted: (0, 0),

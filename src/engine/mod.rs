@@ -5,6 +5,7 @@
 //! resumes at any decision, even one in the middle of an effect.
 
 mod error;
+mod native;
 mod options;
 mod outcome;
 mod react;
@@ -23,6 +24,7 @@ mod why;
 mod zones;
 
 pub use error::RunError;
+pub use native::StateEnv;
 pub use seen::{SeenLine, HIDDEN, MAX_ALTERNATIVES};
 pub use session::{Match, Save, CHECKPOINT_EVERY, SAVE_VERSION};
 pub use state::State;

@@ -84,6 +84,7 @@ impl Game {
         let (mut runs, mut out) = (Vec::new(), Vec::new());
         let mut m = Machine::default();
         m.reset(st.fuel);
+        m.native_off = true;
         if self
             .options_into(&mut m, &fresh, choice, actor, &mut runs, &mut out)
             .is_err()
@@ -140,14 +141,18 @@ impl Game {
         }
     }
 
-    /// The options of the decision `st` waits at listed again, not read from the state's
-    /// list (for measures: `examples/lir_speed.rs` times it beside the compiled enumerators;
-    /// the machine's remembered answers still apply).
+    /// The options of the decision `st` waits at listed again the engine's way, not read from
+    /// the state's list nor written by the compiled enumerators (for measures:
+    /// `examples/lir_speed.rs` times it beside them; the machine's remembered answers still
+    /// apply).
     pub fn list_again(&self, st: &State, out: &mut Vec<Action>) -> Result<(), RunError> {
         out.clear();
         match st.wait {
             Wait::Decision { choice, actor } => with_machine(st.fuel, |m| {
-                self.options_into(m, st, choice, actor, &mut Vec::new(), out)
+                m.native_off = true;
+                let r = self.options_into(m, st, choice, actor, &mut Vec::new(), out);
+                m.native_off = false;
+                r
             }),
             _ => Ok(()),
         }
@@ -347,6 +352,8 @@ impl Game {
                     if let Some(e) = failed {
                         return Err(e);
                     }
+                }
+                Arm::Action(a) if self.list_native(m, st, *a, ai, actor, &mut sink, &mut go_on) => {
                 }
                 Arm::Action(a) => {
                     let opts = &self.program.actions[*a];
@@ -1976,7 +1983,7 @@ impl Take for Push<'_> {
 }
 
 /// Where listed options go: straight into a list, or to a callback that may stop the listing.
-enum Sink<'a> {
+pub(crate) enum Sink<'a> {
     List(&'a mut Vec<Action>),
     Each(&'a mut dyn FnMut(Action) -> bool),
 }

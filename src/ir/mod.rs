@@ -181,6 +181,10 @@ pub struct Game {
     pub memories: Vec<MemoryDef>,
     /// Everything above compiled to flat code: what the engine runs.
     pub program: vm::Program,
+    /// The actions' options compiled to native enumerators (issue 36), built when options
+    /// are first listed; the engine lists an action's options with its enumerator when it
+    /// has one.
+    pub enumerators: crate::lir::listing::Enumerators,
 }
 
 /// A `memory name(parts)` declaration: what a position is made of. The state keeps, per

@@ -20,6 +20,7 @@
 pub mod interp;
 #[cfg(feature = "jit")]
 pub mod jit;
+pub mod listing;
 pub mod lower;
 pub mod passes;
 pub mod rt;

@@ -30,66 +30,7 @@ pub struct LirTally {
     pub options: u64,
 }
 
-/// The state of a match as the low-level IR reads it.
-pub struct StateEnv<'a> {
-    g: &'a Game,
-    s: &'a State,
-    me: u8,
-}
-
-impl<'a> StateEnv<'a> {
-    /// The state `s` of a match of `g`, `me` acting.
-    pub fn new(g: &'a Game, s: &'a State, me: u8) -> StateEnv<'a> {
-        StateEnv { g, s, me }
-    }
-}
-
-impl interp::Env for StateEnv<'_> {
-    fn var(&self, slot: u32) -> Value {
-        self.s.var(slot as usize)
-    }
-    fn vars(&self) -> &[Value] {
-        &self.s.vars
-    }
-    fn field(&self, c: CompId, f: u16) -> Value {
-        self.s.field(c, f, self.g)
-    }
-    fn fields(&self) -> &[Value] {
-        &self.s.fields
-    }
-    fn zones(&self) -> Option<crate::lir::interp::ZoneArrays<'_>> {
-        Some(self.s.zones.arrays())
-    }
-    fn me(&self) -> u8 {
-        self.me
-    }
-    fn current(&self) -> Option<u8> {
-        self.s.current()
-    }
-    fn players(&self) -> u8 {
-        self.s.players
-    }
-    fn constant(&self, c: ConstId) -> Value {
-        self.s.consts.get(c).copied().unwrap_or_default()
-    }
-    fn zone_len(&self, z: InstId) -> u32 {
-        self.s.zones.len(z) as u32
-    }
-    fn zone_end(&self, z: InstId, top: bool) -> Option<CompId> {
-        let held = self.s.zone(z);
-        if top {
-            held.last().copied()
-        } else {
-            held.first().copied()
-        }
-    }
-    fn place(&self, c: CompId) -> InstId {
-        self.s.zones.loc(c)
-    }
-    fn zone_at(&self, z: InstId, k: u32) -> Option<CompId> {
-        self.s.zone(z).get(k as usize).copied()
-    }
-}
+pub use crate::engine::StateEnv;
 
 /// A small deterministic generator (the games' own chance comes from their seed).
 struct Pick(u64);
@@ -254,7 +195,7 @@ fn compare_options(
         Ok(super::Listing::Skipped(_)) => return Ok(()),
         Err(e) => Err(e),
     };
-    let env = StateEnv { g, s: st, me };
+    let env = StateEnv::new(g, st, me);
     for (arm, a) in g.choices[choice].arms.iter().enumerate() {
         let crate::ir::Arm::Action(ai) = a else {
             continue;
@@ -450,7 +391,7 @@ fn compare_state(
     pick: &mut Pick,
     tally: &mut LirTally,
 ) -> Result<(), String> {
-    let env = StateEnv { g, s: st, me };
+    let env = StateEnv::new(g, st, me);
     for (k, (p, passed)) in forms.parts.iter().zip(forms.passed).enumerate() {
         let a = &g.actions[p.action];
         let domains: Vec<Vec<Value>> = a
@@ -610,18 +551,18 @@ pub fn timing(
                         .map_err(|_| ())
                     }
                     1 => {
-                        let env = StateEnv { g, s: st, me };
+                        let env = StateEnv::new(g, st, me);
                         interp::run(&forms[*k], g, &env, nums, &mut 1_000_000).map_err(|_| ())
                     }
                     2 => {
-                        let env = StateEnv { g, s: st, me };
+                        let env = StateEnv::new(g, st, me);
                         match native.run(g, &env, *k, 1, nums) {
                             Some(r) => r.map_err(|_| ()),
                             None => return Ok((0, vec![])),
                         }
                     }
                     _ => {
-                        let env = StateEnv { g, s: st, me };
+                        let env = StateEnv::new(g, st, me);
                         let Some(gen) = generated else {
                             return Ok((0, vec![]));
                         };
@@ -713,7 +654,7 @@ fn time_listings(
         for _ in 0..reps {
             for (i, arms) in &cases {
                 let (st, me) = (&states[*i].0, states[*i].1);
-                let env = StateEnv { g, s: st, me };
+                let env = StateEnv::new(g, st, me);
                 for &k in arms {
                     out.clear();
                     let r = if form == 0 {

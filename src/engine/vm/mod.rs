@@ -119,6 +119,11 @@ pub(crate) struct Machine {
     pub(crate) hypothetical: u8,
     /// The machine `after` effects run on (kept for its room).
     inner: Option<Box<Machine>>,
+    /// List every option the engine's way, not with the compiled enumerators (check mode's
+    /// second listing, the oracle of the first).
+    pub(crate) native_off: bool,
+    /// The values the compiled enumerators write (kept for its room).
+    pub(crate) native_out: Vec<Value>,
 }
 
 /// The remembered lists of one binding: per key, where its list starts in `elems` and

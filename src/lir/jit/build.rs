@@ -23,6 +23,9 @@ pub(super) struct Lower<'a, 'b> {
     edges: Vec<(CBlock, Target)>,
     /// The boards' tables (their addresses are written into the code).
     boards: &'a [BoardTabs],
+    /// The work left, kept in a register: read from the context at entry, written back at
+    /// every exit.
+    left: Variable,
 }
 
 impl<'a, 'b> Lower<'a, 'b> {
@@ -44,6 +47,7 @@ impl<'a, 'b> Lower<'a, 'b> {
         for _ in &f.regs {
             b.declare_var(types::I64);
         }
+        let left = b.declare_var(types::I64);
         let entry = b.create_block();
         b.append_block_params_for_function_params(entry);
         let blocks: Vec<CBlock> = f.blocks.iter().map(|_| b.create_block()).collect();
@@ -61,7 +65,12 @@ impl<'a, 'b> Lower<'a, 'b> {
             sure: vec![false; f.regs.len()],
             edges: vec![],
             boards,
+            left,
         };
+        let f0 =
+            me.b.ins()
+                .load(types::I64, MemFlagsData::trusted(), ctx, FUEL);
+        me.b.def_var(left, f0);
         for (i, p) in f.params.iter().enumerate() {
             let v =
                 me.b.ins()
@@ -108,7 +117,7 @@ impl<'a, 'b> Lower<'a, 'b> {
             if let Some(blk) = blk {
                 self.b.switch_to_block(blk);
                 let c = self.b.ins().iconst(types::I32, k as i64 + 1);
-                self.b.ins().return_(&[c]);
+                self.exit(c);
             }
         }
         for (blk, t) in std::mem::take(&mut self.edges) {
@@ -131,16 +140,20 @@ impl<'a, 'b> Lower<'a, 'b> {
     }
 
     fn fuel(&mut self, cost: i64) {
-        let f = self
-            .b
-            .ins()
-            .load(types::I64, MemFlagsData::trusted(), self.ctx, FUEL);
+        let f = self.b.use_var(self.left);
         let short = self.b.ins().icmp_imm_s(IntCC::UnsignedLessThan, f, cost);
         self.fail_if(short, Fail::Fuel);
         let left = self.b.ins().iadd_imm_s(f, -cost);
+        self.b.def_var(self.left, left);
+    }
+
+    /// Returns `code` (an `i32`), the work left written back first.
+    fn exit(&mut self, code: CValue) {
+        let f = self.b.use_var(self.left);
         self.b
             .ins()
-            .store(MemFlagsData::trusted(), left, self.ctx, FUEL);
+            .store(MemFlagsData::trusted(), f, self.ctx, FUEL);
+        self.b.ins().return_(&[code]);
     }
 
     fn call(&mut self, h: Helper, a: i64, b: CValue, c: CValue) -> CValue {
@@ -165,7 +178,7 @@ impl<'a, 'b> Lower<'a, 'b> {
         self.b.ins().brif(fail, blk, &[], go, &[]);
         self.b.switch_to_block(blk);
         let f32 = self.b.ins().ireduce(types::I32, fail);
-        self.b.ins().return_(&[f32]);
+        self.exit(f32);
         self.b.switch_to_block(go);
         v
     }
@@ -808,11 +821,11 @@ impl<'a, 'b> Lower<'a, 'b> {
                 let v = self.use_(*r);
                 self.b.ins().store(MemFlagsData::trusted(), v, out, 0);
                 let z = self.b.ins().iconst(types::I32, 0);
-                self.b.ins().return_(&[z]);
+                self.exit(z);
             }
             Term::Fail(e) => {
                 let c = self.b.ins().iconst(types::I32, code(*e));
-                self.b.ins().return_(&[c]);
+                self.exit(c);
             }
         }
     }

@@ -248,9 +248,22 @@ extern "C" fn h_zone_at(ctx: *mut Ctx, z: i64, k: i64, _: i64) -> i64 {
 
 type Entry = extern "C" fn(*mut Ctx, *const i64, *mut i64) -> u32;
 
+/// The module holding the code, touched again only to free it.
+struct Owned(JITModule);
+
+// SAFETY: once its definitions are finalised, nothing reads or writes the module but
+// `Compiled`'s `drop`, which holds it exclusively; the code and tables it holds are not
+// written again, and native code that only reads them may run on any thread at once (each
+// call has its own context).
+unsafe impl Send for Owned {}
+unsafe impl Sync for Owned {}
+// Nothing touches the module until it is freed, so a panic cannot leave it half-written.
+impl std::panic::RefUnwindSafe for Owned {}
+impl std::panic::UnwindSafe for Owned {}
+
 /// Functions compiled together; they live as long as this.
 pub struct Compiled {
-    module: Option<JITModule>,
+    module: Option<Owned>,
     funcs: Vec<(Entry, Ty, usize)>,
     /// The game's tables the native code reads ([`Ctx`]), built for the game compiled for.
     field_tab: Vec<[u32; 2]>,
@@ -283,7 +296,7 @@ impl BoardTabs {
 
 impl Drop for Compiled {
     fn drop(&mut self) {
-        if let Some(m) = self.module.take() {
+        if let Some(Owned(m)) = self.module.take() {
             // SAFETY: the function pointers die with `self`; no call is running, as a call
             // borrows `self`.
             unsafe { m.free_memory() };
@@ -350,7 +363,7 @@ impl Compiled {
             .collect();
         let none = u32::MAX;
         Ok(Compiled {
-            module: Some(module),
+            module: Some(Owned(module)),
             funcs,
             field_tab: g
                 .comps

@@ -1,0 +1,128 @@
+//! Options listed by the compiled enumerators (issue 36): an action with one
+//! ([`crate::lir::listing`]) has its options written by native code straight from the state,
+//! in the order the engine lists them; a failure (a rule error, the budget) lists them again
+//! the engine's way, which says what failed. Check mode lists every decision both ways
+//! ([`Game::set_check_caches`]).
+
+use super::options::Sink;
+use super::vm::Machine;
+use super::{Action, State, Steps};
+use crate::ir::*;
+use crate::lir::interp::Env;
+
+/// The state of a match as the low-level IR reads it.
+pub struct StateEnv<'a> {
+    g: &'a Game,
+    s: &'a State,
+    me: u8,
+}
+
+impl<'a> StateEnv<'a> {
+    /// The state `s` of a match of `g`, `me` acting.
+    pub fn new(g: &'a Game, s: &'a State, me: u8) -> StateEnv<'a> {
+        StateEnv { g, s, me }
+    }
+}
+
+impl Env for StateEnv<'_> {
+    fn var(&self, slot: u32) -> Value {
+        self.s.var(slot as usize)
+    }
+    fn vars(&self) -> &[Value] {
+        &self.s.vars
+    }
+    fn field(&self, c: CompId, f: u16) -> Value {
+        self.s.field(c, f, self.g)
+    }
+    fn fields(&self) -> &[Value] {
+        &self.s.fields
+    }
+    fn zones(&self) -> Option<crate::lir::interp::ZoneArrays<'_>> {
+        Some(self.s.zones.arrays())
+    }
+    fn me(&self) -> u8 {
+        self.me
+    }
+    fn current(&self) -> Option<u8> {
+        self.s.current()
+    }
+    fn players(&self) -> u8 {
+        self.s.players
+    }
+    fn constant(&self, c: ConstId) -> Value {
+        self.s.consts.get(c).copied().unwrap_or_default()
+    }
+    fn zone_len(&self, z: InstId) -> u32 {
+        self.s.zones.len(z) as u32
+    }
+    fn zone_end(&self, z: InstId, top: bool) -> Option<CompId> {
+        let held = self.s.zone(z);
+        if top {
+            held.last().copied()
+        } else {
+            held.first().copied()
+        }
+    }
+    fn place(&self, c: CompId) -> InstId {
+        self.s.zones.loc(c)
+    }
+    fn zone_at(&self, z: InstId, k: u32) -> Option<CompId> {
+        self.s.zone(z).get(k as usize).copied()
+    }
+}
+
+impl Game {
+    /// Lists the options of action `a` (arm `arm` of the waiting choice) for `actor` with its
+    /// enumerator into `sink`: false when it has none or it failed (nothing listed then).
+    /// `go_on` is set false when the sink's function asks to stop.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn list_native(
+        &self,
+        m: &mut Machine,
+        st: &State,
+        a: ActionId,
+        arm: usize,
+        actor: u8,
+        sink: &mut Sink,
+        go_on: &mut bool,
+    ) -> bool {
+        if m.native_off {
+            return false;
+        }
+        let Some(built) = self.enumerators.get(self) else {
+            return false;
+        };
+        let env = StateEnv::new(self, st, actor);
+        let mut out = std::mem::take(&mut m.native_out);
+        out.clear();
+        let listed = built.list(self, a, &env, &mut m.fuel, &mut out);
+        let Some((count, n)) = listed else {
+            m.native_out = out;
+            return false;
+        };
+        let option = |k: usize| {
+            let mut args = [Value::None; MAX_ARGS];
+            if n > 0 {
+                args[..n].copy_from_slice(&out[k * n..k * n + n]);
+            }
+            Action {
+                arm: arm as u16,
+                args,
+                steps: Steps::NONE,
+            }
+        };
+        match sink {
+            Sink::List(list) => list.extend((0..count).map(option)),
+            Sink::Each(f) => {
+                for k in 0..count {
+                    if !f(option(k)) {
+                        *go_on = false;
+                        break;
+                    }
+                }
+            }
+        }
+        m.native_out = out;
+        true
+    }
+}

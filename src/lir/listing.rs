@@ -1,0 +1,126 @@
+//! Each action's options compiled to a native enumerator ([`lower::lower_options`], then
+//! [`jit`]), built once per game when the engine first lists options
+//! ([`crate::ir::Game::enumerators`]), and what the engine calls to list them.
+
+use super::*;
+use crate::ir::{ActionId, Game};
+use std::sync::{Arc, OnceLock};
+
+/// The enumerators of a game, built on first use (an empty cell until then; a clone of the
+/// game shares what was built).
+#[derive(Clone, Default)]
+pub struct Enumerators {
+    cell: Arc<OnceLock<Option<Built>>>,
+}
+
+impl fmt::Debug for Enumerators {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.cell.get() {
+            None => write!(f, "Enumerators(not built)"),
+            Some(None) => write!(f, "Enumerators(none)"),
+            Some(Some(b)) => write!(f, "Enumerators({} actions)", b.count()),
+        }
+    }
+}
+
+/// The compiled enumerators.
+pub struct Built {
+    /// Per action: its enumerator's position in `code` and its number of parameters.
+    of: Vec<Option<(u32, u8)>>,
+    #[cfg(feature = "jit")]
+    code: jit::Compiled,
+}
+
+/// Set (to anything) in the environment, the engine lists every option as it did before the
+/// compiler (to measure one beside the other).
+pub const OFF_VAR: &str = "RULEBOOK_NO_NATIVE";
+
+impl Enumerators {
+    /// No enumerators: the engine lists every option its own way (to compare one with the
+    /// other: `game.enumerators = Enumerators::off()`).
+    pub fn off() -> Enumerators {
+        let cell = OnceLock::new();
+        let _ = cell.set(None);
+        Enumerators {
+            cell: Arc::new(cell),
+        }
+    }
+
+    /// The built enumerators (built now if they were not), `None` when none could be: the
+    /// feature `jit` off, [`OFF_VAR`] set, the machine not supported, or no action lowered.
+    pub fn get(&self, g: &Game) -> Option<&Built> {
+        self.cell.get_or_init(|| Built::new(g)).as_ref()
+    }
+}
+
+impl Built {
+    #[cfg(feature = "jit")]
+    fn new(g: &Game) -> Option<Built> {
+        if std::env::var_os(OFF_VAR).is_some() {
+            return None;
+        }
+        let mut of = vec![None; g.actions.len()];
+        let mut funcs = vec![];
+        for (i, a) in g.actions.iter().enumerate() {
+            if a.sequence || a.params.len() > crate::ir::MAX_ARGS {
+                continue;
+            }
+            if let Ok(f) = lower::lower_options(g, a) {
+                if verify::verify(&f, g).is_ok() {
+                    of[i] = Some((funcs.len() as u32, a.params.len() as u8));
+                    funcs.push(f);
+                }
+            }
+        }
+        if funcs.is_empty() {
+            return None;
+        }
+        let code = jit::Compiled::new(g, &funcs.iter().collect::<Vec<_>>()).ok()?;
+        Some(Built { of, code })
+    }
+
+    #[cfg(not(feature = "jit"))]
+    fn new(_: &Game) -> Option<Built> {
+        None
+    }
+
+    /// How many actions have an enumerator.
+    pub fn count(&self) -> usize {
+        self.of.iter().flatten().count()
+    }
+
+    /// Lists the options of action `a` for the moment `env` stands for: their values, `n`
+    /// per option (`n` its number of parameters), appended to `out`; the number of options.
+    /// `None`: the action has no enumerator, or it failed (a rule error or the budget: list
+    /// them the other way, which says which); nothing is appended then.
+    pub fn list(
+        &self,
+        g: &Game,
+        a: ActionId,
+        env: &dyn interp::Env,
+        fuel: &mut u64,
+        out: &mut Vec<Value>,
+    ) -> Option<(usize, usize)> {
+        let (k, n) = (*self.of.get(a.0 as usize)?)?;
+        let at = out.len();
+        #[cfg(feature = "jit")]
+        {
+            let mut left = *fuel;
+            match self.code.run_into(k as usize, g, env, &[], &mut left, out) {
+                Ok(Value::Int(c)) if c >= 0 && out.len() - at == c as usize * n as usize => {
+                    *fuel = left;
+                    Some((c as usize, n as usize))
+                }
+                _ => {
+                    out.truncate(at);
+                    None
+                }
+            }
+        }
+        #[cfg(not(feature = "jit"))]
+        {
+            let _ = (g, env, fuel, k, n, at);
+            None
+        }
+    }
+}
