@@ -15,7 +15,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("ir", &["source", "ops"]),
     ("lir", &["ir", "source", "ops"]),
     ("check", &["syntax", "ir", "source", "ops"]),
-    ("engine", &["ir", "source", "ops"]),
+    ("engine", &["lir", "ir", "source", "ops"]),
     ("reference", &["engine", "lir", "ir", "source", "ops"]),
     ("agents", &["engine", "ir", "source", "ops"]),
     (

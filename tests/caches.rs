@@ -67,7 +67,7 @@ fn compiled_enumerators_leave_every_simulation_unchanged() {
     for path in rules_files() {
         let native = game(&path);
         let mut plain = native.clone();
-        plain.enumerators = rulebook::lir::listing::Enumerators::off();
+        plain.native = rulebook::lir::listing::off();
         for players in [native.min_players, native.max_players] {
             let cfg = Config {
                 players,
@@ -98,6 +98,6 @@ fn compiled_enumerators_leave_every_simulation_unchanged() {
     g.legal(&st, &mut legal).expect("lists");
     g.apply(&mut st, &legal[0]).expect("applies");
     if cfg!(feature = "jit") && std::env::var_os(rulebook::lir::listing::OFF_VAR).is_none() {
-        assert!(g.enumerators.get(&g).is_some_and(|b| b.count() > 0));
+        assert!(rulebook::lir::listing::enumerators(&g).is_some_and(|b| b.count() > 0));
     }
 }

@@ -283,7 +283,7 @@ impl Checker {
                 ties_shared: true,
                 memories: vec![],
                 program: Default::default(),
-                enumerators: Default::default(),
+                native: Default::default(),
             },
             problems: vec![],
             omitted: (0, 0),

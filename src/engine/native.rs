@@ -89,7 +89,7 @@ impl Game {
         if m.native_off {
             return false;
         }
-        let Some(built) = self.enumerators.get(self) else {
+        let Some(built) = crate::lir::listing::enumerators(self) else {
             return false;
         };
         let env = StateEnv::new(self, st, actor);

@@ -181,10 +181,44 @@ pub struct Game {
     pub memories: Vec<MemoryDef>,
     /// Everything above compiled to flat code: what the engine runs.
     pub program: vm::Program,
-    /// The actions' options compiled to native enumerators (issue 36), built when options
-    /// are first listed; the engine lists an action's options with its enumerator when it
-    /// has one.
-    pub enumerators: crate::lir::listing::Enumerators,
+    /// The actions' options compiled to native enumerators (issue 36), built by the stage
+    /// above the IR that compiles them (`lir::listing`) when options are first listed, and
+    /// kept here; the engine lists an action's options with its enumerator when it has one.
+    pub native: Lazy,
+}
+
+/// Something a stage above the IR builds from a game on first use and keeps with it, of a
+/// type this stage does not know (shared by the game's clones).
+#[derive(Clone, Default)]
+pub struct Lazy(std::sync::Arc<std::sync::OnceLock<Box<Derived>>>);
+
+/// What a [`Lazy`] holds: any value that threads may share and that a panic cannot leave
+/// half-written.
+pub type Derived =
+    dyn std::any::Any + Send + Sync + std::panic::UnwindSafe + std::panic::RefUnwindSafe;
+
+impl Lazy {
+    /// Already built, holding `v`.
+    pub fn with(v: Box<Derived>) -> Lazy {
+        let cell = std::sync::OnceLock::new();
+        let _ = cell.set(v);
+        Lazy(std::sync::Arc::new(cell))
+    }
+
+    /// What it holds, built by `f` now if it was not.
+    pub fn get_or_init(
+        &self,
+        f: impl FnOnce() -> Box<Derived>,
+    ) -> &(dyn std::any::Any + Send + Sync) {
+        self.0.get_or_init(f).as_ref()
+    }
+}
+
+impl std::fmt::Debug for Lazy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let built = self.0.get().is_some();
+        write!(f, "Lazy({})", if built { "built" } else { "not built" })
+    }
 }
 
 /// A `memory name(parts)` declaration: what a position is made of. The state keeps, per

@@ -1,27 +1,10 @@
 //! Each action's options compiled to a native enumerator ([`lower::lower_options`], then
 //! [`jit`]), built once per game when the engine first lists options
-//! ([`crate::ir::Game::enumerators`]), and what the engine calls to list them.
+//! ([`enumerators`], kept in [`crate::ir::Game::native`]), and what the engine calls to list
+//! them.
 
 use super::*;
 use crate::ir::{ActionId, Game};
-use std::sync::{Arc, OnceLock};
-
-/// The enumerators of a game, built on first use (an empty cell until then; a clone of the
-/// game shares what was built).
-#[derive(Clone, Default)]
-pub struct Enumerators {
-    cell: Arc<OnceLock<Option<Built>>>,
-}
-
-impl fmt::Debug for Enumerators {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.cell.get() {
-            None => write!(f, "Enumerators(not built)"),
-            Some(None) => write!(f, "Enumerators(none)"),
-            Some(Some(b)) => write!(f, "Enumerators({} actions)", b.count()),
-        }
-    }
-}
 
 /// The compiled enumerators.
 pub struct Built {
@@ -35,22 +18,20 @@ pub struct Built {
 /// compiler (to measure one beside the other).
 pub const OFF_VAR: &str = "RULEBOOK_NO_NATIVE";
 
-impl Enumerators {
-    /// No enumerators: the engine lists every option its own way (to compare one with the
-    /// other: `game.enumerators = Enumerators::off()`).
-    pub fn off() -> Enumerators {
-        let cell = OnceLock::new();
-        let _ = cell.set(None);
-        Enumerators {
-            cell: Arc::new(cell),
-        }
-    }
+/// The enumerators of a game (built now if they were not; kept in [`Game::native`]), `None`
+/// when none could be: the feature `jit` off, [`OFF_VAR`] set, the machine not supported, or
+/// no action lowered.
+pub fn enumerators(g: &Game) -> Option<&Built> {
+    g.native
+        .get_or_init(|| Box::new(Built::new(g)))
+        .downcast_ref::<Option<Built>>()?
+        .as_ref()
+}
 
-    /// The built enumerators (built now if they were not), `None` when none could be: the
-    /// feature `jit` off, [`OFF_VAR`] set, the machine not supported, or no action lowered.
-    pub fn get(&self, g: &Game) -> Option<&Built> {
-        self.cell.get_or_init(|| Built::new(g)).as_ref()
-    }
+/// No enumerators: the engine lists every option its own way (to compare one with the other:
+/// `game.native = listing::off()`).
+pub fn off() -> crate::ir::Lazy {
+    crate::ir::Lazy::with(Box::new(None::<Built>))
 }
 
 impl Built {
