@@ -33,6 +33,7 @@ pub fn lower_expr(g: &Game, name: &str, e: &Expr, params: &[Type]) -> Result<Fun
         cur: 0,
         locals: vec![],
         depth: 0,
+        insts: 0,
     };
     for &t in params {
         let ty = Ty::of(t).ok_or("a parameter without an unboxed type")?;
@@ -64,6 +65,7 @@ pub fn lower_options(g: &Game, a: &crate::ir::ActionDef) -> Result<Func, String>
         cur: 0,
         locals: vec![],
         depth: 0,
+        insts: 0,
     };
     l.cur = l.block(vec![]);
     let zero = l.konst(Ty::Int, 0);
@@ -90,11 +92,18 @@ struct Lower<'g> {
     locals: Vec<Option<Reg>>,
     /// Calls being lowered in place.
     depth: u32,
+    /// Instructions written so far.
+    insts: usize,
 }
 
 /// Calls written out in place, one inside another, at most (a function that calls itself
 /// deeper is not lowered).
 const MAX_INLINE: u32 = 8;
+
+/// Instructions a function may hold before another call is written out in place (calls
+/// written out inside each other multiply: a function of eleven calls of a function of eleven
+/// calls... is refused here, before it is built, and the engine runs it as before).
+pub const MAX_INSTS: usize = 20_000;
 
 impl Lower<'_> {
     fn block(&mut self, params: Vec<Reg>) -> usize {
@@ -109,6 +118,7 @@ impl Lower<'_> {
     fn push(&mut self, inst: Inst) -> Reg {
         let dst = inst.dst();
         self.f.blocks[self.cur].insts.push(inst);
+        self.insts += 1;
         dst
     }
 
@@ -236,6 +246,9 @@ impl Lower<'_> {
                 // its parameters (and `me` the caller's, as a call does).
                 if self.depth >= MAX_INLINE {
                     return Err("a function calling itself".into());
+                }
+                if self.insts > MAX_INSTS {
+                    return Err("calls written out in place too large".into());
                 }
                 let def = self.g.defs.get(*d).ok_or("no such function")?;
                 if args.len() != def.params as usize {
