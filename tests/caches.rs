@@ -17,6 +17,18 @@ fn game(path: &str) -> Game {
     }
 }
 
+/// A seeded match of `players` seats, the base rules.
+fn config(players: u8, seed: u64) -> Config {
+    Config {
+        players,
+        variant: None,
+        seed,
+        chance: ChanceMode::Seeded,
+        fuel: None,
+        set: Vec::new(),
+    }
+}
+
 fn rules_files() -> Vec<String> {
     let mut files = Vec::new();
     for dir in ["rules", "rules/classic"] {
@@ -38,14 +50,7 @@ fn random_games_of_every_rules_file_serve_no_stale_answer() {
     for path in files {
         let mut g = game(&path);
         for players in [g.min_players, g.max_players] {
-            let cfg = Config {
-                players,
-                variant: None,
-                seed: 1,
-                chance: ChanceMode::Seeded,
-                fuel: None,
-                set: Vec::new(),
-            };
+            let cfg = config(players, 1);
             g.set_check_caches(false);
             let plain = simulate(&g, &cfg, 6);
             g.set_check_caches(true);
@@ -69,14 +74,7 @@ fn compiled_enumerators_leave_every_simulation_unchanged() {
         let mut plain = native.clone();
         plain.native = rulebook::lir::listing::off();
         for players in [native.min_players, native.max_players] {
-            let cfg = Config {
-                players,
-                variant: None,
-                seed: 7,
-                chance: ChanceMode::Seeded,
-                fuel: None,
-                set: Vec::new(),
-            };
+            let cfg = config(players, 7);
             let a = format!("{:?}", simulate(&native, &cfg, 4));
             let b = format!("{:?}", simulate(&plain, &cfg, 4));
             assert_eq!(a, b, "{path}, {players} players");
@@ -84,16 +82,7 @@ fn compiled_enumerators_leave_every_simulation_unchanged() {
     }
     // Some actions of the library do have enumerators.
     let g = game("rules/classic/tic_tac_toe.rules");
-    let mut st = g
-        .start(&Config {
-            players: 2,
-            variant: None,
-            seed: 0,
-            chance: ChanceMode::Seeded,
-            fuel: None,
-            set: vec![],
-        })
-        .expect("starts");
+    let mut st = g.start(&config(2, 0)).expect("starts");
     let mut legal = vec![];
     g.legal(&st, &mut legal).expect("lists");
     g.apply(&mut st, &legal[0]).expect("applies");
