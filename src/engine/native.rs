@@ -69,6 +69,9 @@ impl Env for StateEnv<'_> {
     fn zone_at(&self, z: InstId, k: u32) -> Option<CompId> {
         self.s.zone(z).get(k as usize).copied()
     }
+    fn twin_below(&self, c: CompId) -> bool {
+        self.g.offered_before(self.s, Value::Comp(c), self.me)
+    }
 }
 
 impl Game {

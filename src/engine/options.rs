@@ -1470,7 +1470,7 @@ impl Game {
 
     /// Whether a component of a zone looks the same to `seat` as one below it (interchangeable
     /// components are offered once: the lowest).
-    fn offered_before(&self, st: &State, v: Value, seat: u8) -> bool {
+    pub(crate) fn offered_before(&self, st: &State, v: Value, seat: u8) -> bool {
         let Value::Comp(c) = v else { return false };
         match self.program.twins.get(c.0 as usize) {
             Some(Twin::No) => return false,

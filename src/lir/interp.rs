@@ -40,6 +40,9 @@ pub trait Env {
     fn place(&self, c: CompId) -> crate::ir::InstId;
     /// The `k`-th component of a zone instance from the bottom.
     fn zone_at(&self, z: crate::ir::InstId, k: u32) -> Option<CompId>;
+    /// Whether a component looks the same to the acting seat as one below it in its zone
+    /// ([`Inst::Twin`]).
+    fn twin_below(&self, c: CompId) -> bool;
 }
 
 /// Where components are, as flat arrays (a zone instance is a list of its components, bottom
@@ -184,6 +187,11 @@ pub(crate) fn step(
             _ => return Err(Fail::Type),
         },
         Inst::ZoneAt { zone, k, .. } => rt.zone_at(r(zone), r(k))?,
+        Inst::Twin { comp, .. } => rt.twin(r(comp)),
+        Inst::Near { space, k, .. } => match ty(space) {
+            Ty::Space(b) => rt.near(b.0 as u32, r(space), r(k)),
+            _ => return Err(Fail::Type),
+        },
         Inst::Step { space, dir, .. } => match ty(space) {
             Ty::Space(b) => rt.step(b.0 as u32, r(space), r(dir)),
             _ => return Err(Fail::Type),
@@ -271,10 +279,37 @@ pub(crate) fn step_space(
 
 /// Whether a space is closed in this match (its board's `closed [...] when FLAG`).
 pub(crate) fn closed(g: &Game, env: &dyn Env, b: crate::ir::BoardId, s: u32) -> bool {
+    closing(g, env, b)
+        && g.boards[b]
+            .geo
+            .closed
+            .get(s as usize)
+            .copied()
+            .unwrap_or(false)
+}
+
+/// Whether the board's closed spaces are closed in this match.
+fn closing(g: &Game, env: &dyn Env, b: crate::ir::BoardId) -> bool {
     let board = &g.boards[b];
-    let on = match board.geo.closed_when {
-        None => true,
-        Some((c, want)) => env.constant(c) == Value::Bool(want),
-    };
-    on && board.geo.closed.get(s as usize).copied().unwrap_or(false)
+    !board.geo.closed.is_empty()
+        && match board.geo.closed_when {
+            None => true,
+            Some((c, want)) => env.constant(c) == Value::Bool(want),
+        }
+}
+
+/// The `k`-th neighbour of space `s` in the adjacency in force in this match, if it has
+/// more than `k`.
+pub(crate) fn near_space(
+    g: &Game,
+    env: &dyn Env,
+    b: crate::ir::BoardId,
+    s: u32,
+    k: u64,
+) -> Option<u32> {
+    let (starts, adj) = g.boards[b].adjacency(closing(g, env, b));
+    let lo = *starts.get(s as usize)? as u64;
+    let hi = *starts.get(s as usize + 1)? as u64;
+    let at = lo.checked_add(k).filter(|&at| at < hi)?;
+    adj.get(at as usize).copied()
 }

@@ -252,6 +252,14 @@ pub enum Inst {
     ZoneAt { dst: Reg, zone: Reg, k: Reg },
     /// Whether a space is out of play in this match (a closed space, 3.5.3 of the reference).
     Closed { dst: Reg, space: Reg },
+    /// The `k`-th neighbour of a space, in the board's order and the adjacency in force
+    /// (without closed spaces, none of a closed space); none when it has no more than `k`
+    /// (or `space` is none).
+    Near { dst: Reg, space: Reg, k: Reg },
+    /// Whether a component looks the same to the acting seat as one below it in its zone
+    /// (same type, equal fields, its secret fields seen on both: 3.4.1): of interchangeable
+    /// components a choice offers the lowest (4.1).
+    Twin { dst: Reg, comp: Reg },
     /// Writes `a` as the next value of the options an enumerator lists (`dst`, a number,
     /// is 0): an option of an action of `n` parameters is `n` values written in order.
     Out { dst: Reg, a: Reg },
@@ -302,6 +310,8 @@ impl Inst {
             | Inst::Cast { dst, .. }
             | Inst::ZoneAt { dst, .. }
             | Inst::Closed { dst, .. }
+            | Inst::Near { dst, .. }
+            | Inst::Twin { dst, .. }
             | Inst::Out { dst, .. } => dst,
         }
     }
@@ -327,11 +337,15 @@ impl Inst {
             }
             Inst::Zone { index, .. } => index.into_iter().for_each(f),
             Inst::Held { zone, .. } => f(zone),
-            Inst::Place { comp, .. } => f(comp),
+            Inst::Place { comp, .. } | Inst::Twin { comp, .. } => f(comp),
             Inst::Cast { a, .. } | Inst::Out { a, .. } => f(a),
             Inst::Closed { space, .. } => f(space),
             Inst::ZoneAt { zone, k, .. } => {
                 f(zone);
+                f(k)
+            }
+            Inst::Near { space, k, .. } => {
+                f(space);
                 f(k)
             }
         }

@@ -69,6 +69,9 @@ impl interp::Env for NoState {
     fn zone_len(&self, _: crate::ir::InstId) -> u32 {
         0
     }
+    fn twin_below(&self, _: crate::ir::CompId) -> bool {
+        false
+    }
     fn zone_end(&self, _: crate::ir::InstId, _: bool) -> Option<crate::ir::CompId> {
         None
     }

@@ -86,6 +86,23 @@ impl<'a> Rt<'a> {
             .map_or(ID_NONE, |t| t as i64)
     }
 
+    /// Whether a component looks the same to the acting seat as one below it (false for
+    /// none).
+    pub fn twin(&self, comp: i64) -> i64 {
+        (comp >= 0
+            && (comp as usize) < self.game.comps.len()
+            && self.env.twin_below(CompId(comp as u32))) as i64
+    }
+
+    /// The `k`-th neighbour of space `s` of a board, or none.
+    pub fn near(&self, board: u32, s: i64, k: i64) -> i64 {
+        if s == ID_NONE || s < 0 || k < 0 {
+            return ID_NONE;
+        }
+        let b = BoardId(board as _);
+        interp::near_space(self.game, self.env, b, s as u32, k as u64).map_or(ID_NONE, |t| t as i64)
+    }
+
     /// Whether a space is closed in this match.
     pub fn closed(&self, board: u32, s: i64) -> i64 {
         (s != ID_NONE && interp::closed(self.game, self.env, BoardId(board as _), s as u32)) as i64

@@ -130,6 +130,11 @@ fn inst_src(g: &Game, f: &Func, inst: &Inst) -> String {
             _ => "return Err(Fail::Type)".into(),
         },
         Inst::ZoneAt { zone, k, .. } => format!("c.zone_at({}, {})?", r(zone), r(k)),
+        Inst::Twin { comp, .. } => format!("c.twin({})", r(comp)),
+        Inst::Near { space, k, .. } => match f.ty(space) {
+            Ty::Space(b) => format!("c.near({}, {}, {})", b.0, r(space), r(k)),
+            _ => "return Err(Fail::Type)".into(),
+        },
         Inst::Step { space, dir, .. } => match f.ty(space) {
             Ty::Space(b) => format!("c.step({}, {}, {})", b.0, r(space), r(dir)),
             _ => "return Err(Fail::Type)".into(),

@@ -263,6 +263,14 @@ fn check_types(f: &Func, g: &Game, inst: &Inst) -> Result<(), String> {
         }
         Inst::Cast { .. } => Ok(()),
         Inst::Out { dst, .. } => want(t(dst) == Ty::Int, "an output's register not a number"),
+        Inst::Near { dst, space, k } => want(
+            matches!(t(space), Ty::Space(_)) && t(dst) == t(space) && t(k) == Ty::Int,
+            "a neighbour that is not of a space by a number",
+        ),
+        Inst::Twin { dst, comp } => want(
+            matches!(t(comp), Ty::Comp(_)) && t(dst) == Ty::Bool,
+            "a twin of something that is not a component",
+        ),
         Inst::Closed { dst, space } => want(
             t(dst) == Ty::Bool && matches!(t(space), Ty::Space(_)),
             "closedness of something that is not a space",

@@ -19,8 +19,13 @@ pub(super) struct Lower<'a, 'b> {
     ctx: CValue,
     helper_sig: cranelift_codegen::ir::SigRef,
     ptr: types::Type,
-    /// Registers known never to hold none (comparisons' results).
+    /// Registers known never to hold none ([`facts`]).
     sure: Vec<bool>,
+    /// Registers known to hold a number below this ([`facts`]: flat indexes).
+    below: Vec<Option<u64>>,
+    /// Blocks where the work budget is checked: those a jump from the same or a later
+    /// block reaches (every loop passes one), besides every exit.
+    checks: Vec<bool>,
     /// Blocks passing a branch's arguments, to fill at the end.
     edges: Vec<(CBlock, Target)>,
     /// The boards' tables (their addresses are written into the code).
@@ -64,11 +69,21 @@ impl<'a, 'b> Lower<'a, 'b> {
             ctx,
             helper_sig,
             ptr,
-            sure: vec![false; f.regs.len()],
+            sure: vec![],
+            below: vec![],
+            checks: vec![false; f.blocks.len()],
             edges: vec![],
             boards,
             left,
         };
+        (me.sure, me.below) = facts(f);
+        for (i, block) in f.blocks.iter().enumerate() {
+            for t in block.term.targets() {
+                if t.0 as usize <= i {
+                    me.checks[t.0 as usize] = true;
+                }
+            }
+        }
         let f0 =
             me.b.ins()
                 .load(types::I64, MemFlagsData::trusted(), ctx, FUEL);
@@ -83,7 +98,7 @@ impl<'a, 'b> Lower<'a, 'b> {
         let out = params[2];
         for (i, block) in f.blocks.iter().enumerate() {
             me.b.switch_to_block(me.blocks[i]);
-            me.fuel(block.insts.len() as i64 + 1);
+            me.fuel(block.insts.len() as i64 + 1, me.checks[i]);
             for inst in &block.insts {
                 me.inst(g, inst);
             }
@@ -136,17 +151,35 @@ impl<'a, 'b> Lower<'a, 'b> {
         self.b.switch_to_block(go);
     }
 
-    fn fail_if_none(&mut self, x: CValue) {
-        let c = self.b.ins().icmp_imm_s(IntCC::Equal, x, INT_NONE);
-        self.fail_if(c, Fail::NoneValue);
+    /// Register `r`'s number, failing when it is none (unless it never is).
+    fn number(&mut self, r: Reg) -> CValue {
+        let x = self.use_(r);
+        if !self.sure[r.0 as usize] {
+            let c = self.b.ins().icmp_imm_s(IntCC::Equal, x, INT_NONE);
+            self.fail_if(c, Fail::NoneValue);
+        }
+        x
     }
 
-    fn fuel(&mut self, cost: i64) {
+    /// Spends a block's work; with `check`, fails when the budget is overspent. The work
+    /// left is a signed number (the context's budget is at most `i64::MAX`): spent without a
+    /// check in straight code, it may go below zero until the next check, at a loop's head
+    /// or an exit. Any run that stays within the budget passes every check; one that does
+    /// not fails at the latest when it ends.
+    fn fuel(&mut self, cost: i64, check: bool) {
         let f = self.b.use_var(self.left);
-        let short = self.b.ins().icmp_imm_s(IntCC::UnsignedLessThan, f, cost);
-        self.fail_if(short, Fail::Fuel);
         let left = self.b.ins().iadd_imm_s(f, -cost);
         self.b.def_var(self.left, left);
+        if check {
+            self.check_fuel();
+        }
+    }
+
+    /// Fails when the work left is below zero.
+    fn check_fuel(&mut self) {
+        let f = self.b.use_var(self.left);
+        let short = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, f, 0);
+        self.fail_if(short, Fail::Fuel);
     }
 
     /// Returns `code` (an `i32`), the work left written back first.
@@ -221,7 +254,9 @@ impl<'a, 'b> Lower<'a, 'b> {
                 let slot = match index {
                     Some(i) => {
                         let k = self.use_(i);
-                        self.check_below(k, def.count as i64);
+                        if self.below[i.0 as usize].is_none_or(|n| n > def.count as u64) {
+                            self.check_below(k, def.count as i64);
+                        }
                         self.b.ins().iadd_imm_s(k, def.base as i64)
                     }
                     None if def.count == 0 => {
@@ -261,8 +296,7 @@ impl<'a, 'b> Lower<'a, 'b> {
                         self.call(h_arith, k, x, y)
                     }
                     Arith::Max | Arith::Min => {
-                        self.fail_if_none(x);
-                        self.fail_if_none(y);
+                        let (x, y) = (self.number(a), self.number(b));
                         let cc = if op == Arith::Max {
                             IntCC::SignedGreaterThan
                         } else {
@@ -272,8 +306,7 @@ impl<'a, 'b> Lower<'a, 'b> {
                         self.b.ins().select(c, x, y)
                     }
                     _ => {
-                        self.fail_if_none(x);
-                        self.fail_if_none(y);
+                        let (x, y) = (self.number(a), self.number(b));
                         let (v, over) = match op {
                             Arith::Add => self.b.ins().sadd_overflow(x, y),
                             Arith::Sub => self.b.ins().ssub_overflow(x, y),
@@ -287,8 +320,8 @@ impl<'a, 'b> Lower<'a, 'b> {
                 }
             }
             Inst::Neg { a, .. } => {
-                let x = self.use_(a);
-                self.fail_if_none(x);
+                // Never overflows: the one number without a negative is none.
+                let x = self.number(a);
                 self.b.ins().ineg(x)
             }
             Inst::Cmp { dst, op, a, b } => {
@@ -310,8 +343,7 @@ impl<'a, 'b> Lower<'a, 'b> {
                         }
                     }
                     _ => {
-                        self.fail_if_none(x);
-                        self.fail_if_none(y);
+                        let (x, y) = (self.number(a), self.number(b));
                         let cc = match op {
                             Cmp::Lt => IntCC::SignedLessThan,
                             Cmp::Le => IntCC::SignedLessThanOrEqual,
@@ -353,6 +385,25 @@ impl<'a, 'b> Lower<'a, 'b> {
                         self.step(s, d, ptr, n)
                     }
                     _ => self.call(h_step, bd.0 as i64, s, d),
+                }
+            }
+            Inst::Twin { dst, comp } => {
+                self.sure[dst.0 as usize] = true;
+                let c = self.use_(comp);
+                let z = self.iconst(0);
+                self.call_v(h_twin, c, z, z)
+            }
+            Inst::Near { space, k, .. } => {
+                let Ty::Space(bd) = ty(space) else {
+                    return self.always(Fail::Type, inst.dst());
+                };
+                let (s, k) = (self.use_(space), self.use_(k));
+                match self.boards.get(bd.0 as usize) {
+                    Some(t) if !t.may_close => {
+                        let starts = (t.adj_start.as_ptr() as i64, t.adj_start.len() as i64);
+                        self.near(s, k, starts, t.adj.as_ptr() as i64)
+                    }
+                    _ => self.call(h_near, bd.0 as i64, s, k),
                 }
             }
             Inst::Zone { zone, index, .. } => {
@@ -482,6 +533,7 @@ impl<'a, 'b> Lower<'a, 'b> {
                 self.b.ins().brif(c, y, &[], n, &[]);
             }
             Term::Return(r) => {
+                self.check_fuel();
                 let v = self.use_(*r);
                 self.b.ins().store(MemFlagsData::trusted(), v, out, 0);
                 let z = self.b.ins().iconst(types::I32, 0);
@@ -491,6 +543,70 @@ impl<'a, 'b> Lower<'a, 'b> {
                 let c = self.b.ins().iconst(types::I32, code(*e));
                 self.exit(c);
             }
+        }
+    }
+}
+
+/// What is known of each register before the code is built: whether it never holds none
+/// (comparisons, checked arithmetic, indexes, constants other than none, and a block's
+/// parameter whose every argument is such), and a bound its number is below (a flat index:
+/// the product of its sizes).
+fn facts(f: &Func) -> (Vec<bool>, Vec<Option<u64>>) {
+    let n = f.regs.len();
+    let (mut sure, mut below) = (vec![false; n], vec![None::<u64>; n]);
+    for b in &f.blocks {
+        for inst in &b.insts {
+            let d = inst.dst().0 as usize;
+            sure[d] = match *inst {
+                Inst::Const { dst, value } => value != f.ty(dst).none(),
+                Inst::Arith { op, .. } => !matches!(op, Arith::Div | Arith::Mod | Arith::Pow),
+                Inst::Cmp { .. }
+                | Inst::Not { .. }
+                | Inst::Neg { .. }
+                | Inst::Index { .. }
+                | Inst::Twin { .. }
+                | Inst::Closed { .. }
+                | Inst::Held {
+                    what: Held::Empty | Held::Count,
+                    ..
+                } => true,
+                _ => false,
+            };
+            if let Inst::Index { acc, size, .. } = *inst {
+                below[d] = match acc {
+                    None => Some(size as u64),
+                    Some(a) => below[a.0 as usize].and_then(|k| k.checked_mul(size as u64)),
+                };
+            }
+        }
+    }
+    // A parameter is sure when every argument passed to it is: grown to a fixed point.
+    loop {
+        let mut changed = false;
+        let mut all = vec![true; n];
+        let mut seen = vec![false; n];
+        for b in &f.blocks {
+            let targets = match &b.term {
+                Term::Jump(t) => vec![t],
+                Term::Branch { yes, no, .. } => vec![yes, no],
+                Term::Return(_) | Term::Fail(_) => vec![],
+            };
+            for t in targets {
+                let params = &f.blocks[t.block.0 as usize].params;
+                for (p, a) in params.iter().zip(&t.args) {
+                    seen[p.0 as usize] = true;
+                    all[p.0 as usize] &= sure[a.0 as usize];
+                }
+            }
+        }
+        for r in 0..n {
+            if seen[r] && all[r] && !sure[r] {
+                sure[r] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            return (sure, below);
         }
     }
 }

@@ -42,17 +42,16 @@ pub struct Ctx<'a> {
     me: i64,
     current: i64,
     players: i64,
-    /// The state's variables, read in place ([`Value`]'s layout is `repr(u8)`).
+    /// The state's variables, read in place ([`Value`]'s layout is `repr(u8)`): every slot
+    /// of the game (copied when the environment does not lend them).
     vars: *const Value,
-    vars_len: u64,
     /// Where the options are written ([`Inst::Out`]): `rt.out`'s buffer, its length and
     /// capacity while the native code runs (`rt.out`'s own length is set after).
     out: *mut Value,
     out_len: u64,
     out_cap: u64,
-    /// The state's field slots, read in place.
+    /// The state's field slots, read in place (all of the game's, as `vars`).
     fields: *const Value,
-    fields_len: u64,
     /// Per component of the game: its first field slot and its number of fields.
     field_tab: *const [u32; 2],
     comps: u64,
@@ -83,12 +82,10 @@ const ME: i32 = at!(me);
 const CURRENT: i32 = at!(current);
 const PLAYERS: i32 = at!(players);
 const VARS: i32 = at!(vars);
-const VARS_LEN: i32 = at!(vars_len);
 const OUT: i32 = at!(out);
 const OUT_LEN: i32 = at!(out_len);
 const OUT_CAP: i32 = at!(out_cap);
 const FIELDS: i32 = at!(fields);
-const FIELDS_LEN: i32 = at!(fields_len);
 const FIELD_TAB: i32 = at!(field_tab);
 const COMPS: i32 = at!(comps);
 const Z_LEN: i32 = at!(z_len);
@@ -187,10 +184,6 @@ fn helper(ctx: *mut Ctx, body: impl FnOnce(&mut Rt) -> Result<i64, Fail>) -> i64
     }
 }
 
-extern "C" fn h_var(ctx: *mut Ctx, slot: i64, ty: i64, _: i64) -> i64 {
-    helper(ctx, |rt| rt.var(slot, unpack(ty)))
-}
-
 extern "C" fn h_const(ctx: *mut Ctx, k: i64, ty: i64, _: i64) -> i64 {
     helper(ctx, |rt| rt.constant(k as u32, unpack(ty)))
 }
@@ -208,6 +201,14 @@ extern "C" fn h_arith(ctx: *mut Ctx, op: i64, x: i64, y: i64) -> i64 {
 
 extern "C" fn h_step(ctx: *mut Ctx, board: i64, s: i64, d: i64) -> i64 {
     helper(ctx, |rt| Ok(rt.step(board as u32, s, d)))
+}
+
+extern "C" fn h_near(ctx: *mut Ctx, board: i64, s: i64, k: i64) -> i64 {
+    helper(ctx, |rt| Ok(rt.near(board as u32, s, k)))
+}
+
+extern "C" fn h_twin(ctx: *mut Ctx, comp: i64, _: i64, _: i64) -> i64 {
+    helper(ctx, |rt| Ok(rt.twin(comp)))
 }
 
 extern "C" fn h_closed(ctx: *mut Ctx, board: i64, s: i64, _: i64) -> i64 {
@@ -246,6 +247,10 @@ extern "C" fn h_zone_at(ctx: *mut Ctx, z: i64, k: i64, _: i64) -> i64 {
     helper(ctx, |rt| rt.zone_at(z, k))
 }
 
+/// Set (to anything) in the environment, the machine code of every function compiled is
+/// written to standard error (to read with a profile of the native code).
+pub const DUMP_VAR: &str = "RULEBOOK_DUMP_NATIVE";
+
 type Entry = extern "C" fn(*mut Ctx, *const i64, *mut i64) -> u32;
 
 /// The module holding the code, touched again only to free it.
@@ -267,6 +272,11 @@ pub struct Compiled {
     funcs: Vec<(Entry, Ty, usize)>,
     /// The game's tables the native code reads ([`Ctx`]), built for the game compiled for.
     field_tab: Vec<[u32; 2]>,
+    /// The variables' slots and the fields' slots of the game: an environment without them
+    /// in place ([`Env::vars`], [`Env::fields`]) has them copied before a call, so that the
+    /// native code reads every slot in place without checking the length.
+    var_slots: usize,
+    field_slots: usize,
     owner_tab: Vec<u32>,
     space_tab: Vec<u32>,
     /// Per board, its tables, whose addresses the native code holds.
@@ -280,7 +290,13 @@ pub(super) struct BoardTabs {
     pub coords: Vec<[u32; 2]>,
     /// `steps[s * DIRECTION_COUNT + d]`: the space one step away, or `u32::MAX`.
     pub steps: Vec<u32>,
-    /// Whether a space of it may be closed in a match (then steps go through the helper).
+    /// The adjacency with every space open (compressed rows: `adj_start[s]..adj_start[s +
+    /// 1]` of `adj` are the neighbours of `s`).
+    pub adj_start: Vec<u32>,
+    /// See `adj_start`.
+    pub adj: Vec<u32>,
+    /// Whether a space of it may be closed in a match (then steps and neighbours go through
+    /// the helpers).
     pub may_close: bool,
 }
 
@@ -289,6 +305,8 @@ impl BoardTabs {
         BoardTabs {
             coords: b.geo.coords.iter().map(|&(c, r)| [c, r]).collect(),
             steps: b.geo.steps.clone(),
+            adj_start: b.adj_start.clone(),
+            adj: b.adj.clone(),
             may_close: b.geo.closed.iter().any(|&c| c),
         }
     }
@@ -343,9 +361,19 @@ impl Compiled {
                 &mut fcx,
                 module.target_config(),
             );
+            // For whoever profiles the native code: its machine code, to standard error.
+            let dump = std::env::var_os(DUMP_VAR).is_some();
+            if dump {
+                cx.set_disasm(true);
+            }
             module
                 .define_function(id, &mut cx)
                 .map_err(|e| format!("{}: {e:?}", f.name))?;
+            if dump {
+                if let Some(c) = cx.compiled_code() {
+                    eprintln!("== {}\n{}", f.name, c.vcode.clone().unwrap_or_default());
+                }
+            }
             module.clear_context(&mut cx);
             ids.push(id);
         }
@@ -370,6 +398,14 @@ impl Compiled {
                 .iter()
                 .map(|c| [c.field_base, c.fields.len() as u32])
                 .collect(),
+            var_slots: (g.vars.iter())
+                .map(|v| v.base as usize + v.count as usize)
+                .max()
+                .unwrap_or(0),
+            field_slots: (g.comps.iter())
+                .map(|c| c.field_base as usize + c.fields.len())
+                .max()
+                .unwrap_or(0),
             owner_tab: g
                 .instances
                 .iter()
@@ -416,8 +452,25 @@ impl Compiled {
             (g.comps.len(), g.instances.len()),
             "compiled for another game"
         );
-        let vars = env.vars();
-        let fields = env.fields();
+        let (copied_vars, copied_fields);
+        let mut vars = env.vars();
+        if vars.len() < self.var_slots {
+            copied_vars = (0..self.var_slots as u32)
+                .map(|k| env.var(k))
+                .collect::<Vec<_>>();
+            vars = &copied_vars;
+        }
+        let mut fields = env.fields();
+        if fields.len() < self.field_slots {
+            let mut all = vec![Value::None; self.field_slots];
+            for (c, [base, n]) in self.field_tab.iter().enumerate() {
+                for f in 0..*n {
+                    all[(base + f) as usize] = env.field(crate::ir::CompId(c as u32), f as u16);
+                }
+            }
+            copied_fields = all;
+            fields = &copied_fields;
+        }
         let zones = env.zones();
         let z =
             |f: for<'z> fn(&interp::ZoneArrays<'z>) -> &'z [u32]| zones.map_or(&[][..], |a| f(&a));
@@ -426,19 +479,19 @@ impl Compiled {
             rt.out.len() as u64,
             rt.out.capacity() as u64,
         );
+        // The native code counts the work left as a signed number.
+        let excess = fuel.saturating_sub(i64::MAX as u64);
         let mut ctx = Ctx {
-            fuel: *fuel,
+            fuel: *fuel - excess,
             fail: 0,
             me: rt.me,
             current: rt.current,
             players: rt.players,
             vars: vars.as_ptr(),
-            vars_len: vars.len() as u64,
             out: out_ptr,
             out_len,
             out_cap,
             fields: fields.as_ptr(),
-            fields_len: fields.len() as u64,
             field_tab: self.field_tab.as_ptr(),
             comps: self.field_tab.len() as u64,
             z_len: z(|a| a.len).as_ptr(),
@@ -460,7 +513,8 @@ impl Compiled {
         };
         let mut result = 0i64;
         let c = entry(&mut ctx, args.as_ptr(), &mut result);
-        *fuel = ctx.fuel;
+        // Overspent (a failure for the budget): nothing left.
+        *fuel = (ctx.fuel as i64).max(0) as u64 + excess;
         // SAFETY: the native code wrote `out_len` whole values into the buffer (below its
         // capacity), `h_out` keeping the pointer, length and capacity in step when it grew.
         unsafe { ctx.rt.out.set_len(ctx.out_len as usize) };

@@ -51,6 +51,9 @@ impl Lower<'_> {
         acc0: Reg,
     ) -> Result<Reg, String> {
         use crate::ir::Coll;
+        if let Some(acc) = self.walk_binding(a, fold, k, acc0)? {
+            return Ok(acc);
+        }
         let bind = &a.binds()[k];
         let elem_ty = Ty::of(bind.ty).ok_or("a binding without an unboxed type")?;
         let acc_ty = self.f.ty(acc0);
@@ -133,10 +136,6 @@ impl Lower<'_> {
                             _ => unreachable!("matched above"),
                         };
                         (n, ReadElem::Cast(elem_ty))
-                    }
-                    Coll::Zone(_) if matches!(a, Nest::Options { .. }) => {
-                        // Interchangeable components are offered once (4.1): not built yet.
-                        return Err("options over a zone's components".into());
                     }
                     Coll::Zone(z) => {
                         let zone = self.expr(z)?;
@@ -229,6 +228,21 @@ impl Lower<'_> {
                 // next(acc): i + 1, back to the head.
                 let acc_next = self.f.reg(acc_ty);
                 let next_blk = self.block(vec![acc_next]);
+                // Of interchangeable components of a zone, a choice offers the lowest (4.1):
+                // tested unless no component of the type ever looks like another.
+                let twins = match (coll, elem_ty) {
+                    (Coll::Zone(_), Ty::Comp(t)) => {
+                        matches!(a, Nest::Options { .. }) && self.may_twin(t)
+                    }
+                    _ => false,
+                };
+                if twins {
+                    let c = self.f.reg(Ty::Bool);
+                    self.push(Inst::Twin { dst: c, comp: e });
+                    let fresh = self.block(vec![]);
+                    self.branch(c, (next_blk, vec![acc_in]), (fresh, vec![]));
+                    self.cur = fresh;
+                }
                 if skip_closed {
                     let c = self.f.reg(Ty::Bool);
                     self.push(Inst::Closed { dst: c, space: e });
@@ -254,9 +268,17 @@ impl Lower<'_> {
         })
     }
 
+    /// Whether a component of type `t` may look the same as another (the engine's
+    /// [`crate::ir::vm::Twin`] of each).
+    fn may_twin(&self, t: crate::ir::TypeId) -> bool {
+        (self.g.comps.ids())
+            .filter(|c| self.g.comps[*c].ty == t)
+            .any(|c| self.g.program.twins.get(c.0 as usize) != Some(&crate::ir::vm::Twin::No))
+    }
+
     /// One element of binding `k`: bound to its local, then folded by the next binding, or,
     /// for the last, by [`Lower::fold_one`].
-    fn fold_elem(
+    pub(super) fn fold_elem(
         &mut self,
         a: &Nest,
         fold: &mut Fold,
@@ -597,7 +619,7 @@ pub(super) enum Nest<'a> {
 }
 
 impl Nest<'_> {
-    fn binds(&self) -> &[crate::ir::Bind] {
+    pub(super) fn binds(&self) -> &[crate::ir::Bind] {
         match self {
             Nest::Fold(a) => &a.binds,
             Nest::Options { binds, .. } => binds,

@@ -8,15 +8,18 @@
 //! `seat`, `ord`, `col`, `row`, `opposite`, `max`, `min`, `step`, `count`, `empty`, `top`,
 //! `bottom`, `owner`, `space_of`, `zone_of`), and folds (of any number of bindings) over a range, the
 //! players, an enum, a board (its closed spaces passed over), the components of a type, a zone
-//! or a list (`fold.rs`); an action's options as an enumerator ([`lower_options`], the same
-//! loops, over the parameters, writing each option out). Anything else is refused with the reason
-//! (the engine keeps running it its own way): `repeated`, folds over `adjacent`, rays, paths and groups, `line`, `connected`, `majority`, `best_sets`, `after`.
+//! or a list (`fold.rs`), a space's neighbours or rays (`walk.rs`); an action's options as an
+//! enumerator ([`lower_options`], the same loops, over the parameters, writing each option
+//! out). Anything else is refused with the reason (the engine keeps running it its own way):
+//! `repeated`, folds over paths and groups, `line`, `connected`, `majority`, `best_sets`,
+//! `after`, rays in several directions on a ring.
 
 use super::*;
 use crate::ir::{Expr, Game};
 use crate::ops::BinOp;
 
 mod fold;
+mod walk;
 
 /// Lowers `e` to a function whose parameters are the locals `0..params.len()`, of those
 /// types. `Err` says what is not built yet.

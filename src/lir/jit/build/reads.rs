@@ -1,25 +1,22 @@
-//! The native code's reads of the state and of the game's tables: in place in the arrays the
+//! The native code's reads of the state and of the game's tables: variables and fields in
+//! place (every slot of the game is in the context's arrays), zones in the arrays the
 //! environment lends (each index checked against its array's length first), else through a
 //! helper; and the built-in functions and steps computed from the game's tables.
 
 use super::*;
 
 impl Lower<'_, '_> {
-    /// A variable's slot as a number of type `t`: read in place when the state's variables
-    /// are at hand ([`Env::vars`]), else through the helper.
+    /// A variable's slot as a number of type `t`, read in place.
     pub(super) fn read_var(&mut self, slot: CValue, t: Ty, dst: Reg) -> CValue {
-        let (slow, join) = (self.b.create_block(), self.b.create_block());
-        self.below_or(slot, VARS_LEN, slow);
+        // `slot` is below the game's slots, and the context's array holds them all.
+        let join = self.b.create_block();
         self.read_value(VARS, slot, t, dst, join);
-        self.b.switch_to_block(slow);
-        let tv = self.iconst(pack(t));
-        let z = self.iconst(0);
-        let v = self.call_v(h_var, slot, tv, z);
-        self.joined(v, dst, join)
+        self.b.switch_to_block(join);
+        self.b.use_var(var(dst))
     }
 
     /// A component's field as a number of type `t`: its slot from the game's table, read in
-    /// place when the state's fields are at hand ([`Env::fields`]), else through the helper.
+    /// place (a component the game does not have goes through the helper, which fails).
     pub(super) fn read_field(&mut self, comp: Reg, field: u16, t: Ty, dst: Reg) -> CValue {
         let c = self.use_(comp);
         let (slow, join) = (self.b.create_block(), self.b.create_block());
@@ -35,8 +32,8 @@ impl Lower<'_, '_> {
             .ins()
             .icmp_imm_s(IntCC::UnsignedLessThanOrEqual, count, field as i64);
         self.fail_if(absent, Fail::Field);
+        // Below the game's field slots, all in the context's array.
         let slot = self.b.ins().iadd_imm_s(base, field as i64);
-        self.below_or(slot, FIELDS_LEN, slow);
         self.read_value(FIELDS, slot, t, dst, join);
         self.b.switch_to_block(slow);
         let fl = self.iconst(field as i64);
@@ -160,7 +157,7 @@ impl Lower<'_, '_> {
         let x = self.use_(a);
         match op {
             Unary::Abs => {
-                self.fail_if_none(x);
+                let x = self.number(a);
                 self.b.ins().iabs(x)
             }
             Unary::Next | Unary::Prev => {
@@ -183,7 +180,7 @@ impl Lower<'_, '_> {
                 }
             }
             Unary::Seat => {
-                self.fail_if_none(x);
+                let x = self.number(a);
                 let n = self
                     .b
                     .ins()
@@ -269,6 +266,50 @@ impl Lower<'_, '_> {
         let off = self.b.ins().ishl_imm_u(at, 2);
         let addr = self.b.ins().iadd(base, off);
         let t = self.b.ins().uload32(MemFlagsData::trusted(), addr, 0);
+        self.b.ins().jump(join, &[t.into()]);
+        self.b.switch_to_block(join);
+        self.b.block_params(join)[0]
+    }
+
+    /// The `k`-th neighbour of space `s` from a board's adjacency in compressed rows (`starts`
+    /// an array of `n` row starts, the last the end; `adj` the neighbours), or none: for
+    /// `s` none or off the table, or a row of no more than `k` (unsigned: a negative `k` too).
+    pub(super) fn near(
+        &mut self,
+        s: CValue,
+        k: CValue,
+        (starts, n): (i64, i64),
+        adj: i64,
+    ) -> CValue {
+        let flags = MemFlagsData::trusted();
+        // Rows 0..n-1 exist: `s < n - 1`, unsigned (none and negatives are past it).
+        let off = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, s, n - 1);
+        let (row, read, join) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.b.append_block_param(join, types::I64);
+        let none = self.iconst(ID_NONE);
+        self.b.ins().brif(off, join, &[none.into()], row, &[]);
+        self.b.switch_to_block(row);
+        let base = self.b.ins().iconst(self.ptr, starts);
+        let at = self.b.ins().ishl_imm_u(s, 2);
+        let addr = self.b.ins().iadd(base, at);
+        let lo = self.b.ins().uload32(flags, addr, 0);
+        let hi = self.b.ins().uload32(flags, addr, 4);
+        let len = self.b.ins().isub(hi, lo);
+        let past = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, k, len);
+        self.b.ins().brif(past, join, &[none.into()], read, &[]);
+        self.b.switch_to_block(read);
+        let i = self.b.ins().iadd(lo, k);
+        let base = self.b.ins().iconst(self.ptr, adj);
+        let off = self.b.ins().ishl_imm_u(i, 2);
+        let addr = self.b.ins().iadd(base, off);
+        let t = self.b.ins().uload32(flags, addr, 0);
         self.b.ins().jump(join, &[t.into()]);
         self.b.switch_to_block(join);
         self.b.block_params(join)[0]
