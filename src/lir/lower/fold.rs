@@ -286,14 +286,8 @@ impl Lower<'_> {
         elem: Reg,
         acc: Reg,
     ) -> Result<Reg, String> {
-        let slot = a.binds()[k].slot as usize;
-        if self.locals.len() <= slot {
-            self.locals.resize(slot + 1, None);
-        }
-        let saved = self.locals[slot].replace(elem);
-        let out = self.fold_deeper(a, fold, k + 1, acc);
-        self.locals[slot] = saved;
-        out
+        let slot = a.binds()[k].slot;
+        self.with_local(slot, elem, |l| l.fold_deeper(a, fold, k + 1, acc))
     }
 
     /// With `k` bindings bound: for options, the guard's parts that need exactly them (a

@@ -214,7 +214,7 @@ impl Lower<'_> {
     }
 
     /// Lowers `f` with local `slot` bound to register `r` (restored after).
-    fn with_local<T>(
+    pub(super) fn with_local<T>(
         &mut self,
         slot: u16,
         r: Reg,
