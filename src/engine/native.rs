@@ -52,6 +52,9 @@ impl Env for StateEnv<'_> {
     fn constant(&self, c: ConstId) -> Value {
         self.s.consts.get(c).copied().unwrap_or_default()
     }
+    fn consts(&self) -> &[Value] {
+        self.s.consts.iter().as_slice()
+    }
     fn zone_len(&self, z: InstId) -> u32 {
         self.s.zones.len(z) as u32
     }

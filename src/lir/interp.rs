@@ -32,6 +32,11 @@ pub trait Env {
     fn players(&self) -> u8;
     /// A constant's value in this match.
     fn constant(&self, c: ConstId) -> Value;
+    /// Every constant's value, for native code to read in place (empty: read each through
+    /// [`Env::constant`]).
+    fn consts(&self) -> &[Value] {
+        &[]
+    }
     /// The number of components a zone instance holds.
     fn zone_len(&self, z: crate::ir::InstId) -> u32;
     /// The top (or bottom) component of a zone instance, if any.

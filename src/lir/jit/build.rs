@@ -244,9 +244,12 @@ impl<'a, 'b> Lower<'a, 'b> {
                         .load(types::I64, MemFlagsData::trusted(), self.ctx, at)
                 }
                 Read::Const(c) => {
-                    let t = self.iconst(pack(ty(dst)));
-                    let z = self.iconst(0);
-                    self.call(h_const, c.0 as i64, t, z)
+                    // In place: the context holds every constant of the game.
+                    let slot = self.iconst(c.0 as i64);
+                    let join = self.b.create_block();
+                    self.read_value(CONSTS, slot, ty(dst), dst, join);
+                    self.b.switch_to_block(join);
+                    self.b.use_var(var(dst))
                 }
             },
             Inst::Var { dst, var: v, index } => {

@@ -68,6 +68,8 @@ pub struct Ctx<'a> {
     /// Per instance of the game: its owner and its space (`u32::MAX`: none).
     owner_tab: *const u32,
     space_tab: *const u32,
+    /// The match's constants, read in place (all of the game's, as `vars`).
+    consts: *const Value,
     rt: Rt<'a>,
 }
 
@@ -97,6 +99,7 @@ const INSTS: i32 = at!(insts);
 const PLACED: i32 = at!(placed);
 const OWNER_TAB: i32 = at!(owner_tab);
 const SPACE_TAB: i32 = at!(space_tab);
+const CONSTS: i32 = at!(consts);
 
 // `Value`'s layout (`repr(u8)`): the tag, then the fields as in a C struct after it.
 const VALUE_SIZE: i64 = 16;
@@ -182,10 +185,6 @@ fn helper(ctx: *mut Ctx, body: impl FnOnce(&mut Rt) -> Result<i64, Fail>) -> i64
             0
         }
     }
-}
-
-extern "C" fn h_const(ctx: *mut Ctx, k: i64, ty: i64, _: i64) -> i64 {
-    helper(ctx, |rt| rt.constant(k as u32, unpack(ty)))
 }
 
 extern "C" fn h_field(ctx: *mut Ctx, comp: i64, field: i64, ty: i64) -> i64 {
@@ -460,6 +459,14 @@ impl Compiled {
                 .collect::<Vec<_>>();
             vars = &copied_vars;
         }
+        let copied_consts;
+        let mut consts = env.consts();
+        if consts.len() < g.consts.len() {
+            copied_consts = (0..g.consts.len() as u32)
+                .map(|c| env.constant(crate::ir::ConstId(c as _)))
+                .collect::<Vec<_>>();
+            consts = &copied_consts;
+        }
         let mut fields = env.fields();
         if fields.len() < self.field_slots {
             let mut all = vec![Value::None; self.field_slots];
@@ -509,6 +516,7 @@ impl Compiled {
                 .map_or(0, |a| a.loc.len() as u64),
             owner_tab: self.owner_tab.as_ptr(),
             space_tab: self.space_tab.as_ptr(),
+            consts: consts.as_ptr(),
             rt,
         };
         let mut result = 0i64;
