@@ -10,7 +10,7 @@ use rand_chacha::ChaCha8Rng;
 use rulebook::agents::{
     ActionStats, Agent, AgentSpec, Budget, Mcts, MctsConfig, RandomAgent, Search,
 };
-use rulebook::engine::{Action, Actor, ChanceMode, Config, State};
+use rulebook::engine::{Action, Actor, Config, State};
 use rulebook::run::{self, Seats};
 use rulebook::Game;
 
@@ -20,16 +20,6 @@ fn game(name: &str, text: &str) -> Game {
 
 fn file(path: &str) -> Game {
     game(path, &std::fs::read_to_string(path).expect("readable"))
-}
-
-fn config(players: u8, seed: u64) -> Config {
-    Config {
-        players,
-        variant: None,
-        seed,
-        chance: ChanceMode::Seeded,
-        ..Config::default()
-    }
 }
 
 fn mcts(playouts: u64, seed: u64) -> Mcts {
@@ -78,7 +68,7 @@ fn mcts_never_loses_tic_tac_toe_to_random() {
         } else {
             vec![&mut r, &mut m]
         };
-        let st = play(&g, &config(2, i), &mut agents);
+        let st = play(&g, &Config::seeded(2, i), &mut agents);
         let o = st.outcome().expect("over");
         assert!(
             o.winners.is_empty() || o.winners == [seat],
@@ -96,7 +86,7 @@ fn two_mcts_players_draw_tic_tac_toe() {
     let g = file("rules/classic/tic_tac_toe.rules");
     for i in 0..4u64 {
         let (mut a, mut b) = (mcts(2000, 2 * i), mcts(2000, 2 * i + 1));
-        let st = play(&g, &config(2, i), &mut [&mut a, &mut b]);
+        let st = play(&g, &Config::seeded(2, i), &mut [&mut a, &mut b]);
         let o = st.outcome().expect("over");
         assert!(o.winners.is_empty(), "game {i}: {o:?}");
     }
@@ -106,7 +96,7 @@ fn two_mcts_players_draw_tic_tac_toe() {
 #[test]
 fn a_win_in_one_is_proven() {
     let g = file("rules/classic/tic_tac_toe.rules");
-    let mut st = g.start(&config(2, 0)).expect("starts");
+    let mut st = g.start(&Config::seeded(2, 0)).expect("starts");
     // p1 takes a1 and b2; p2 takes b1 and c1: p1 wins at c3.
     for text in [
         "place cell=a1",
@@ -127,7 +117,7 @@ fn a_win_in_one_is_proven() {
 /// Plays `steps` random decisions of `g` from `seed`, then on to a player's decision with
 /// more than one legal action; returns the state and that player.
 fn random_position(g: &Game, players: u8, seed: u64, steps: u64) -> (State, u8) {
-    let mut st = g.start(&config(players, seed)).expect("starts");
+    let mut st = g.start(&Config::seeded(players, seed)).expect("starts");
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut legal = Vec::new();
     let mut k = 0;
@@ -220,14 +210,14 @@ fn simultaneous_choices_are_searched_from_each_seat() {
         score(p) = points[p]
         "#,
     );
-    let st = g.start(&config(2, 0)).expect("starts");
+    let st = g.start(&Config::seeded(2, 0)).expect("starts");
     for seat in 0..2 {
         let s = mcts(500, 3).search(&g, &st, seat).expect("searches");
         let best = s.best.expect("an action");
         assert_eq!(g.action_text(&st, &best), "n=3", "p{}: {s:?}", seat + 1);
     }
     let (mut a, mut b) = (mcts(200, 1), RandomAgent::new(2));
-    let st = play(&g, &config(2, 1), &mut [&mut a, &mut b]);
+    let st = play(&g, &Config::seeded(2, 1), &mut [&mut a, &mut b]);
     assert!(st.outcome().is_some());
 }
 
@@ -238,7 +228,7 @@ fn simultaneous_choices_are_searched_from_each_seat() {
 #[test]
 fn a_simultaneous_block_is_searched_from_each_seats_own_part() {
     let g = file("tests/constructs/simultaneous.rules");
-    let st = g.start(&config(2, 0)).expect("starts");
+    let st = g.start(&Config::seeded(2, 0)).expect("starts");
     let search = |s: &State| {
         let r = mcts(60, 7).search(&g, s, 1).expect("searches");
         (r.best, r.actions)
@@ -266,7 +256,7 @@ fn a_simultaneous_block_is_searched_from_each_seats_own_part() {
     }
     assert_eq!(done, 24);
     for seed in 0..3 {
-        let mut st = g.start(&config(2, seed)).expect("starts");
+        let mut st = g.start(&Config::seeded(2, seed)).expect("starts");
         let mut agents = [mcts(40, seed), mcts(40, seed + 10)];
         while !st.is_over() {
             let pending = g.pending(&st);
@@ -278,7 +268,7 @@ fn a_simultaneous_block_is_searched_from_each_seats_own_part() {
             }
         }
         let (mut a, mut b) = (mcts(40, seed), RandomAgent::new(seed));
-        let st = play(&g, &config(2, seed), &mut [&mut a, &mut b]);
+        let st = play(&g, &Config::seeded(2, seed), &mut [&mut a, &mut b]);
         assert!(st.outcome().is_some());
     }
 }
@@ -310,7 +300,7 @@ fn hint_game(ending: &str, heuristic: &str) -> Game {
 /// The best action of seat 0 at the start of `g` and the mean rewards of `stay` and
 /// `forward`, with `rollout` the playouts' longest run.
 fn first_move(g: &Game, rollout: u64) -> (String, f64, f64) {
-    let st = g.start(&config(2, 0)).expect("starts");
+    let st = g.start(&Config::seeded(2, 0)).expect("starts");
     let mut agent = Mcts::new(
         MctsConfig {
             budget: Budget::Playouts(200),
@@ -383,7 +373,7 @@ fn a_heuristic_changes_no_outcome() {
     let with = game(path, &text);
     let without = game(path, &stripped);
     assert!(with.heuristic.is_some() && without.heuristic.is_none());
-    let cfg = config(2, 11);
+    let cfg = Config::seeded(2, 11);
     let opts = run::Options {
         lead: true,
         ..run::Options::new(12)
@@ -437,7 +427,7 @@ fn staircase() -> Game {
 #[test]
 fn greedy_playouts_follow_the_heuristic() {
     let g = staircase();
-    let st = g.start(&config(1, 0)).expect("starts");
+    let st = g.start(&Config::seeded(1, 0)).expect("starts");
     let search = |spec: &str, seed| {
         let AgentSpec::Mcts(c) = spec.parse().expect("parses") else {
             panic!("{spec} is not MCTS");
@@ -476,7 +466,7 @@ fn progressive_widening_tries_few_actions_at_a_wide_node() {
         }
         "#,
     );
-    let st = g.start(&config(2, 0)).expect("starts");
+    let st = g.start(&Config::seeded(2, 0)).expect("starts");
     let search = |spec: &str| {
         let AgentSpec::Mcts(c) = spec.parse().expect("parses") else {
             panic!("{spec} is not MCTS");
@@ -503,17 +493,18 @@ fn simulate_runs_the_agents_named() {
         agents,
         ..run::Options::new(games)
     };
-    let s = run::simulate_agents(&g, &config(2, 1), &opts(6, 2, &agents)).expect("runs");
+    let s = run::simulate_agents(&g, &Config::seeded(2, 1), &opts(6, 2, &agents)).expect("runs");
     assert_eq!(s.agents, ["mcts:300", "random"]);
     assert_eq!(s.completed, 6);
     assert_eq!(s.wins[1], 0, "{:?}", s.wins);
     assert!(s.win_rates()[0].low > 0.0);
-    let again = run::simulate_agents(&g, &config(2, 1), &opts(6, 1, &agents)).expect("runs");
+    let again =
+        run::simulate_agents(&g, &Config::seeded(2, 1), &opts(6, 1, &agents)).expect("runs");
     assert_eq!(again.scores, s.scores);
     assert_eq!(again.lengths, s.lengths);
-    assert!(run::simulate_agents(&g, &config(2, 1), &opts(1, 1, &agents[..1])).is_ok());
+    assert!(run::simulate_agents(&g, &Config::seeded(2, 1), &opts(1, 1, &agents[..1])).is_ok());
     let three = AgentSpec::parse_list("random,random,random").expect("parses");
-    assert!(run::simulate_agents(&g, &config(2, 1), &opts(1, 1, &three)).is_err());
+    assert!(run::simulate_agents(&g, &Config::seeded(2, 1), &opts(1, 1, &three)).is_err());
 }
 
 /// Speed (not a check): playouts per second of MCTS and decisions per second at the default

@@ -4,7 +4,7 @@
 //! panics naming the cache. Here seeded random games of every rules file are played in check
 //! mode, as `simulate` plays them, and must give the same summary as without it.
 
-use rulebook::engine::{ChanceMode, Config};
+use rulebook::engine::Config;
 use rulebook::run::simulate::simulate;
 use rulebook::Game;
 
@@ -14,18 +14,6 @@ fn game(path: &str) -> Game {
     match loaded.game {
         Some(g) => g,
         None => panic!("{path}: {}", loaded.diagnostics),
-    }
-}
-
-/// A seeded match of `players` seats, the base rules.
-fn config(players: u8, seed: u64) -> Config {
-    Config {
-        players,
-        variant: None,
-        seed,
-        chance: ChanceMode::Seeded,
-        fuel: None,
-        set: Vec::new(),
     }
 }
 
@@ -50,7 +38,7 @@ fn random_games_of_every_rules_file_serve_no_stale_answer() {
     for path in files {
         let mut g = game(&path);
         for players in [g.min_players, g.max_players] {
-            let cfg = config(players, 1);
+            let cfg = Config::seeded(players, 1);
             g.set_check_caches(false);
             let plain = simulate(&g, &cfg, 6);
             g.set_check_caches(true);
@@ -74,7 +62,7 @@ fn compiled_enumerators_leave_every_simulation_unchanged() {
         let mut plain = native.clone();
         plain.native = rulebook::lir::listing::off();
         for players in [native.min_players, native.max_players] {
-            let cfg = config(players, 7);
+            let cfg = Config::seeded(players, 7);
             let a = format!("{:?}", simulate(&native, &cfg, 4));
             let b = format!("{:?}", simulate(&plain, &cfg, 4));
             assert_eq!(a, b, "{path}, {players} players");
@@ -82,7 +70,7 @@ fn compiled_enumerators_leave_every_simulation_unchanged() {
     }
     // Some actions of the library do have enumerators.
     let g = game("rules/classic/tic_tac_toe.rules");
-    let mut st = g.start(&config(2, 0)).expect("starts");
+    let mut st = g.start(&Config::seeded(2, 0)).expect("starts");
     let mut legal = vec![];
     g.legal(&st, &mut legal).expect("lists");
     g.apply(&mut st, &legal[0]).expect("applies");

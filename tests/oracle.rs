@@ -62,17 +62,6 @@ fn player_counts(g: &Game) -> Vec<u8> {
     }
 }
 
-fn config(players: u8, seed: u64) -> Config {
-    Config {
-        players,
-        variant: None,
-        seed,
-        chance: ChanceMode::Seeded,
-        fuel: None,
-        set: Vec::new(),
-    }
-}
-
 #[test]
 fn the_engine_lists_what_the_reference_lists() {
     let start = std::time::Instant::now();
@@ -91,16 +80,16 @@ fn the_engine_lists_what_the_reference_lists() {
         // Seeded games at every player count, one with external chance, one per variant.
         let mut runs: Vec<Config> = Vec::new();
         for players in player_counts(&g) {
-            runs.extend((1..=games).map(|seed| config(players, seed)));
+            runs.extend((1..=games).map(|seed| Config::seeded(players, seed)));
             runs.push(Config {
                 chance: ChanceMode::External,
-                ..config(players, 100)
+                ..Config::seeded(players, 100)
             });
         }
         for v in g.variants.iter() {
             runs.push(Config {
                 variant: Some(v.name.clone()),
-                ..config(g.min_players, 200)
+                ..Config::seeded(g.min_players, 200)
             });
         }
         let mut tally = Tally::default();
@@ -125,7 +114,7 @@ fn the_engine_lists_what_the_reference_lists() {
 #[test]
 fn a_planted_wrong_answer_is_caught() {
     let g = game("rules/classic/tic_tac_toe.rules").expect("checks");
-    let st = g.start(&config(2, 1)).expect("starts");
+    let st = g.start(&Config::seeded(2, 1)).expect("starts");
     let mut legal = Vec::new();
     g.legal(&st, &mut legal).expect("listed");
     assert!(legal.len() > 2);
@@ -230,7 +219,7 @@ flow {{
         let g = loaded
             .game
             .unwrap_or_else(|| panic!("{}", loaded.diagnostics));
-        let st = g.start(&config(2, 1)).expect("starts");
+        let st = g.start(&Config::seeded(2, 1)).expect("starts");
         let mut legal = Vec::new();
         g.legal(&st, &mut legal).expect("listed");
         let engine: Vec<String> = legal.iter().map(|a| g.action_text(&st, a)).collect();
@@ -274,7 +263,7 @@ fn the_engine_lists_what_the_reference_lists_on_rules_mutants() {
             continue;
         }
         let mut first = Vec::new();
-        if let Ok(st) = g.start(&config(g.min_players, 1)) {
+        if let Ok(st) = g.start(&Config::seeded(g.min_players, 1)) {
             if g.legal(&st, &mut first).is_ok() && first.len() > MUTANT_OPTIONS {
                 eprintln!(
                     "mutant {k} ({what}): {} options, left to the long run",
@@ -290,7 +279,7 @@ fn the_engine_lists_what_the_reference_lists_on_rules_mutants() {
             .spawn(move || {
                 let mut tally = Tally::default();
                 for seed in [1, 2] {
-                    play(&g, &config(g.min_players, seed), 100, &mut tally)
+                    play(&g, &Config::seeded(g.min_players, seed), 100, &mut tally)
                         .map_err(|d| d.to_string())?;
                 }
                 Ok::<Tally, String>(tally)

@@ -42,14 +42,7 @@ fn same_options(planned: &Game, whole: &Game, games: u64) {
 fn same_options_of(planned: &Game, whole: &Game, games: u64, players: u8) {
     let (mut a, mut b) = (Vec::new(), Vec::new());
     for seed in 0..games {
-        let cfg = Config {
-            players,
-            variant: None,
-            seed,
-            chance: ChanceMode::Seeded,
-            fuel: None,
-            set: Vec::new(),
-        };
+        let cfg = Config::seeded(players, seed);
         let mut s1 = planned.start(&cfg).expect("starts");
         let mut s2 = whole.start(&cfg).expect("starts");
         let mut agent = RandomAgent::new(seed);

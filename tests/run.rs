@@ -24,17 +24,6 @@ fn file(path: &str) -> Game {
     game(path, &std::fs::read_to_string(path).expect("readable"))
 }
 
-fn config(players: u8, seed: u64) -> Config {
-    Config {
-        players,
-        variant: None,
-        seed,
-        chance: ChanceMode::Seeded,
-        fuel: None,
-        set: Vec::new(),
-    }
-}
-
 /// No file in tests/ reaches into the command line's code: tests use the library.
 #[test]
 fn tests_do_not_use_the_command_line_module() {
@@ -74,7 +63,7 @@ impl Agent for Counting {
 #[test]
 fn each_seat_has_its_own_agent() {
     let g = file("rules/classic/tic_tac_toe.rules");
-    let mut st = g.start(&config(2, 3)).expect("starts");
+    let mut st = g.start(&Config::seeded(2, 3)).expect("starts");
     let mut a = Counting {
         inner: RandomAgent::new(1),
         taken: 0,
@@ -108,7 +97,7 @@ fn each_seat_has_its_own_agent() {
 #[test]
 fn simulate_and_bench_play_the_same_games() {
     let g = file("rules/classic/tic_tac_toe.rules");
-    let cfg = config(2, 5);
+    let cfg = Config::seeded(2, 5);
     let b =
         run::bench::playouts_for(&g, &cfg, std::time::Duration::from_millis(50)).expect("plays");
     assert!(b.games > 0);
@@ -121,7 +110,7 @@ fn simulate_and_bench_play_the_same_games() {
 #[test]
 fn an_endless_game_stops_at_the_decision_limit() {
     let g = game("endless.rules", ENDLESS);
-    let s = run::simulate(&g, &config(1, 0), 1);
+    let s = run::simulate(&g, &Config::seeded(1, 0), 1);
     assert_eq!((s.errors, s.completed), (1, 0));
     let e = s.first_error().expect("an error");
     assert!(e.contains("did not end within 1000000 decisions"), "{e}");
@@ -132,10 +121,10 @@ fn an_endless_game_stops_at_the_decision_limit() {
 #[test]
 fn count_walks_deep_trees_and_refuses_absurd_depths() {
     let g = game("endless.rules", ENDLESS);
-    let c = run::count(&g, &config(1, 0), run::MAX_DEPTH).expect("walks");
+    let c = run::count(&g, &Config::seeded(1, 0), run::MAX_DEPTH).expect("walks");
     assert_eq!(c.nodes.len(), run::MAX_DEPTH as usize + 1);
     assert!(c.nodes.iter().all(|&n| n == 1));
-    let e = run::count(&g, &config(1, 0), 1_000_000_000).expect_err("refused");
+    let e = run::count(&g, &Config::seeded(1, 0), 1_000_000_000).expect_err("refused");
     assert!(e.to_string().contains("beyond the limit of 10000"), "{e}");
 }
 
@@ -143,7 +132,7 @@ fn count_walks_deep_trees_and_refuses_absurd_depths() {
 #[test]
 fn count_lists_depths_past_the_end_of_the_game() {
     let g = file("rules/classic/tic_tac_toe.rules");
-    let mut cfg = config(2, 0);
+    let mut cfg = Config::seeded(2, 0);
     cfg.chance = ChanceMode::External;
     let c = run::count_threads(&g, &cfg, 11, 2).expect("walks");
     assert_eq!(c.nodes.len(), 12);

@@ -71,6 +71,19 @@ pub struct Config {
     pub set: Vec<(String, String)>,
 }
 
+impl Config {
+    /// A match of the base rules with `players` seats, chance drawn from `seed`, the default
+    /// work budget and no constants set.
+    pub fn seeded(players: u8, seed: u64) -> Config {
+        Config {
+            players,
+            seed,
+            chance: ChanceMode::Seeded,
+            ..Config::default()
+        }
+    }
+}
+
 /// Who must act now.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Actor {
