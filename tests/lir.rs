@@ -423,3 +423,117 @@ fn zones_and_fields_read_in_place_equal_what_the_state_says() {
     assert!(tall > 100, "{tall}");
     assert!(ok * 2 > compared, "{ok} of {compared}");
 }
+
+/// An environment lending nothing in place: native code computes the value index bits (and
+/// copies the variables) from what it reads one by one.
+#[cfg(feature = "jit")]
+struct Bare<'a>(rulebook::reference::lir::StateEnv<'a>);
+
+#[cfg(feature = "jit")]
+impl interp::Env for Bare<'_> {
+    fn var(&self, slot: u32) -> Value {
+        self.0.var(slot)
+    }
+    fn field(&self, c: rulebook::ir::CompId, f: u16) -> Value {
+        self.0.field(c, f)
+    }
+    fn me(&self) -> u8 {
+        self.0.me()
+    }
+    fn current(&self) -> Option<u8> {
+        self.0.current()
+    }
+    fn players(&self) -> u8 {
+        self.0.players()
+    }
+    fn constant(&self, c: ConstId) -> Value {
+        self.0.constant(c)
+    }
+    fn zone_len(&self, z: rulebook::ir::InstId) -> u32 {
+        self.0.zone_len(z)
+    }
+    fn zone_end(&self, z: rulebook::ir::InstId, top: bool) -> Option<rulebook::ir::CompId> {
+        self.0.zone_end(z, top)
+    }
+    fn place(&self, c: rulebook::ir::CompId) -> rulebook::ir::InstId {
+        self.0.place(c)
+    }
+    fn zone_at(&self, z: rulebook::ir::InstId, k: u32) -> Option<rulebook::ir::CompId> {
+        self.0.zone_at(z, k)
+    }
+    fn twin_below(&self, c: rulebook::ir::CompId) -> bool {
+        self.0.twin_below(c)
+    }
+}
+
+/// A binding over a board with a guard part `v[x] == e` (`e` a plain value) is a loop over the
+/// positions holding `e` only (`Inst::Seek`), listing what the loop over every position lists:
+/// in the interpreter, natively with the state's index bits and natively with bits computed
+/// from the variables. A part before it that may fail (here a division) keeps the full loop,
+/// where the reference finds the failure on any position.
+#[cfg(feature = "jit")]
+#[test]
+fn a_binding_narrowed_by_a_value_lists_what_the_full_loop_lists() {
+    use rulebook::lir::jit::Compiled;
+    use rulebook::lir::Inst;
+    use rulebook::reference::lir::StateEnv;
+    let text = "game \"T\"\nplayers 2\nconst K = 2\nboard grid = grid(9, 9)\nvar v[grid]: Player\n\
+        action put(s in grid) where v[s] == none { v[s] = me }\n\
+        action mine(s in grid) where 100 / (col(s) + K) > 0 and v[s] == me { }\n\
+        action theirs(s in grid, t in grid) where v[s] == next(me) and v[t] == v[s] { }\n\
+        end when count(s in grid where v[s] == none) == 0\n\
+        flow { repeat { for p in players { turn p { choose { put mine theirs } } } } }\n";
+    let g = rulebook::load("t.rules", text).game.expect("checks");
+    let funcs: Vec<Func> = g
+        .actions
+        .iter()
+        .map(|a| lower::lower_options(&g, a).expect("lowers"))
+        .collect();
+    let seeks = |f: &Func| {
+        (f.blocks.iter())
+            .flat_map(|b| &b.insts)
+            .filter(|i| matches!(i, Inst::Seek { .. }))
+            .count()
+    };
+    // `put` by `none`; not `mine` (a division first, on each cell), nor `theirs` (`next(me)` and `v[s]`
+    // are not plain values: read on every position, they may fail there).
+    assert_eq!(
+        funcs.iter().map(seeks).collect::<Vec<_>>(),
+        [1, 0, 0],
+        "{}",
+        funcs[0]
+    );
+    for f in &funcs {
+        verify::verify(f, &g).expect("verifies");
+    }
+    let native = Compiled::new(&g, &funcs.iter().collect::<Vec<_>>()).expect("compiles");
+    let mut st = g.start(&Config::seeded(2, 3)).expect("starts");
+    let mut legal = vec![];
+    let mut listed = 0;
+    for turn in 0..60 {
+        let me = turn % 2;
+        let env = StateEnv::new(&g, &st, me as u8);
+        for (k, f) in funcs.iter().enumerate() {
+            let mut want = vec![];
+            let w = interp::run_into(f, &g, &env, &[], &mut 1_000_000, &mut want);
+            for lend in [true, false] {
+                let mut got = vec![];
+                let bare = Bare(StateEnv::new(&g, &st, me as u8));
+                let e: &dyn interp::Env = if lend { &env } else { &bare };
+                let r = native.run_into(k, &g, e, &[], &mut 1_000_000, &mut got);
+                assert_eq!((&r, &got), (&w, &want), "turn {turn}, {}", f.name);
+            }
+            listed += want.len();
+        }
+        legal.clear();
+        g.legal(&st, &mut legal).expect("lists");
+        // A `put` (arm 0) on a cell picked by the turn.
+        let puts: Vec<_> = legal.iter().filter(|a| a.arm == 0).copied().collect();
+        if puts.is_empty() {
+            break;
+        }
+        g.apply(&mut st, &puts[(turn * 7) % puts.len()])
+            .expect("applies");
+    }
+    assert!(listed > 500, "{listed} values listed");
+}

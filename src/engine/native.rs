@@ -55,6 +55,9 @@ impl Env for StateEnv<'_> {
     fn consts(&self) -> &[Value] {
         self.s.consts.iter().as_slice()
     }
+    fn index_bits(&self) -> &[u64] {
+        &self.s.index
+    }
     fn zone_len(&self, z: InstId) -> u32 {
         self.s.zones.len(z) as u32
     }

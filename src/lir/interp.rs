@@ -37,6 +37,12 @@ pub trait Env {
     fn consts(&self) -> &[Value] {
         &[]
     }
+    /// The value index bits of the state ([`crate::ir::vm::ValueIndex`]: per indexed
+    /// variable and value, a bit per position holding it), for native code to read in place
+    /// (shorter than the game's: computed from the variables before a call).
+    fn index_bits(&self) -> &[u64] {
+        &[]
+    }
     /// The number of components a zone instance holds.
     fn zone_len(&self, z: crate::ir::InstId) -> u32;
     /// The top (or bottom) component of a zone instance, if any.
@@ -197,6 +203,9 @@ pub(crate) fn step(
             Ty::Space(b) => rt.near(b.0 as u32, r(space), r(k)),
             _ => return Err(Fail::Type),
         },
+        Inst::Seek {
+            var, value, from, ..
+        } => rt.seek(var.0, r(value), r(from)),
         Inst::Step { space, dir, .. } => match ty(space) {
             Ty::Space(b) => rt.step(b.0 as u32, r(space), r(dir)),
             _ => return Err(Fail::Type),

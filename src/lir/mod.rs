@@ -256,6 +256,16 @@ pub enum Inst {
     /// (without closed spaces, none of a closed space); none when it has no more than `k`
     /// (or `space` is none).
     Near { dst: Reg, space: Reg, k: Reg },
+    /// The first position `p` of a variable of one dimension, at or after `from` (from 0
+    /// when negative), whose entry equals `value` (same type); the variable's number of
+    /// entries when there is none. Never fails (an entry of another type is not equal).
+    /// A loop over a binding with a guard part `var[x] == value` visits only those `x`.
+    Seek {
+        dst: Reg,
+        var: VarId,
+        value: Reg,
+        from: Reg,
+    },
     /// Whether a component looks the same to the acting seat as one below it in its zone
     /// (same type, equal fields, its secret fields seen on both: 3.4.1): of interchangeable
     /// components a choice offers the lowest (4.1).
@@ -311,6 +321,7 @@ impl Inst {
             | Inst::ZoneAt { dst, .. }
             | Inst::Closed { dst, .. }
             | Inst::Near { dst, .. }
+            | Inst::Seek { dst, .. }
             | Inst::Twin { dst, .. }
             | Inst::Out { dst, .. } => dst,
         }
@@ -347,6 +358,10 @@ impl Inst {
             Inst::Near { space, k, .. } => {
                 f(space);
                 f(k)
+            }
+            Inst::Seek { value, from, .. } => {
+                f(value);
+                f(from)
             }
         }
     }

@@ -94,6 +94,24 @@ impl<'a> Rt<'a> {
             && self.env.twin_below(CompId(comp as u32))) as i64
     }
 
+    /// [`Inst::Seek`]: the first position at or after `from` of a variable (one dimension)
+    /// whose entry is `value` (of the variable's type); the variable's number of entries
+    /// when none is.
+    pub fn seek(&self, var: u32, value: i64, from: i64) -> i64 {
+        let Some(def) = self.game.vars.get(crate::ir::VarId(var as _)) else {
+            return 0;
+        };
+        let Some(ty) = Ty::of(def.ty) else {
+            return def.count as i64;
+        };
+        (from.max(0)..def.count as i64)
+            .find(|&p| {
+                ty.encode(self.env.var(def.base + p as u32))
+                    .is_some_and(|v| v == value)
+            })
+            .unwrap_or(def.count as i64)
+    }
+
     /// The `k`-th neighbour of space `s` of a board, or none.
     pub fn near(&self, board: u32, s: i64, k: i64) -> i64 {
         if s == ID_NONE || s < 0 || k < 0 {

@@ -135,6 +135,9 @@ fn inst_src(g: &Game, f: &Func, inst: &Inst) -> String {
             Ty::Space(b) => format!("c.near({}, {}, {})", b.0, r(space), r(k)),
             _ => "return Err(Fail::Type)".into(),
         },
+        Inst::Seek {
+            var, value, from, ..
+        } => format!("c.seek({}, {}, {})", var.0, r(value), r(from)),
         Inst::Step { space, dir, .. } => match f.ty(space) {
             Ty::Space(b) => format!("c.step({}, {}, {})", b.0, r(space), r(dir)),
             _ => "return Err(Fail::Type)".into(),

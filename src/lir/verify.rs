@@ -267,6 +267,21 @@ fn check_types(f: &Func, g: &Game, inst: &Inst) -> Result<(), String> {
             matches!(t(space), Ty::Space(_)) && t(dst) == t(space) && t(k) == Ty::Int,
             "a neighbour that is not of a space by a number",
         ),
+        Inst::Seek {
+            dst,
+            var,
+            value,
+            from,
+        } => {
+            let def = g.vars.get(var).ok_or("a variable that does not exist")?;
+            want(
+                def.dims.len() == 1
+                    && Ty::of(def.ty) == Some(t(value))
+                    && t(dst) == Ty::Int
+                    && t(from) == Ty::Int,
+                "a seek in a variable of another type or not of one dimension",
+            )
+        }
         Inst::Twin { dst, comp } => want(
             matches!(t(comp), Ty::Comp(_)) && t(dst) == Ty::Bool,
             "a twin of something that is not a component",

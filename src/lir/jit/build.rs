@@ -409,6 +409,22 @@ impl<'a, 'b> Lower<'a, 'b> {
                     _ => self.call(h_near, bd.0 as i64, s, k),
                 }
             }
+            Inst::Seek {
+                dst,
+                var: v,
+                value,
+                from,
+            } => {
+                self.sure[dst.0 as usize] = true;
+                let (x, at) = (self.use_(value), self.use_(from));
+                let ix = g.program.var_index[v].map(|k| g.program.indexes[k as usize]);
+                match (ix, ty(value)) {
+                    (Some(ix), t @ (Ty::Bool | Ty::Player | Ty::Enum(_) | Ty::Space(_))) => {
+                        self.seek(x, t.none(), at, ix, g.vars[v].count as i64)
+                    }
+                    _ => self.call(h_seek, v.0 as i64, x, at),
+                }
+            }
             Inst::Zone { zone, index, .. } => {
                 let def = &g.zones[zone];
                 match index {
@@ -569,6 +585,7 @@ fn facts(f: &Func) -> (Vec<bool>, Vec<Option<u64>>) {
                 | Inst::Index { .. }
                 | Inst::Twin { .. }
                 | Inst::Closed { .. }
+                | Inst::Seek { .. }
                 | Inst::Held {
                     what: Held::Empty | Held::Count,
                     ..

@@ -70,6 +70,9 @@ pub struct Ctx<'a> {
     space_tab: *const u32,
     /// The match's constants, read in place (all of the game's, as `vars`).
     consts: *const Value,
+    /// The state's value index bits ([`Env::index_bits`]), all of the game's words (computed
+    /// from the variables when the environment does not lend them).
+    bits: *const u64,
     rt: Rt<'a>,
 }
 
@@ -100,6 +103,7 @@ const PLACED: i32 = at!(placed);
 const OWNER_TAB: i32 = at!(owner_tab);
 const SPACE_TAB: i32 = at!(space_tab);
 const CONSTS: i32 = at!(consts);
+const BITS: i32 = at!(bits);
 
 // `Value`'s layout (`repr(u8)`): the tag, then the fields as in a C struct after it.
 const VALUE_SIZE: i64 = 16;
@@ -204,6 +208,29 @@ extern "C" fn h_step(ctx: *mut Ctx, board: i64, s: i64, d: i64) -> i64 {
 
 extern "C" fn h_near(ctx: *mut Ctx, board: i64, s: i64, k: i64) -> i64 {
     helper(ctx, |rt| Ok(rt.near(board as u32, s, k)))
+}
+
+/// The variables' value index bits as `vars` hold them (the fields' bits left out: the
+/// native code reads only the variables').
+fn index_bits(g: &Game, vars: &[Value]) -> Vec<u64> {
+    let mut bits = vec![0u64; g.program.index_words as usize];
+    for ix in &g.program.indexes {
+        let var = &g.vars[ix.var];
+        for pos in 0..var.count {
+            let v = vars
+                .get((var.base + pos) as usize)
+                .copied()
+                .unwrap_or_default();
+            if let Some(code) = crate::ir::vm::Program::value_code(v).filter(|c| *c < ix.codes) {
+                bits[(ix.base + code * ix.words + pos / 64) as usize] |= 1 << (pos % 64);
+            }
+        }
+    }
+    bits
+}
+
+extern "C" fn h_seek(ctx: *mut Ctx, var: i64, value: i64, from: i64) -> i64 {
+    helper(ctx, |rt| Ok(rt.seek(var as u32, value, from)))
 }
 
 extern "C" fn h_twin(ctx: *mut Ctx, comp: i64, _: i64, _: i64) -> i64 {
@@ -467,6 +494,12 @@ impl Compiled {
                 .collect::<Vec<_>>();
             consts = &copied_consts;
         }
+        let copied_bits;
+        let mut bits = env.index_bits();
+        if bits.len() < g.program.index_words as usize {
+            copied_bits = index_bits(g, vars);
+            bits = &copied_bits;
+        }
         let mut fields = env.fields();
         if fields.len() < self.field_slots {
             let mut all = vec![Value::None; self.field_slots];
@@ -517,6 +550,7 @@ impl Compiled {
             owner_tab: self.owner_tab.as_ptr(),
             space_tab: self.space_tab.as_ptr(),
             consts: consts.as_ptr(),
+            bits: bits.as_ptr(),
             rt,
         };
         let mut result = 0i64;

@@ -171,6 +171,11 @@ impl Lower<'_> {
                     }
                     _ => return Err("an aggregate over this kind of collection".into()),
                 };
+                // Narrowed by a variable's value: the next position holding it.
+                let narrow = match coll {
+                    Coll::Board(_) | Coll::Enum(_) | Coll::Players => self.narrowing(a, k)?,
+                    _ => None,
+                };
                 // A board's closed spaces are passed over (they may close by a variant).
                 let skip_closed = match coll {
                     Coll::Board(b) => self.g.boards[*b].geo.closed.iter().any(|&c| c),
@@ -183,6 +188,18 @@ impl Lower<'_> {
                 let head = self.block(vec![i, acc_in]);
                 self.goto(head, vec![zero, acc0]);
                 self.cur = head;
+                let i = match narrow {
+                    Some((var, value)) => {
+                        let dst = self.f.reg(Ty::Int);
+                        self.push(Inst::Seek {
+                            dst,
+                            var,
+                            value,
+                            from: i,
+                        })
+                    }
+                    None => i,
+                };
                 let more = self.f.reg(Ty::Bool);
                 self.push(Inst::Cmp {
                     dst: more,
@@ -302,8 +319,8 @@ impl Lower<'_> {
     ) -> Result<Reg, String> {
         let mut skips = vec![];
         if let Nest::Options { parts, .. } = a {
-            for (need, p) in parts.iter() {
-                if *need as usize != k {
+            for (i, (need, p)) in parts.iter().enumerate() {
+                if *need as usize != k || self.narrowed.contains(&i) {
                     continue;
                 }
                 skips.push(self.test(p, "a guard that is not a truth value")?);

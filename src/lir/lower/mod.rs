@@ -19,6 +19,7 @@ use crate::ir::{Expr, Game};
 use crate::ops::BinOp;
 
 mod fold;
+mod narrow;
 mod walk;
 
 /// Lowers `e` to a function whose parameters are the locals `0..params.len()`, of those
@@ -37,6 +38,7 @@ pub fn lower_expr(g: &Game, name: &str, e: &Expr, params: &[Type]) -> Result<Fun
         locals: vec![],
         depth: 0,
         insts: 0,
+        narrowed: vec![],
     };
     for &t in params {
         let ty = Ty::of(t).ok_or("a parameter without an unboxed type")?;
@@ -69,6 +71,7 @@ pub fn lower_options(g: &Game, a: &crate::ir::ActionDef) -> Result<Func, String>
         locals: vec![],
         depth: 0,
         insts: 0,
+        narrowed: vec![],
     };
     l.cur = l.block(vec![]);
     let zero = l.konst(Ty::Int, 0);
@@ -97,6 +100,9 @@ struct Lower<'g> {
     depth: u32,
     /// Instructions written so far.
     insts: usize,
+    /// The options' guard parts known true where they are tested (a binding narrowed by
+    /// them), by position: not tested.
+    narrowed: Vec<usize>,
 }
 
 /// Calls written out in place, one inside another, at most (a function that calls itself

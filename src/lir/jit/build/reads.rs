@@ -315,6 +315,90 @@ impl Lower<'_, '_> {
         self.b.block_params(join)[0]
     }
 
+    /// [`Inst::Seek`] by the variable's value index `ix` (`count` entries): the value's
+    /// code (`none` 0, then the value plus one) picks a row of bits; the first bit set at or
+    /// after `from` is the position, `count` when there is none.
+    pub(super) fn seek(
+        &mut self,
+        x: CValue,
+        none: i64,
+        from: CValue,
+        ix: crate::ir::vm::ValueIndex,
+        count: i64,
+    ) -> CValue {
+        let flags = MemFlagsData::trusted();
+        let zero = self.iconst(0);
+        let is_none = self.b.ins().icmp_imm_s(IntCC::Equal, x, none);
+        let next = self.b.ins().iadd_imm_s(x, 1);
+        let code = self.b.ins().select(is_none, zero, next);
+        let from = self.b.ins().smax(from, zero);
+        let bad = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, code, ix.codes as i64);
+        let past = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, from, count);
+        let skip = self.b.ins().bor(bad, past);
+        let (start, scan, found, more, load, join) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.b.append_block_param(scan, types::I64);
+        self.b.append_block_param(scan, types::I64);
+        self.b.append_block_param(join, types::I64);
+        let none_found = self.iconst(count);
+        self.b
+            .ins()
+            .brif(skip, join, &[none_found.into()], start, &[]);
+        // The row of the value's bits, and its word holding `from` with the bits below masked.
+        self.b.switch_to_block(start);
+        let bits = self.b.ins().load(self.ptr, flags, self.ctx, BITS);
+        let first = self.b.ins().imul_imm_s(code, ix.words as i64);
+        let first = self.b.ins().iadd_imm_s(first, ix.base as i64);
+        let off = self.b.ins().ishl_imm_u(first, 3);
+        let row = self.b.ins().iadd(bits, off);
+        let w = self.b.ins().ushr_imm_u(from, 6);
+        let at = self.b.ins().ishl_imm_u(w, 3);
+        let addr = self.b.ins().iadd(row, at);
+        let word = self.b.ins().load(types::I64, flags, addr, 0);
+        let shift = self.b.ins().band_imm_u(from, 63);
+        let ones = self.iconst(-1);
+        let mask = self.b.ins().ishl(ones, shift);
+        let word = self.b.ins().band(word, mask);
+        self.b.ins().jump(scan, &[w.into(), word.into()]);
+        // scan(w, word): a bit set is the position; else the next word, if any.
+        self.b.switch_to_block(scan);
+        let (w, word) = (self.b.block_params(scan)[0], self.b.block_params(scan)[1]);
+        self.b.ins().brif(word, found, &[], more, &[]);
+        self.b.switch_to_block(found);
+        let tz = self.b.ins().ctz(word);
+        let base = self.b.ins().ishl_imm_u(w, 6);
+        let p = self.b.ins().iadd(base, tz);
+        self.b.ins().jump(join, &[p.into()]);
+        self.b.switch_to_block(more);
+        let w1 = self.b.ins().iadd_imm_s(w, 1);
+        let end = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, w1, ix.words as i64);
+        self.b
+            .ins()
+            .brif(end, join, &[none_found.into()], load, &[]);
+        self.b.switch_to_block(load);
+        let at = self.b.ins().ishl_imm_u(w1, 3);
+        let addr = self.b.ins().iadd(row, at);
+        let word = self.b.ins().load(types::I64, flags, addr, 0);
+        self.b.ins().jump(scan, &[w1.into(), word.into()]);
+        self.b.switch_to_block(join);
+        self.b.block_params(join)[0]
+    }
+
     /// Goes on when `i < n` (unsigned, `n` the context's word at `len`), else to `slow`.
     pub(super) fn below_or(&mut self, i: CValue, len: i32, slow: CBlock) {
         let n = self
