@@ -440,6 +440,122 @@ fn a_whole_tic_tac_toe_game_is_played_by_clicking_the_board() {
     );
 }
 
+/// The spaces' shapes (`css`) on the page: how many, whether all lie left of the side panel
+/// and inside the window, and how many pairs have centres closer than 0.8 of a shape's width
+/// (drawn over each other).
+fn layout_check(b: &Browser, css: &str) -> Value {
+    b.js(&format!(
+        "const r = [...document.querySelectorAll('{css}')].map(p => p.getBoundingClientRect()); \
+         const side = document.querySelector('aside').getBoundingClientRect(); \
+         const inside = r.every(x => x.left >= 0 && x.top >= 0 && x.right <= side.left + 1); \
+         let close = 0; \
+         for (let i = 0; i < r.length; i++) for (let j = 0; j < i; j++) {{ \
+           const dx = (r[i].left + r[i].width / 2) - (r[j].left + r[j].width / 2); \
+           const dy = (r[i].top + r[i].height / 2) - (r[j].top + r[j].height / 2); \
+           if (Math.hypot(dx, dy) < 0.8 * r[i].width) close++; }} \
+         return [r.length, inside, close]"
+    ))
+}
+
+/// The centre of a space on the page.
+fn centre(b: &Browser, space: &str) -> (f64, f64) {
+    let v = b.js(&format!(
+        "const r = document.querySelector('.space[data-value=\"{space}\"]').getBoundingClientRect(); \
+         return [r.left + r.width / 2, r.top + r.height / 2]"
+    ));
+    (v[0].as_f64().expect("x"), v[1].as_f64().expect("y"))
+}
+
+// Issue 38: a hex board is drawn as hexagons (not a ring of circles), every cell beside the
+// side panel and none over another, row 1 at the bottom and each row half a cell to the right
+// of the one below it ([HEX-1]); a whole game is played by clicking cells, the first player
+// joining rows 1 and 11 with column a ([HEX-4]).
+#[test]
+fn a_hex_board_is_drawn_as_hexagons_and_played_by_clicking_them() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let text = std::fs::read_to_string(root().join("rules/classic/hex.rules")).expect("readable");
+    let file = scratch("hex.rules", &text);
+    let (_server, url) = serve(&file);
+    let b = Browser::start();
+    b.go(&url);
+    b.wait(
+        "the board",
+        "return document.querySelectorAll('.space polygon.cell').length === 121",
+    );
+    assert_eq!(
+        layout_check(&b, ".space polygon.cell"),
+        json!([121, true, 0])
+    );
+    let (a1, b1, a2) = (centre(&b, "a1"), centre(&b, "b1"), centre(&b, "a2"));
+    assert!(a2.1 < a1.1, "row 2 above row 1: {a1:?} {a2:?}");
+    assert!(
+        (a1.1 - b1.1).abs() < 1.0,
+        "a1 and b1 on one row: {a1:?} {b1:?}"
+    );
+    let half = (b1.0 - a1.0) / 2.0;
+    assert!(
+        ((a2.0 - a1.0) - half).abs() < 1.0,
+        "row 2 half a cell to the right: {a1:?} {b1:?} {a2:?}"
+    );
+    b.click("#newtoggle");
+    b.click("input.human[data-seat=\"1\"]");
+    b.click("#start");
+    for i in 0..21 {
+        let (col, row) = if i % 2 == 0 {
+            ('a', i / 2 + 1)
+        } else {
+            ('b', i / 2 + 1)
+        };
+        if i > 0 {
+            b.wait(
+                "the cover",
+                "return !document.getElementById('cover').hidden",
+            );
+            b.click("#reveal");
+        }
+        play(&b, &format!("{col}{row}"));
+    }
+    b.wait(
+        "the end",
+        "return document.getElementById('status').textContent.includes('game over: p1 wins')",
+    );
+    b.screenshot("web-hex.png");
+}
+
+// Issue 38: a graph board whose spaces are named by column and row (Nine Men's Morris) is
+// drawn by its names: the three squares, a7 at the top left and g1 at the bottom right, d7
+// half way along the top, the points beside the side panel and none over another.
+#[test]
+fn a_mill_board_is_drawn_as_its_three_squares() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let text = std::fs::read_to_string(root().join("rules/classic/nine_mens_morris.rules"))
+        .expect("readable");
+    let file = scratch("morris.rules", &text);
+    let (_server, url) = serve(&file);
+    let b = Browser::start();
+    b.go(&url);
+    b.wait(
+        "the board",
+        "return document.querySelectorAll('.space circle.spot').length === 24",
+    );
+    assert_eq!(layout_check(&b, ".space circle.spot"), json!([24, true, 0]));
+    let (a7, d7, g7, g1, d6) = (
+        centre(&b, "a7"),
+        centre(&b, "d7"),
+        centre(&b, "g7"),
+        centre(&b, "g1"),
+        centre(&b, "d6"),
+    );
+    assert!(
+        a7.0 < d7.0 && d7.0 < g7.0 && (a7.1 - g7.1).abs() < 1.0,
+        "{a7:?} {d7:?} {g7:?}"
+    );
+    assert!(((d7.0 - a7.0) - (g7.0 - d7.0)).abs() < 1.0);
+    assert!(g1.1 > a7.1 && (g1.0 - g7.0).abs() < 1.0, "{g1:?}");
+    assert!(d6.1 > d7.1 && (d6.0 - d7.0).abs() < 1.0, "{d6:?}");
+    b.screenshot("web-morris.png");
+}
+
 const HANDS: &str = r#"game "Hands"
 players 2
 component Card { rank: int }

@@ -13,13 +13,14 @@ use serde::Serialize;
 pub struct BoardLayout {
     /// The board's name.
     pub name: String,
-    /// `grid`, `ring`, or the name of another geometry.
+    /// `grid`, `hex` (drawn as hexagons), `ring` or `graph`.
     pub shape: String,
     /// The spaces, in space order.
     pub spaces: Vec<SpaceLayout>,
     /// Each pair of neighbours once, as space indexes (lower first).
     pub edges: Vec<(u32, u32)>,
-    /// Whether the page draws the spaces as cells (a grid) rather than as dots joined by edges.
+    /// Whether the page draws the spaces as cells (squares of a grid, hexagons of a hex board)
+    /// rather than as dots joined by edges.
     pub cells: bool,
 }
 
@@ -35,8 +36,10 @@ pub struct SpaceLayout {
 }
 
 /// The centres of a board's spaces, by geometry: a grid's rows with row 1 at the bottom (as
-/// its names count), a ring's spaces on a circle clockwise from the top. A geometry not
-/// listed here is drawn on a circle until it gets its own positions.
+/// its names count); a hex board's cells as hexagons do, each row half a cell to the right of
+/// the one below it (every neighbour 1 apart); a graph's spaces by their names when each is a
+/// column letter and a row number (`a7` .. `g1`: the squares of a mill board), else on a
+/// circle; a ring's spaces on a circle clockwise from the top.
 pub fn positions(b: &crate::ir::Board) -> Vec<(f64, f64)> {
     let n = b.len();
     let circle = |n: u32| {
@@ -53,9 +56,46 @@ pub fn positions(b: &crate::ir::Board) -> Vec<(f64, f64)> {
             .map(|s| ((s % width) as f64, (height - 1 - s / width) as f64))
             .collect(),
         BoardShape::Ring { size } => circle(*size),
-        #[allow(unreachable_patterns)]
-        _ => circle(n),
+        BoardShape::Hex { height, .. } => {
+            let high = *height as f64;
+            (0..n)
+                .map(|s| {
+                    let (c, r) = b.coord(s).unwrap_or((0, 0));
+                    let (c, r) = (c as f64, r as f64);
+                    (c + r / 2.0, (high - r) * 3f64.sqrt() / 2.0)
+                })
+                .collect()
+        }
+        BoardShape::Graph => by_names(&b.space_names).unwrap_or_else(|| circle(n)),
     }
+}
+
+/// Positions read from names that are each a column letter and a row number (`a7`: column
+/// 0, row 7 at the top of 1..7), all different; `None` otherwise.
+fn by_names(names: &[String]) -> Option<Vec<(f64, f64)>> {
+    let mut cells = Vec::with_capacity(names.len());
+    for name in names {
+        let letters = name.find(|c: char| !c.is_ascii_lowercase())?;
+        let (col, row) = name.split_at(letters);
+        if col.len() != 1 || row.is_empty() || !row.bytes().all(|c| c.is_ascii_digit()) {
+            return None;
+        }
+        let row: u32 = row.parse().ok().filter(|r| *r <= 1000)?;
+        cells.push((u32::from(col.as_bytes()[0] - b'a'), row));
+    }
+    let mut seen = cells.clone();
+    seen.sort_unstable();
+    seen.dedup();
+    if seen.len() != cells.len() {
+        return None;
+    }
+    let top = cells.iter().map(|c| c.1).max().unwrap_or(0);
+    Some(
+        cells
+            .into_iter()
+            .map(|(c, r)| (c as f64, (top - r) as f64))
+            .collect(),
+    )
 }
 
 /// The boards of a game, laid out.
@@ -83,21 +123,14 @@ pub fn layouts(g: &Game) -> Vec<BoardLayout> {
                 }
             }
             let (shape, cells) = match &b.shape {
-                BoardShape::Grid { .. } => ("grid".to_string(), true),
-                BoardShape::Ring { .. } => ("ring".to_string(), false),
-                #[allow(unreachable_patterns)]
-                other => (
-                    format!("{other:?}")
-                        .split([' ', '{', '('])
-                        .next()
-                        .unwrap_or("board")
-                        .to_lowercase(),
-                    false,
-                ),
+                BoardShape::Grid { .. } => ("grid", true),
+                BoardShape::Hex { .. } => ("hex", true),
+                BoardShape::Ring { .. } => ("ring", false),
+                BoardShape::Graph => ("graph", false),
             };
             BoardLayout {
                 name: b.name.clone(),
-                shape,
+                shape: shape.to_string(),
                 spaces,
                 edges,
                 cells,
@@ -302,6 +335,75 @@ mod tests {
             |a: &SpaceLayout, b: &SpaceLayout| ((a.x - b.x).powi(2) + (a.y - b.y).powi(2)).sqrt();
         let first = d(&l[1].spaces[0], &l[1].spaces[1]);
         assert!((0.5..1.5).contains(&first), "{first}");
+    }
+
+    fn distance(a: &SpaceLayout, b: &SpaceLayout) -> f64 {
+        ((a.x - b.x).powi(2) + (a.y - b.y).powi(2)).sqrt()
+    }
+
+    // Hex boards (rhombus and hexagon) as hexagons: every neighbour 1 apart, no two cells
+    // closer (none overlaps another), row 1 at the bottom and each row half a cell to the right
+    // of the one below it.
+    #[test]
+    fn hex_boards_are_laid_out_as_hexagons_touching_their_neighbours() {
+        let g = load(
+            "game \"X\"\nplayers 2\nboard rhombus = hex(4, 3)\nboard star = hex(3)\n\
+             var a[rhombus]: Player\nvar b[star]: Player\naction pass() { end draw }\n\
+             flow { turn seat(0) { choose { pass } } }\n",
+        );
+        let l = layouts(&g);
+        for (k, board) in g.boards.iter().enumerate() {
+            let lay = &l[k];
+            assert_eq!((lay.shape.as_str(), lay.cells), ("hex", true));
+            for s in 0..board.len() {
+                for &t in board.neighbours(s) {
+                    let d = distance(&lay.spaces[s as usize], &lay.spaces[t as usize]);
+                    assert!((d - 1.0).abs() < 1e-9, "{} to {}: {d}", s, t);
+                }
+                for t in 0..s {
+                    let d = distance(&lay.spaces[s as usize], &lay.spaces[t as usize]);
+                    assert!(d > 1.0 - 1e-9, "{s} and {t} overlap: {d}");
+                }
+            }
+        }
+        let at = |name: &str| {
+            let s = l[0].spaces.iter().find(|s| s.name == name).expect(name);
+            (s.x, s.y)
+        };
+        let (a1, b1, a2) = (at("a1"), at("b1"), at("a2"));
+        assert!(a2.1 < a1.1, "row 2 above row 1 (y downwards)");
+        assert!(
+            (a2.0 - a1.0 - 0.5).abs() < 1e-9,
+            "row 2 half a cell to the right"
+        );
+        assert!((b1.0 - a1.0 - 1.0).abs() < 1e-9 && b1.1 == a1.1);
+    }
+
+    // A graph whose spaces are named by column and row (a mill board) is placed by its names:
+    // the three squares of Nine Men's Morris' names, a7 at the top left; other names on a
+    // circle.
+    #[test]
+    fn a_graph_named_by_columns_and_rows_is_placed_by_its_names() {
+        let g = load(
+            "game \"M\"\nplayers 2\nboard mill = graph {\n spaces a7, d7, g7, b6, d6, a4, g1, d1, a1\n\
+             edges a7 - d7, d7 - g7, a7 - a4, a4 - a1, a1 - d1, d1 - g1, d7 - d6, b6 - d6\n}\n\
+             board web = graph {\n spaces north, south, east\n edges north - south, south - east\n}\n\
+             var a[mill]: Player\nvar b[web]: Player\naction pass() { end draw }\n\
+             flow { turn seat(0) { choose { pass } } }\n",
+        );
+        let l = layouts(&g);
+        assert_eq!((l[0].shape.as_str(), l[0].cells), ("graph", false));
+        let at = |name: &str| {
+            let s = l[0].spaces.iter().find(|s| s.name == name).expect(name);
+            (s.x, s.y)
+        };
+        assert_eq!(at("a7"), (0.0, 0.0));
+        assert_eq!(at("g1"), (6.0, 6.0));
+        assert_eq!(at("d6"), (3.0, 1.0));
+        assert_eq!(at("b6"), (1.0, 1.0));
+        // Not letters and numbers: on a circle, neighbours apart.
+        let w = &l[1].spaces;
+        assert!(distance(&w[0], &w[1]) > 0.5 && distance(&w[1], &w[2]) > 0.5);
     }
 
     #[test]

@@ -189,10 +189,15 @@ function drawBoard(b, spaces, targets) {
   const minx = Math.min(...xs), maxx = Math.max(...xs), miny = Math.min(...ys), maxy = Math.max(...ys);
   const pad = UNIT * 0.7;
   const px = (x) => (x - minx) * UNIT + pad, py = (y) => (y - miny) * UNIT + pad;
-  const g = svg("svg", {
-    class: "board", "data-board": b.name,
-    width: (maxx - minx) * UNIT + 2 * pad, height: (maxy - miny) * UNIT + 2 * pad,
-  });
+  const w = (maxx - minx) * UNIT + 2 * pad, h = (maxy - miny) * UNIT + 2 * pad;
+  // Scaled down to the space beside the side panel (CSS max-width), never under it.
+  const g = svg("svg", { class: "board", "data-board": b.name, width: w, height: h, viewBox: `0 0 ${w} ${h}` });
+  const hex = b.shape === "hex";
+  // A hexagon standing on a corner, its neighbours' centres 1 unit away (a small gap left).
+  const hexagon = (cx, cy) => range(0, 6).map((k) => {
+    const a = Math.PI / 3 * k + Math.PI / 6, r = UNIT / Math.sqrt(3) * 0.97;
+    return `${(cx + r * Math.cos(a)).toFixed(1)},${(cy + r * Math.sin(a)).toFixed(1)}`;
+  }).join(" ");
   if (!b.cells) {
     for (const [s, t] of b.edges) {
       const a = b.spaces[s], c = b.spaces[t];
@@ -205,10 +210,12 @@ function drawBoard(b, spaces, targets) {
     if (selection.includes(s.name)) cls.push("selected");
     const grp = svg("g", { class: cls.join(" "), "data-value": s.name, "data-board": b.name });
     const cx = px(s.x), cy = py(s.y);
-    if (b.cells) grp.append(svg("rect", { x: cx - UNIT / 2, y: cy - UNIT / 2, width: UNIT, height: UNIT }));
+    if (hex) grp.append(svg("polygon", { class: "cell", points: hexagon(cx, cy) }));
+    else if (b.cells) grp.append(svg("rect", { x: cx - UNIT / 2, y: cy - UNIT / 2, width: UNIT, height: UNIT }));
     else grp.append(svg("circle", { class: "spot", cx, cy, r: UNIT * 0.36 }));
     const label = svg("text", { class: "label", x: cx - UNIT / 2 + 3, y: cy - UNIT / 2 + 10 });
-    if (!b.cells) { label.setAttribute("x", cx - UNIT * 0.3); label.setAttribute("y", cy - UNIT * 0.38); }
+    if (hex) { label.setAttribute("x", cx - UNIT * 0.12); label.setAttribute("y", cy - UNIT * 0.3); }
+    else if (!b.cells) { label.setAttribute("x", cx - UNIT * 0.3); label.setAttribute("y", cy - UNIT * 0.38); }
     label.textContent = s.name;
     grp.append(label);
     const tokens = spaces[i] || [];
