@@ -541,7 +541,10 @@ fn with_secrets(
     };
     let items = st.zone(inst);
     // The view shows every component of an open zone, or the top one.
-    let shown = &items[items.len().saturating_sub(z.visible.len())..];
+    if items.len() < z.visible.len() {
+        return z.visible.clone(); // drawn from another state than the view's
+    }
+    let shown = &items[items.len() - z.visible.len()..];
     z.visible
         .iter()
         .zip(shown)
