@@ -189,10 +189,236 @@ fn play_refuses_an_illegal_choice_and_asks_again() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success());
     assert!(
-        text.contains("`99` is not one of the legal actions; choose again"),
+        text.contains("`99` is not one of the legal actions; choose again (type help)"),
         "{text}"
     );
     assert!(text.contains("grid:"), "the board is drawn: {text}");
+}
+
+/// `rulebook play` with `input` on stdin: its exit code and what it printed.
+fn play(args: &[&str], input: &str) -> (i32, String) {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rulebook"))
+        .arg("play")
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("runs");
+    child
+        .stdin
+        .as_mut()
+        .expect("stdin")
+        .write_all(input.as_bytes())
+        .expect("writes");
+    let out = child.wait_with_output().expect("ends");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+/// The row numbers of the grid rows printed under the first `title` line, top to bottom.
+fn rows_under(text: &str, title: &str) -> Vec<u32> {
+    text.lines()
+        .skip_while(|l| *l != title)
+        .skip(1)
+        .map_while(|l| l.trim_start().split(' ').next()?.parse().ok())
+        .collect()
+}
+
+/// The legal lists `play` printed, in order.
+fn legal_lists(text: &str) -> Vec<Vec<String>> {
+    let mut lists: Vec<Vec<String>> = Vec::new();
+    let mut open = false;
+    for line in text.lines() {
+        let numbered = line.trim_start().split_once(") ").is_some_and(|(n, _)| {
+            line.starts_with("  ") && n.parse::<usize>().is_ok() && !line.contains(':')
+        });
+        match (numbered, open) {
+            (true, true) => lists.last_mut().expect("open").push(line.trim().into()),
+            (true, false) => lists.push(vec![line.trim().into()]),
+            _ => {}
+        }
+        open = numbered;
+    }
+    lists
+}
+
+/// Boards are printed as on paper: the top row first, row 1 last, the column letters under it;
+/// a disc dropped in Connect Four lies in row 1.
+#[test]
+fn play_prints_boards_with_row_1_at_the_bottom() {
+    let (code, out) = play(
+        &["rules/classic/connect_four.rules", "--seed", "1"],
+        "drop column=a\nboard\nquit\n",
+    );
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(rows_under(&out, "grid:"), [6, 5, 4, 3, 2, 1], "{out}");
+    let last = out
+        .lines()
+        .rev()
+        .find(|l| l.starts_with("   1 "))
+        .expect("row 1");
+    assert!(last.starts_with("   1 p1"), "the disc in a1: {out}");
+    let (_, out) = play(&["rules/classic/english_draughts.rules"], "quit\n");
+    assert_eq!(
+        rows_under(&out, "field:"),
+        [8, 7, 6, 5, 4, 3, 2, 1],
+        "{out}"
+    );
+}
+
+#[test]
+fn play_help_lists_the_commands_and_how_to_choose() {
+    let (code, out) = play(&["rules/classic/tic_tac_toe.rules"], "help\nquit\n");
+    assert_eq!(code, 0);
+    for word in [
+        "by its number in the list, or by its text (`place cell=a1`)",
+        "  help ",
+        "  board, show ",
+        "  undo ",
+        "  why ACTION ",
+        "  quit ",
+    ] {
+        assert!(out.contains(word), "missing {word}: {out}");
+    }
+}
+
+/// `quit` leaves at once with exit code 0: the moves after it are not read.
+#[test]
+fn play_quit_leaves_cleanly() {
+    let (code, out) = play(
+        &["rules/classic/tic_tac_toe.rules"],
+        "quit\n1\n1\n1\n1\n1\n",
+    );
+    assert_eq!(code, 0, "{out}");
+    assert!(out.ends_with("leaving the game\n"), "{out}");
+    assert_eq!(out.matches("your move").count(), 1, "{out}");
+    assert!(!out.contains("winner"), "{out}");
+}
+
+/// `undo` with no decision of the seat's says so; after a move it takes back the move and the
+/// agent's answer, and the first legal list comes back.
+#[test]
+fn play_undo_takes_back_the_seats_last_decision() {
+    let (code, out) = play(
+        &["rules/classic/tic_tac_toe.rules", "--seed", "1"],
+        "undo\n1\nundo\nquit\n",
+    );
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("nothing to undo: you have made no decision yet"),
+        "{out}"
+    );
+    assert!(
+        out.contains("took back your last decision and the decision after it"),
+        "{out}"
+    );
+    let lists = legal_lists(&out);
+    assert_eq!(lists.len(), 3, "{out}");
+    assert_eq!(lists[0].len(), 9, "{out}");
+    assert_eq!(lists[1].len(), 7, "two cells taken: {out}");
+    assert_eq!(lists[2], lists[0], "{out}");
+    // After the undo the whole board is drawn again, empty.
+    let after = out.rsplit("took back").next().expect("after the undo");
+    assert!(after.contains("   1 .  .  .\n     a  b  c"), "{out}");
+}
+
+/// After a decision only what changed is drawn: in tic-tac-toe two marks, so not all three
+/// rows; the whole view on `board`.
+#[test]
+fn play_shows_only_what_changed_after_a_decision() {
+    let (code, out) = play(
+        &["rules/classic/tic_tac_toe.rules", "--seed", "1"],
+        "1\nboard\nquit\n",
+    );
+    assert_eq!(code, 0, "{out}");
+    let (_, after) = out.split_once("\nchanged:\n").expect("changes drawn");
+    let (changed, rest) = after.split_once("    1) ").expect("the legal list");
+    let rows = changed.lines().filter(|l| l.starts_with("   ")).count();
+    assert!(
+        (2..=3).contains(&rows),
+        "one or two rows and the letters: {changed}"
+    );
+    assert!(changed.contains("   1 p1"), "{changed}");
+    assert_eq!(
+        rows_under(rest, "grid:"),
+        [3, 2, 1],
+        "board draws it all: {out}"
+    );
+    let (_, out) = play(
+        &["rules/classic/tic_tac_toe.rules", "--seed", "1"],
+        "why place cell=a1\n1\nwhy place cell=a1\nquit\n",
+    );
+    assert!(out.contains("`place cell=a1` is legal now"), "{out}");
+    assert!(
+        out.contains("`place cell=a1` is not legal now: its condition does not hold now"),
+        "{out}"
+    );
+}
+
+/// A seat sees its own secrets (a hand, a secret field, an `owner` variable) and not the
+/// other seat's, which differ.
+#[test]
+fn play_shows_a_seat_its_own_secrets_only() {
+    let secrets = "tests/constructs/secrets.rules";
+    let (code, one) = play(&[secrets, "--seed", "3", "--seat", "1"], "quit\n");
+    assert_eq!(code, 0, "{one}");
+    let (code, two) = play(&[secrets, "--seed", "3", "--seat", "2"], "quit\n");
+    assert_eq!(code, 0, "{two}");
+    let line = |text: &str, name: &str| -> String {
+        let l = text
+            .lines()
+            .find(|l| l.starts_with(name))
+            .unwrap_or_else(|| panic!("{name} in {text}"));
+        l[name.len()..].trim().to_string()
+    };
+    let (mine, theirs) = (line(&one, "rack[p1]"), line(&two, "rack[p2]"));
+    assert!(mine.starts_with("tile-") && theirs.starts_with("tile-"));
+    assert_ne!(mine, theirs);
+    assert!(!one.contains(&theirs), "{one}");
+    assert!(!two.contains(&mine), "{two}");
+    assert_eq!(line(&one, "rack[p2]"), "1 hidden");
+    // p1 owns the wheels and sees their secret values; p2 sees the wheels only.
+    assert_eq!(
+        line(&one, "board"),
+        "wheel-1(value=1) wheel-2(value=2) wheel-3(value=3)"
+    );
+    assert_eq!(line(&two, "board"), "wheel-1 wheel-2 wheel-3", "{two}");
+    assert!(!two.contains("value="), "{two}");
+    assert_eq!(line(&one, "bid[p1]"), "0");
+    assert_eq!(line(&one, "bid[p2]"), "?");
+}
+
+/// A variable of a board that a seat may not see is not drawn in the board's cells: in
+/// Phantom tic-tac-toe, p2 sees its own board of what it knows, not p1's mark.
+#[test]
+fn play_draws_no_hidden_board_variable() {
+    let (code, out) = play(
+        &[
+            "rules/classic/phantom_ttt.rules",
+            "--seed",
+            "1",
+            "--seat",
+            "2",
+        ],
+        "quit\n",
+    );
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("p1 plays place (hidden)"),
+        "p1 has marked: {out}"
+    );
+    assert!(
+        out.contains("grid                   hidden from you (mark)"),
+        "{out}"
+    );
+    assert!(out.contains("known[p1]              hidden"), "{out}");
+    assert_eq!(rows_under(&out, "known[p2] on grid:"), [3, 2, 1], "{out}");
+    for l in out.lines().filter(|l| l.starts_with("   ")) {
+        assert!(!l.contains("p1"), "p1's mark drawn: {out}");
+    }
 }
 
 #[test]

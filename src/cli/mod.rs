@@ -95,6 +95,11 @@ enum Cmd {
     /// the JSON one machine would have printed.
     Merge(simulate::MergeArgs),
     /// Play in the terminal against random players (or the agents given).
+    ///
+    /// At the prompt: a move's number or its text; `help`; `board` (the whole view again:
+    /// after each decision only what changed is drawn); `undo` (your last decision and
+    /// every decision after it); `why ACTION`; `quit`. Boards are drawn with row 1 at the
+    /// bottom; you see your own secrets and nobody else's.
     Play {
         #[command(flatten)]
         game: GameArgs,

@@ -45,8 +45,16 @@ pub(crate) fn play(
     let mut buf = Vec::new();
     let stdin = std::io::stdin();
     let mut lines = stdin.lock().lines();
-    sayln!("{} — you are p{}", g.name, seat + 1);
-    loop {
+    sayln!(
+        "{} — you are p{} (type help for the commands)",
+        g.name,
+        seat + 1
+    );
+    // The view as last shown to the seat: after a decision only what changed since is drawn.
+    let mut shown: Option<Vec<show::Block>> = None;
+    // The length of the log before each of the seat's own decisions, for `undo`.
+    let mut mine: Vec<usize> = Vec::new();
+    'game: loop {
         for line in m
             .log_seen(Some(seat), told)
             .map_err(|e| super::report(g, e))?
@@ -61,31 +69,93 @@ pub(crate) fn play(
             Actor::Nobody => break,
             Actor::Player(p) if p == seat => {
                 let view = g.view(&st, Some(seat));
-                sayln!("\n{}", show::draw(g, &st, &view));
-                g.legal(&st, &mut buf).map_err(|e| super::report(g, e))?;
-                for (i, a) in buf.iter().enumerate() {
-                    sayln!("  {:>3}) {}", i + 1, g.action_text(&st, a));
+                let blocks = show::draw_blocks(g, &st, &view);
+                match shown.as_deref().and_then(|old| show::changes(old, &blocks)) {
+                    Some(c) if c.is_empty() => sayln!("\nnothing you can see has changed"),
+                    Some(c) => sayln!("\nchanged:\n{c}"),
+                    None => sayln!("\n{}", show::draw(g, &st, &view)),
                 }
+                shown = Some(blocks);
+                g.legal(&st, &mut buf).map_err(|e| super::report(g, e))?;
+                let list = || {
+                    for (i, a) in buf.iter().enumerate() {
+                        sayln!("  {:>3}) {}", i + 1, g.action_text(&st, a));
+                    }
+                };
+                list();
                 loop {
-                    print!("your move (number or text): ");
+                    print!("your move (number, text, or help): ");
                     let _ = std::io::stdout().flush();
                     let Some(Ok(line)) = lines.next() else {
                         println!("\nend of input: leaving the game");
                         return Ok(());
                     };
                     let line = line.trim();
+                    // A number, or a legal action's text, chooses (so that a command's word
+                    // never hides an action of that name); then the commands.
                     let chosen = match line.parse::<usize>() {
                         Ok(n) if n >= 1 && n <= buf.len() => Some(buf[n - 1]),
                         Ok(_) => None,
-                        Err(_) => g.parse_action(&st, line).ok(),
+                        Err(_) => g.parse_action(&st, line).ok().filter(|a| buf.contains(a)),
                     };
-                    match chosen {
-                        Some(a) => {
-                            m.apply(&a).map_err(|e| super::report(g, e))?;
-                            told += 1;
-                            break;
+                    if let Some(a) = chosen {
+                        mine.push(m.log().len());
+                        m.apply(&a).map_err(|e| super::report(g, e))?;
+                        told += 1;
+                        break;
+                    }
+                    let (word, rest) = line.split_once(' ').unwrap_or((line, ""));
+                    match (word, rest.trim()) {
+                        ("", _) => {}
+                        ("help", "") => {
+                            let example = buf.first().map(|a| g.action_text(&st, a));
+                            say!("{}", help(example.as_deref().unwrap_or("")));
                         }
-                        None => sayln!("`{line}` is not one of the legal actions; choose again"),
+                        ("quit", "") => {
+                            sayln!("leaving the game");
+                            return Ok(());
+                        }
+                        ("board" | "show", "") => {
+                            sayln!("\n{}", show::draw(g, &st, &view));
+                            list();
+                        }
+                        ("undo", "") => match mine.pop() {
+                            Some(n) => {
+                                let back = m.log().len() - n;
+                                while m.log().len() > n {
+                                    m.undo().map_err(|e| super::report(g, e))?;
+                                }
+                                told = n;
+                                shown = None;
+                                sayln!(
+                                    "took back your last decision{}",
+                                    match back {
+                                        1 => String::new(),
+                                        2 => " and the decision after it".to_string(),
+                                        k => format!(" and the {} decisions after it", k - 1),
+                                    }
+                                );
+                                continue 'game;
+                            }
+                            None => sayln!("nothing to undo: you have made no decision yet"),
+                        },
+                        ("why", text) if !text.is_empty() => match m.why_for(Some(seat), text) {
+                            Ok(w) if w.legal => sayln!("`{text}` is legal now"),
+                            Ok(w) => {
+                                let at = w.span.map_or(String::new(), |sp| {
+                                    let (line, _) = g.source(sp).line_col(sp.start);
+                                    format!(
+                                        " (line {line}: `{}`)",
+                                        crate::source::quote(g.source(sp).snippet(sp), 80)
+                                    )
+                                });
+                                sayln!("`{text}` is not legal now: {}{at}", w.reason);
+                            }
+                            Err(e) => sayln!("{}", e.message()),
+                        },
+                        _ => sayln!(
+                            "`{line}` is not one of the legal actions; choose again (type help)"
+                        ),
                     }
                 }
             }
@@ -109,4 +179,20 @@ pub(crate) fn play(
     sayln!("\n{}", show::draw(g, st, &view));
     say!("{}", show::outcome(st.outcome().expect("over")));
     Ok(())
+}
+
+/// What `help` prints; `example` is the text of a legal action.
+fn help(example: &str) -> String {
+    format!(
+        "\
+choose a move by its number in the list, or by its text (`{example}`)
+commands:
+  help          this list
+  board, show   the whole view again (after each decision only what changed is shown)
+  undo          take back your last decision, and every decision made after it
+  why ACTION    why an action is not legal now (`why {example}`)
+  quit          leave the game (also at the end of input)
+a legal action whose text is one of these words is played, not the command
+"
+    )
 }

@@ -240,10 +240,165 @@ fn with_state(g: &Game, st: &State, c: crate::ir::CompId, seat: Option<u8>) -> S
     s
 }
 
+/// One part of a drawn view: a board (its title, its rows, the column letters under a grid)
+/// or the line of one zone or variable. [`changes`] compares views part by part.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Block {
+    /// The board's title; empty for a zone's or a variable's line.
+    pub head: Vec<String>,
+    /// The board's rows (the top row first), or the one line of a zone or variable.
+    pub body: Vec<String>,
+    /// The column letters under a grid.
+    pub foot: Vec<String>,
+}
+
+impl Block {
+    fn line(text: String) -> Block {
+        Block {
+            head: Vec::new(),
+            body: vec![text],
+            foot: Vec::new(),
+        }
+    }
+}
+
 /// A view drawn legibly: boards as grids, zones as rows, counters by name.
 pub fn draw(g: &Game, st: &State, v: &View) -> String {
     let mut s = String::new();
+    for b in draw_blocks(g, st, v) {
+        for line in b.head.iter().chain(&b.body).chain(&b.foot) {
+            s += line;
+            s.push('\n');
+        }
+    }
+    s
+}
+
+/// The lines of `new` that differ from `old` (two drawings of views of the same seat), each
+/// changed row of a board under the board's title and above its column letters; `None` when
+/// the two are not drawn alike (then the whole view is worth drawing again), an empty text
+/// when nothing changed.
+pub fn changes(old: &[Block], new: &[Block]) -> Option<String> {
+    if old.len() != new.len() {
+        return None;
+    }
+    let mut s = String::new();
+    for (o, n) in old.iter().zip(new) {
+        if o.body.len() != n.body.len() {
+            return None;
+        }
+        let changed: Vec<&String> = o
+            .body
+            .iter()
+            .zip(&n.body)
+            .filter(|(a, b)| a != b)
+            .map(|(_, b)| b)
+            .collect();
+        if changed.is_empty() {
+            continue;
+        }
+        for line in n.head.iter().chain(changed).chain(&n.foot) {
+            s += line;
+            s.push('\n');
+        }
+    }
+    Some(s)
+}
+
+/// The lines of one board, each space's cell given by `cell`: a grid with row 1 at the bottom
+/// (as it is printed on paper and drawn by the page), hexes in rows with the first row at the
+/// bottom, each shifted half a cell right of the one below, rings and graphs space by space.
+fn board_block(
+    g: &Game,
+    bi: crate::ir::BoardId,
+    title: String,
+    cell: &dyn Fn(u32) -> String,
+) -> Block {
+    let b = &g.boards[bi];
+    let mut block = Block {
+        head: vec![title],
+        body: Vec::new(),
+        foot: Vec::new(),
+    };
+    match b.shape {
+        BoardShape::Grid { width, height, .. } => {
+            let cells: Vec<String> = (0..width * height).map(cell).collect();
+            let w = cells.iter().map(|c| c.len()).max().unwrap_or(1).max(2);
+            for y in (0..height).rev() {
+                block.body.push(format!(
+                    "  {:>2} {}",
+                    y + 1,
+                    (0..width)
+                        .map(|x| format!("{:<w$}", cells[(y * width + x) as usize]))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                        .trim_end()
+                ));
+            }
+            block.foot.push(format!(
+                "     {}",
+                (0..width)
+                    .map(|x| format!("{:<w$}", crate::ir::col_name(x)))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+                    .trim_end()
+            ));
+        }
+        BoardShape::Ring { size } => {
+            let cells: Vec<String> = (0..size)
+                .map(|i| format!("{}: {}", b.space_names[i as usize], cell(i)))
+                .collect();
+            block.body.push(format!("  {} (ring)", cells.join(" | ")));
+        }
+        BoardShape::Hex { height, .. } => {
+            for r in (1..=height).rev() {
+                let row: Vec<String> = (0..b.len())
+                    .filter(|&i| b.coord(i).is_some_and(|c| c.1 == r))
+                    .map(|i| format!("{}:{}", b.space_names[i as usize], cell(i)))
+                    .collect();
+                block
+                    .body
+                    .push(format!("  {}{}", " ".repeat(r as usize), row.join(" ")));
+            }
+        }
+        BoardShape::Graph => {
+            let cells: Vec<String> = (0..b.len())
+                .map(|i| format!("{}: {}", b.space_names[i as usize], cell(i)))
+                .collect();
+            block.body.push(format!("  {} (graph)", cells.join(" | ")));
+        }
+    }
+    block
+}
+
+/// A variable's value as a board's cell: `.` for none.
+fn var_cell(g: &Game, st: &State, slot: usize) -> String {
+    let val = crate::engine::show_value(g, st, st.var(slot));
+    if val == "none" {
+        ".".into()
+    } else {
+        val
+    }
+}
+
+/// A view drawn as [`Block`]s: each board with the zones and variables indexed by its spaces
+/// in its cells, then a board per seat of each variable indexed by a player and a board, then
+/// the other zones and variables a line each. Only what the view's seat may see is drawn: a
+/// variable of a board the seat may not see is left out of the cells and named in the title
+/// (`grid (mark hidden from you)`), a player's board it may not see is one line, and the
+/// secret fields of a zone's components are written after their names
+/// (`wheel-1(value=2)`) only where the seat sees them.
+pub fn draw_blocks(g: &Game, st: &State, v: &View) -> Vec<Block> {
+    let mut out = Vec::new();
     for (bi, b) in g.boards.enumerate() {
+        let mut hidden = Vec::new();
+        for (vid, var) in g.vars.enumerate() {
+            if var.dims == [Dim::Board(bi)]
+                && !crate::engine::var_visible(g, st, vid, var.base as usize, v.seat)
+            {
+                hidden.push(var.name.clone());
+            }
+        }
         let cell = |sp: u32| -> String {
             let mut parts = vec![];
             for z in &g.zones {
@@ -268,10 +423,13 @@ pub fn draw(g: &Game, st: &State, v: &View) -> String {
                     }
                 }
             }
-            for var in &g.vars {
-                if var.dims == [Dim::Board(bi)] {
-                    let val = crate::engine::show_value(g, st, st.var((var.base + sp) as usize));
-                    if val != "none" {
+            for (vid, var) in g.vars.enumerate() {
+                let slot = (var.base + sp) as usize;
+                if var.dims == [Dim::Board(bi)]
+                    && crate::engine::var_visible(g, st, vid, slot, v.seat)
+                {
+                    let val = var_cell(g, st, slot);
+                    if val != "." {
                         parts.push(val);
                     }
                 }
@@ -282,50 +440,48 @@ pub fn draw(g: &Game, st: &State, v: &View) -> String {
                 parts.join(" ")
             }
         };
-        s += &format!("{}:\n", b.name);
-        match b.shape {
-            BoardShape::Grid { width, height, .. } => {
-                let cells: Vec<String> = (0..width * height).map(cell).collect();
-                let w = cells.iter().map(|c| c.len()).max().unwrap_or(1).max(2);
-                s += &format!(
-                    "     {}\n",
-                    (0..width)
-                        .map(|x| format!("{:<w$}", crate::ir::col_name(x)))
-                        .collect::<Vec<_>>()
-                        .join(" ")
-                );
-                for y in 0..height {
-                    s += &format!(
-                        "  {:>2} {}\n",
-                        y + 1,
-                        (0..width)
-                            .map(|x| format!("{:<w$}", cells[(y * width + x) as usize]))
-                            .collect::<Vec<_>>()
-                            .join(" ")
-                    );
-                }
-            }
-            BoardShape::Ring { size } => {
-                let cells: Vec<String> = (0..size)
-                    .map(|i| format!("{}: {}", b.space_names[i as usize], cell(i)))
-                    .collect();
-                s += &format!("  {} (ring)\n", cells.join(" | "));
-            }
-            BoardShape::Hex { height, .. } => {
-                // Rows from the top, each shifted half a cell right of the one below.
-                for r in (1..=height).rev() {
-                    let row: Vec<String> = (0..b.len())
-                        .filter(|&i| b.coord(i).is_some_and(|c| c.1 == r))
-                        .map(|i| format!("{}:{}", b.space_names[i as usize], cell(i)))
-                        .collect();
-                    s += &format!("  {}{}\n", " ".repeat(r as usize), row.join(" "));
-                }
-            }
-            BoardShape::Graph => {
-                let cells: Vec<String> = (0..b.len())
-                    .map(|i| format!("{}: {}", b.space_names[i as usize], cell(i)))
-                    .collect();
-                s += &format!("  {} (graph)\n", cells.join(" | "));
+        let layers = g
+            .zones
+            .iter()
+            .filter(|z| z.dims == [Dim::Board(bi)])
+            .count()
+            + g.vars.iter().filter(|x| x.dims == [Dim::Board(bi)]).count();
+        if !hidden.is_empty() && hidden.len() == layers {
+            // Nothing on this board is for the seat's eyes: one line, not a board of blanks.
+            out.push(Block::line(format!(
+                "{:<22} hidden from you ({})",
+                b.name,
+                hidden.join(", ")
+            )));
+            continue;
+        }
+        let title = if hidden.is_empty() {
+            format!("{}:", b.name)
+        } else {
+            format!("{} ({} hidden from you):", b.name, hidden.join(", "))
+        };
+        out.push(board_block(g, bi, title, &cell));
+    }
+    // A variable indexed by a player and a board: one board per seat in play.
+    for (vid, var) in g.vars.enumerate() {
+        let (Some(Dim::Player), Some(&Dim::Board(bi)), 2) =
+            (var.dims.first(), var.dims.get(1), var.dims.len())
+        else {
+            continue;
+        };
+        for p in 0..st.players.min(var.sizes[0] as u8) {
+            let base = (var.base + p as u32 * var.sizes[1]) as usize;
+            let name = format!("{}[{}]", var.name, crate::ir::player_name(p));
+            if crate::engine::var_visible(g, st, vid, base, v.seat) {
+                let cell = |sp: u32| var_cell(g, st, base + sp as usize);
+                out.push(board_block(
+                    g,
+                    bi,
+                    format!("{name} on {}:", g.boards[bi].name),
+                    &cell,
+                ));
+            } else {
+                out.push(Block::line(format!("{name:<22} hidden")));
             }
         }
     }
@@ -342,26 +498,87 @@ pub fn draw(g: &Game, st: &State, v: &View) -> String {
             if z.visible.is_empty() {
                 "-".to_string()
             } else {
-                z.visible.join(" ")
+                with_secrets(g, st, z, v.seat).join(" ")
             }
         } else if z.visible.is_empty() {
             format!("{} hidden", z.count)
         } else {
-            format!("{} cards, top {}", z.count, z.visible.join(" "))
+            format!(
+                "{} cards, top {}",
+                z.count,
+                with_secrets(g, st, z, v.seat).join(" ")
+            )
         };
-        s += &format!("{:<22} {shown}\n", z.zone);
+        out.push(Block::line(format!("{:<22} {shown}", z.zone)));
     }
     for (name, val) in &v.vars {
-        if g.vars.iter().any(|x| {
-            x.dims.len() == 1
-                && matches!(x.dims[0], Dim::Board(_))
-                && name.starts_with(&format!("{}[", x.name))
-        }) {
-            continue;
+        let drawn = g.vars.iter().any(|x| {
+            let on_board = matches!(x.dims[..], [Dim::Board(_)] | [Dim::Player, Dim::Board(_)]);
+            on_board && name.starts_with(&format!("{}[", x.name))
+        });
+        if !drawn {
+            out.push(Block::line(format!("{name:<22} {val}")));
         }
-        s += &format!("{name:<22} {val}\n");
     }
-    s
+    out
+}
+
+/// The names of a zone's visible components (as the view gives them), each followed by the
+/// secret fields its name does not show that `seat` may see: its own secrets, or those
+/// revealed to it. Another seat's secrets are not written, not even as `?`.
+fn with_secrets(
+    g: &Game,
+    st: &State,
+    z: &crate::engine::ZoneView,
+    seat: Option<u8>,
+) -> Vec<String> {
+    let Some(inst) = g
+        .instances
+        .ids()
+        .find(|&i| g.zone_instance_name(i) == z.zone)
+    else {
+        return z.visible.clone();
+    };
+    let items = st.zone(inst);
+    // The view shows every component of an open zone, or the top one.
+    if items.len() < z.visible.len() {
+        return z.visible.clone(); // drawn from another state than the view's
+    }
+    let shown = &items[items.len() - z.visible.len()..];
+    z.visible
+        .iter()
+        .zip(shown)
+        .map(|(name, &c)| {
+            let comp = &g.comps[c];
+            if crate::engine::show_comp_for(g, st, c, seat) != *name {
+                return name.clone(); // drawn from another state than the view's
+            }
+            let secrets: Vec<String> = g.types[comp.ty]
+                .fields
+                .iter()
+                .enumerate()
+                .filter(|(fi, f)| {
+                    f.seen_by.is_some()
+                        && !comp.name.iter().any(
+                            |p| matches!(p, crate::ir::NamePart::Field(x) if *x as usize == *fi),
+                        )
+                        && crate::engine::field_visible(g, st, c, *fi as u16, seat)
+                })
+                .map(|(fi, f)| {
+                    format!(
+                        "{}={}",
+                        f.name,
+                        crate::engine::show_value(g, st, st.field(c, fi as u16, g))
+                    )
+                })
+                .collect();
+            if secrets.is_empty() {
+                name.clone()
+            } else {
+                format!("{name}({})", secrets.join(", "))
+            }
+        })
+        .collect()
 }
 
 /// Scores and winners, two lines.
