@@ -1,7 +1,9 @@
 //! `rulebook web` in a real browser: headless Chromium driven over WebDriver (chromedriver,
-//! spoken to with a few lines of HTTP/1.1 here). It plays a whole tic-tac-toe game by
-//! clicking the board, checks that another seat's hand shows backs only, and that an edit of
-//! the rules file shows its diagnostic with line and column.
+//! spoken to with a few lines of HTTP/1.1 here). It plays a whole tic-tac-toe game and a
+//! whole game of Hex by clicking the board, checks that a hex board is drawn as hexagons and a
+//! mill board as its three squares (beside the side panel, nothing drawn over anything),
+//! that another seat's hand shows backs only, and that an edit of the rules file shows its
+//! diagnostic with line and column.
 //!
 //! `tests/browser/setup.sh` installs Debian's `chromium` and `chromium-driver` with apt-get
 //! when they are absent. Without them these tests fail, saying how to install them.
