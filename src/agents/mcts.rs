@@ -95,6 +95,12 @@ pub struct MctsConfig {
     /// mover, anywhere in the game; an action never taken counts as 1, so it is tried). 0,
     /// the default: off.
     pub mast: f64,
+    /// RAVE (rapid action value estimation, Gelly and Silver 2007): the equivalence
+    /// parameter `k` of the blend of an action's own mean with its all-moves-as-first mean
+    /// (the rewards of the iterations in which its seat took it anywhere after the node),
+    /// `beta = sqrt(k / (3 n + k))` for `n` visits: early, the shared estimate guides the
+    /// choice; with visits, the action's own. 0, the default: off.
+    pub rave: f64,
 }
 
 impl Default for MctsConfig {
@@ -110,6 +116,7 @@ impl Default for MctsConfig {
             sample: 4,
             widen: 0.0,
             mast: 0.0,
+            rave: 0.0,
         }
     }
 }
@@ -345,6 +352,10 @@ struct Worker {
     /// MAST's table of action rewards, and the (seat, action key) moves of the iteration.
     mast: super::mast::Mast,
     trace: Vec<(u8, u64)>,
+    /// For each edge of `path`: where its move is in `trace` (RAVE).
+    marks: Vec<u32>,
+    /// The moves of a trace's suffix (RAVE's update, scratch).
+    seen: std::collections::HashSet<u64>,
     playouts: u64,
     errors: u64,
 }
@@ -380,6 +391,7 @@ impl Worker {
         if mast {
             self.mast.clear();
         }
+        let rave = config.rave > 0.0;
         loop {
             match limit {
                 Limit::Playouts(n) if self.playouts >= n => break,
@@ -395,6 +407,14 @@ impl Worker {
                         for &(s, key) in &self.trace {
                             self.mast.add(key, self.rewards[s as usize]);
                         }
+                    }
+                    if rave {
+                        self.tree.amaf(
+                            (&self.nodes, &self.marks),
+                            &self.trace,
+                            &self.rewards,
+                            &mut self.seen,
+                        );
                     }
                 }
                 Err(_) => self.errors += 1,
@@ -428,6 +448,8 @@ impl Worker {
         }
         self.path.clear();
         self.nodes.clear();
+        self.marks.clear();
+        let traced = config.mast > 0.0 || config.rave > 0.0;
         let mut node = 0;
         loop {
             if let Some(r) = self.tree.solution(node) {
@@ -452,13 +474,13 @@ impl Worker {
                         node,
                         p,
                         &self.legal,
-                        config.exploration,
-                        config.widen,
+                        (config.exploration, config.widen, config.rave),
                         &mut self.untried,
                         rng,
                     );
                     let a = self.tree.action(e);
-                    if config.mast > 0.0 {
+                    self.marks.push(self.trace.len() as u32);
+                    if traced {
                         self.trace.push((p, super::mast::key(p, &a)));
                     }
                     g.apply_unchecked(work, &a)?;
@@ -483,13 +505,13 @@ impl Worker {
                             node,
                             s,
                             &self.legal,
-                            config.exploration,
-                            config.widen,
+                            (config.exploration, config.widen, config.rave),
                             &mut self.untried,
                             rng,
                         );
                         let a = self.tree.action(e);
-                        if config.mast > 0.0 {
+                        self.marks.push(self.trace.len() as u32);
+                        if traced {
                             self.trace.push((s, super::mast::key(s, &a)));
                         }
                         g.apply_for_unchecked(work, s, &a)?;
@@ -583,7 +605,7 @@ impl Worker {
                         None if mast => self.mast.best(p, &self.legal),
                         None => self.legal[rng.gen_range(0..self.legal.len())],
                     };
-                    if config.mast > 0.0 {
+                    if config.mast > 0.0 || config.rave > 0.0 {
                         self.trace.push((p, super::mast::key(p, &a)));
                     }
                     a

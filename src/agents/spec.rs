@@ -135,6 +135,7 @@ impl FromStr for AgentSpec {
                         "w" if number()? <= 1.0 => config.score_weight = number()?,
                         "pw" => config.widen = number()?,
                         "m" if number()? <= 1.0 => config.mast = number()?,
+                        "rave" => config.rave = number()?,
                         "g" if number()? <= 1.0 => config.greedy = number()?,
                         "k" => {
                             config.sample =
@@ -197,6 +198,9 @@ impl fmt::Display for AgentSpec {
         if c.mast != default.mast {
             write!(f, ":m={}", c.mast)?;
         }
+        if c.rave != default.rave {
+            write!(f, ":rave={}", c.rave)?;
+        }
         Ok(())
     }
 }
@@ -218,6 +222,7 @@ mod tests {
             "mcts:50:g=1",
             "mcts:50:rollout=40:pw=1.5",
             "mcts:200:m=0.5",
+            "mcts:200:m=0.5:rave=300",
         ] {
             let spec: AgentSpec = text.parse().expect(text);
             assert_eq!(spec.to_string(), text);

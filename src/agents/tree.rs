@@ -41,6 +41,12 @@ pub(crate) struct Edge {
     pub avail: u32,
     /// The sum of the rewards of `seat` over the iterations that took it.
     pub value: f64,
+    /// Its key ([`super::mast::key`]: its seat and action).
+    key: u64,
+    /// Iterations through its node in which its seat took its action then or later (RAVE's
+    /// all-moves-as-first count), and the sum of that seat's rewards in them.
+    amaf_visits: u32,
+    amaf_value: f64,
     /// The node it leads to, once visited twice.
     child: u32,
     next: u32,
@@ -173,8 +179,7 @@ impl Tree {
         node: u32,
         seat: u8,
         legal: &[Action],
-        exploration: f64,
-        widen: f64,
+        (exploration, widen, rave): (f64, f64, f64),
         untried: &mut Vec<Action>,
         rng: &mut impl Rng,
     ) -> (u32, bool) {
@@ -206,7 +211,13 @@ impl Tree {
                 Some(r) => r[seat as usize],
                 None => {
                     let n = f64::from(edge.visits.max(1));
-                    edge.value / n + exploration * (f64::from(edge.avail).ln() / n).sqrt()
+                    let mut mean = edge.value / n;
+                    if rave > 0.0 && edge.amaf_visits > 0 {
+                        let beta = (rave / (3.0 * f64::from(edge.visits) + rave)).sqrt();
+                        let amaf = edge.amaf_value / f64::from(edge.amaf_visits);
+                        mean = (1.0 - beta) * mean + beta * amaf;
+                    }
+                    mean + exploration * (f64::from(edge.avail).ln() / n).sqrt()
                 }
             };
             if ucb > best_ucb {
@@ -253,6 +264,9 @@ impl Tree {
             visits: 0,
             avail: 1,
             value: 0.0,
+            key: super::mast::key(seat, &action),
+            amaf_visits: 0,
+            amaf_value: 0.0,
             child: NONE,
             next: NONE,
         });
@@ -303,6 +317,39 @@ impl Tree {
         child
     }
 
+    /// RAVE's update after an iteration: at each node of its path (`nodes`, with `marks`,
+    /// where each step's move is in `trace`), every edge whose seat took its action at that
+    /// step or later in the iteration (the tree's moves and the playout's, `trace`) counts the
+    /// iteration and its seat's reward. A node of several steps (a `choose each`) is counted
+    /// once, from its first step.
+    pub fn amaf(
+        &mut self,
+        (nodes, marks): (&[u32], &[u32]),
+        trace: &[(u8, u64)],
+        rewards: &[f64],
+        seen: &mut std::collections::HashSet<u64>,
+    ) {
+        seen.clear();
+        let mut upto = trace.len();
+        for i in (0..nodes.len().min(marks.len())).rev() {
+            let from = (marks[i] as usize).min(upto);
+            seen.extend(trace[from..upto].iter().map(|&(_, k)| k));
+            upto = from;
+            if i > 0 && nodes[i - 1] == nodes[i] {
+                continue;
+            }
+            let mut e = self.nodes[nodes[i] as usize].first_edge;
+            while e != NONE {
+                let edge = &mut self.edges[e as usize];
+                if seen.contains(&edge.key) {
+                    edge.amaf_visits += 1;
+                    edge.amaf_value += rewards.get(edge.seat as usize).copied().unwrap_or(0.5);
+                }
+                e = edge.next;
+            }
+        }
+    }
+
     /// Adds one iteration's rewards (per seat) to the edges it took.
     pub fn backup(&mut self, path: &[u32], rewards: &[f64]) {
         for &e in path {
@@ -310,5 +357,94 @@ impl Tree {
             edge.visits += 1;
             edge.value += rewards.get(edge.seat as usize).copied().unwrap_or(0.5);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::Steps;
+    use crate::ir::{Value, MAX_ARGS};
+
+    fn act(k: u32) -> Action {
+        let mut args = [Value::None; MAX_ARGS];
+        args[0] = Value::Int(k as i64);
+        Action {
+            arm: 0,
+            args,
+            steps: Steps::NONE,
+        }
+    }
+
+    // RAVE's all-moves-as-first rule: an edge of a node on the path counts an iteration when
+    // its seat took its action at that step or later (in the tree or the playout), with that
+    // seat's reward; the same action by another seat, or taken before the node, does not.
+    #[test]
+    fn amaf_counts_the_actions_a_seat_took_at_or_after_each_node() {
+        let mut t = Tree::default();
+        t.reset(2);
+        let mut rng = rand::rngs::mock::StepRng::new(0, 1);
+        let mut untried = vec![];
+        let legal = [act(1), act(2), act(3)];
+        // Three edges of seat 0 at the root; the first is taken, and leads to node 1.
+        for _ in 0..3 {
+            t.select(0, 0, &legal, (0.5, 0.0, 0.0), &mut untried, &mut rng);
+        }
+        let taken = t.nodes[0].first_edge;
+        let child = t.child(taken);
+        // Seat 1 at node 1: actions 1 and 2.
+        for _ in 0..2 {
+            t.select(
+                child,
+                1,
+                &legal[..2],
+                (0.5, 0.0, 0.0),
+                &mut untried,
+                &mut rng,
+            );
+        }
+        let key = |s: u8, k: u32| super::super::mast::key(s, &act(k));
+        let a0 = t.action(taken);
+        let k0 = match a0.args[0] {
+            Value::Int(k) => k as u32,
+            _ => unreachable!("built above"),
+        };
+        // The iteration: seat 0 took a0 at the root (trace 0), seat 1 took action 2 at node 1
+        // (trace 1), then in the playout seat 0 took action 3 and seat 1 action 1.
+        let trace = [
+            (0, key(0, k0)),
+            (1, key(1, 2)),
+            (0, key(0, 3)),
+            (1, key(1, 1)),
+        ];
+        let mut seen = Default::default();
+        t.amaf((&[0, child], &[0, 1]), &trace, &[1.0, 0.25], &mut seen);
+        let stats = |node: u32| {
+            let mut out = vec![];
+            let mut e = t.nodes[node as usize].first_edge;
+            while e != NONE {
+                let edge = &t.edges[e as usize];
+                let k = match edge.action.args[0] {
+                    Value::Int(k) => k,
+                    _ => unreachable!("built above"),
+                };
+                out.push((k, edge.amaf_visits, edge.amaf_value));
+                e = edge.next;
+            }
+            out.sort_by_key(|x| x.0);
+            out
+        };
+        // At the root (seat 0): a0 and action 3 were taken by seat 0, with its reward 1.
+        let root = stats(0);
+        for (k, visits, value) in root {
+            let taken_by_0 = k as u32 == k0 || k == 3;
+            assert_eq!(
+                (visits, value),
+                if taken_by_0 { (1, 1.0) } else { (0, 0.0) },
+                "{k}"
+            );
+        }
+        // At node 1 (seat 1): both 1 and 2 were taken by seat 1 after it, reward 0.25.
+        assert_eq!(stats(child), vec![(1, 1, 0.25), (2, 1, 0.25)]);
     }
 }
