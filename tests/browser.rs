@@ -1,9 +1,10 @@
 //! `rulebook web` in a real browser: headless Chromium driven over WebDriver (chromedriver,
 //! spoken to with a few lines of HTTP/1.1 here). It plays a whole tic-tac-toe game and a
-//! whole game of Hex by clicking the board, checks that a hex board is drawn as hexagons and a
-//! mill board as its three squares (beside the side panel, nothing drawn over anything),
-//! that another seat's hand shows backs only, and that an edit of the rules file shows its
-//! diagnostic with line and column.
+//! whole game of Hex by clicking the board, takes a man after a mill in Nine Men's Morris by
+//! clicking it (a choice inside a sequence action), checks that a hex board is drawn as
+//! hexagons and a mill board as its three squares (beside the side panel, nothing drawn over
+//! anything), that another seat's hand shows backs only, and that an edit of the rules file
+//! shows its diagnostic with line and column.
 //!
 //! `tests/browser/setup.sh` installs Debian's `chromium` and `chromium-driver` with apt-get
 //! when they are absent. Without them these tests fail, saying how to install them.
@@ -556,6 +557,145 @@ fn a_mill_board_is_drawn_as_its_three_squares() {
     assert!(g1.1 > a7.1 && (g1.0 - g7.0).abs() < 1.0, "{g1:?}");
     assert!(d6.1 > d7.1 && (d6.0 - d7.0).abs() < 1.0, "{d6:?}");
     b.screenshot("web-morris.png");
+}
+
+// Issue 38: a sequence action's choice inside its effect is played by clicking too. In Nine
+// Men's Morris a mill takes a man ([NMM-4]): `take` is a choice inside `place`, so p1's a1, d1
+// and g1 (a line of the mill board) make the third click a mill, after which p2's men that may
+// be taken (b2 and d2: neither in a mill) are the targets, hovering p1's own man says why it
+// may not be taken (the condition of `choose take`), and clicking d2 takes it.
+#[test]
+fn a_man_is_taken_after_a_mill_by_clicking_it() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let text = std::fs::read_to_string(root().join("rules/classic/nine_mens_morris.rules"))
+        .expect("readable");
+    assert!(text.contains("lines a1 d1 g1,"), "a1 d1 g1 is a line");
+    let file = scratch("morris-take.rules", &text);
+    let (_server, url) = serve(&file);
+    let b = Browser::start();
+    b.go(&url);
+    b.wait(
+        "the board",
+        "return document.querySelectorAll('.space circle.spot').length === 24",
+    );
+    b.click("#newtoggle");
+    b.click("input.human[data-seat=\"1\"]");
+    b.click("#start");
+    let places = ["a1", "b2", "d1", "d2", "g1"];
+    for (i, m) in places.iter().enumerate() {
+        if i > 0 {
+            b.wait(
+                "the cover",
+                "return !document.getElementById('cover').hidden",
+            );
+            b.click("#reveal");
+        }
+        play(&b, m);
+    }
+    // g1 is chosen; the move goes on with the take: p2's men are the targets, and only they.
+    b.wait(
+        "the men to take",
+        "return document.querySelectorAll('.space.target').length === 2",
+    );
+    assert_eq!(
+        b.js("return [...document.querySelectorAll('.space.target')].map(s => s.dataset.value).sort()"),
+        json!(["b2", "d2"])
+    );
+    assert_eq!(
+        b.js("return [...document.querySelectorAll('.space.selected')].map(s => s.dataset.value)"),
+        json!(["g1"])
+    );
+    // p1's own man may not be taken: the tooltip gives the condition of `choose take`.
+    b.hover(".space[data-value=\"a1\"]");
+    b.wait(
+        "the why tooltip",
+        "return !document.getElementById('why').hidden && document.getElementById('why').textContent.includes('line')",
+    );
+    let why = b.js("return document.getElementById('why').textContent");
+    assert!(
+        why.as_str()
+            .is_some_and(|w| w.contains("place at=g1 take=a1")
+                && w.contains("its condition does not hold now")
+                && w.contains("man[take] == next(me)")),
+        "{why}"
+    );
+    b.screenshot("web-morris-take.png");
+    play(&b, "d2");
+    b.wait(
+        "the cover",
+        "return !document.getElementById('cover').hidden",
+    );
+    b.click("#reveal");
+    b.wait(
+        "d2 taken",
+        "return document.querySelector('.space[data-value=\"d2\"] .token') === null \
+         && document.querySelectorAll('#log li').length === 5",
+    );
+    assert_eq!(
+        b.js("return [...document.querySelectorAll('#log li')].map(l => l.textContent)"),
+        json!([
+            "p1: place at=a1",
+            "p2: place at=b2",
+            "p1: place at=d1",
+            "p2: place at=d2",
+            "p1: place at=g1 take=d2"
+        ])
+    );
+    for (space, men) in [("a1", 1), ("d1", 1), ("g1", 1), ("b2", 1), ("d2", 0)] {
+        assert_eq!(
+            b.js(&format!(
+                "return document.querySelectorAll('.space[data-value=\"{space}\"] .token').length"
+            )),
+            json!(men),
+            "{space}"
+        );
+    }
+}
+
+// Issue 38: an action of two spaces is played piece first, then where it goes, the legal
+// targets highlighted at each step. In Breakthrough (`advance from to`) only p1's pawns that
+// can move are targets at first (row 2: row 1 is blocked), not the cells they may go to; after
+// b2, the three cells ahead of it.
+#[test]
+fn a_piece_is_moved_by_clicking_it_then_where_it_goes() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let text =
+        std::fs::read_to_string(root().join("rules/classic/breakthrough.rules")).expect("readable");
+    let file = scratch("breakthrough.rules", &text);
+    let (_server, url) = serve(&file);
+    let b = Browser::start();
+    b.go(&url);
+    let targets =
+        "return [...document.querySelectorAll('.space.target')].map(s => s.dataset.value).sort()";
+    b.wait(
+        "the pawns to move",
+        "return document.querySelectorAll('.space.target').length === 8",
+    );
+    assert_eq!(
+        b.js(targets),
+        json!(["a2", "b2", "c2", "d2", "e2", "f2", "g2", "h2"])
+    );
+    play(&b, "b2");
+    b.wait(
+        "where b2 may go",
+        "return document.querySelectorAll('.space.target').length === 3",
+    );
+    assert_eq!(b.js(targets), json!(["a3", "b3", "c3"]));
+    play(&b, "c3");
+    b.wait(
+        "the move and the agent's answer",
+        "return document.querySelectorAll('#log li').length === 2",
+    );
+    assert_eq!(
+        b.js("return document.querySelector('#log li').textContent"),
+        json!("p1: advance from=b2 to=c3")
+    );
+    // p1's pawn left b2 for c3 (the cells' rank and file are drawn beside it, `pawn[c3]: p1`).
+    assert_eq!(
+        b.js("return ['b2', 'c3'].map(c => [...document.querySelectorAll(`.space[data-value=\"${c}\"] .token`)] \
+              .filter(t => t.textContent.endsWith('p1')).length)"),
+        json!([0, 1])
+    );
 }
 
 const HANDS: &str = r#"game "Hands"

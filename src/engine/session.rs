@@ -123,6 +123,46 @@ impl<'g> Match<'g> {
             .collect())
     }
 
+    /// The legal actions with their canonical texts and every value each binds, in order,
+    /// with the name binding it: the action's own parameters, then, for a sequence action,
+    /// those of the choices its effect makes (`place at=g1 take=a7`: `at`, then `take`). The
+    /// number of the action's own parameters comes between the text and the list.
+    #[allow(clippy::type_complexity)]
+    pub fn legal_bindings(&self) -> Result<Vec<(String, usize, Vec<(String, String)>)>, RunError> {
+        let (g, st) = (self.game, &self.state);
+        let Some(choice) = g.waiting_choice(st) else {
+            return Ok(Vec::new());
+        };
+        let binds = |choice, a: &Action| -> Vec<(String, String)> {
+            match g.arm_of(choice, a.arm) {
+                Some(arm) => g
+                    .arm_parts(arm)
+                    .1
+                    .iter()
+                    .zip(a.args)
+                    .map(|(b, v)| (b.name.clone(), super::show_value(g, st, v)))
+                    .collect(),
+                None => Vec::new(),
+            }
+        };
+        let mut buf = Vec::new();
+        g.legal(st, &mut buf)?;
+        Ok(buf
+            .iter()
+            .map(|a| {
+                let mut args = binds(choice, a);
+                let own = args.len();
+                let from = a.steps.start as usize;
+                if let Some(steps) = st.runs.get(from..from + a.steps.len as usize) {
+                    for (c, inner) in steps {
+                        args.extend(binds(*c, inner));
+                    }
+                }
+                (g.action_text(st, a), own, args)
+            })
+            .collect())
+    }
+
     /// Applies a legal action given by its canonical text. On error the match is unchanged.
     pub fn apply_text(&mut self, text: &str) -> Result<(), RunError> {
         let a = self.game.parse_action(&self.state, text)?;
@@ -342,8 +382,122 @@ impl<'g> Match<'g> {
     /// Why an action is (not) legal now for one seat (`None`: whoever must act): in a
     /// `choose each` or a simultaneous block, answered from that seat's own choice or part
     /// ([`Game::why_not_for`]).
+    /// A sequence action's text whose choices inside the effect are not among its moves is
+    /// answered from the first of them that is not ([`Match::why_inside`]).
     pub fn why_for(&self, seat: Option<u8>, text: &str) -> Result<WhyNot, RunError> {
-        self.game.why_not_for(&self.state, seat, text)
+        let w = self.game.why_not_for(&self.state, seat, text)?;
+        let mover = seat.is_none_or(|s| self.actor() == Actor::Player(s));
+        if w.legal || !mover {
+            return Ok(w);
+        }
+        Ok(self.why_inside(text)?.unwrap_or(w))
+    }
+
+    /// Why a sequence action's text is not one of its moves, from inside its effect: the
+    /// action's own part is played on a copy of the state, then each choice the effect reaches
+    /// is answered by the next words of the text; the first that is not one of its options is
+    /// explained as that choice's own (its collection or its condition, with the locals of the
+    /// effect: `place at=g1 take=a1` is answered by the condition of `choose take`). `None`
+    /// when the text's own part is not an option of a sequence action now.
+    fn why_inside(&self, text: &str) -> Result<Option<WhyNot>, RunError> {
+        use super::{Steps, Wait};
+        let (g, st) = (self.game, &self.state);
+        let Wait::Decision { actor, .. } = st.wait else {
+            return Ok(None);
+        };
+        if st.block.is_some() {
+            return Ok(None);
+        }
+        let parsed = super::ActionText::parse(text);
+        let words: Vec<&str> = parsed.body.split_whitespace().collect();
+        let mut buf = Vec::new();
+        g.legal(st, &mut buf)?;
+        // The action's own part: the option without the choices made inside it.
+        let first = buf.iter().filter(|a| g.is_sequence(st, a)).find_map(|a| {
+            let own = Action {
+                steps: Steps::NONE,
+                ..*a
+            };
+            let t = g.action_text(st, &own);
+            let n = t.split_whitespace().count();
+            words
+                .starts_with(&t.split_whitespace().collect::<Vec<_>>())
+                .then_some((own, n))
+        });
+        let Some((own, mut used)) = first else {
+            return Ok(None);
+        };
+        let mut node = st.clone();
+        g.enter(&mut node, &own)?;
+        let depth = node.frames.len();
+        let run = |node: &mut State| {
+            super::vm::with_machine(node.fuel, |m| {
+                let saved = std::mem::replace(&mut m.stop_depth, depth);
+                let r = g.run_m(m, node);
+                m.stop_depth = saved;
+                r
+            })
+        };
+        run(&mut node)?;
+        let no = |reason: String, span: Option<crate::source::Span>| {
+            Ok(Some(WhyNot {
+                legal: false,
+                reason,
+                span,
+            }))
+        };
+        loop {
+            let done = words[..used].join(" ");
+            let rest = &words[used..];
+            if node.wait == Wait::Over || node.frames.len() < depth {
+                return no(
+                    format!(
+                        "`{}` is a whole move: nothing is chosen after it",
+                        crate::source::quote(&done, 60)
+                    ),
+                    None,
+                );
+            }
+            let Wait::Decision { choice, actor: who } = node.wait else {
+                return Ok(None);
+            };
+            if who != actor {
+                return Ok(None);
+            }
+            let found = node.cache.iter().find_map(|o| {
+                let t = g.action_text(&node, o);
+                let w: Vec<&str> = t.split_whitespace().collect();
+                rest.starts_with(&w).then_some((*o, w.len()))
+            });
+            match found {
+                Some((o, n)) => {
+                    g.enter(&mut node, &o)?;
+                    run(&mut node)?;
+                    used += n;
+                }
+                None if rest.is_empty() => {
+                    let offered: Vec<String> = node
+                        .cache
+                        .iter()
+                        .take(8)
+                        .map(|o| g.action_text(&node, o))
+                        .collect();
+                    return no(
+                        format!(
+                            "`{}` goes on with a choice; its options now: {}{}",
+                            crate::source::quote(&done, 60),
+                            offered.join(", "),
+                            if node.cache.len() > 8 { ", ..." } else { "" }
+                        ),
+                        Some(g.choices[choice].span),
+                    );
+                }
+                None => {
+                    let w = g.why_not_for(&node, Some(actor), &rest.join(" "))?;
+                    return Ok((!w.legal).then_some(w));
+                }
+            }
+        }
     }
 
     /// The save of this match.

@@ -201,6 +201,24 @@ pub struct GameInfo {
     pub rules: u64,
 }
 
+/// A legal action as the page maps clicks to it: the protocol's [`LegalAction`], with the
+/// values a sequence action's effect chooses after its own parameters.
+///
+/// [`LegalAction`]: crate::server::protocol::LegalAction
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct PageAction {
+    /// The canonical text; `apply` takes it.
+    pub text: String,
+    /// The action or the labelled option; `None` for a value choice.
+    pub name: Option<String>,
+    /// Each bound name with the canonical text of its value, in order: the action's own
+    /// parameters, then those of the choices its effect makes (`[["at", "g1"], ["take",
+    /// "a7"]]` for `place at=g1 take=a7`), one click each.
+    pub args: Vec<(String, String)>,
+    /// How many of `args` are the action's own parameters.
+    pub own: usize,
+}
+
 /// One seat's page: its view placed on the boards, its legal actions and the log as it may
 /// see it.
 #[derive(Clone, Debug, Serialize)]
@@ -212,7 +230,7 @@ pub struct SeatPage {
     /// The view placed on the boards and in zones.
     pub scene: scene::Scene,
     /// The seat's legal actions now (empty when it must not act, or in the past).
-    pub legal: Vec<crate::server::protocol::LegalAction>,
+    pub legal: Vec<PageAction>,
     /// Decisions in the match.
     pub decisions: usize,
     /// The decision the view is after, when looking back (`None`: now).
@@ -576,6 +594,7 @@ fn page(
                     Some(Reply::Actions { actions, .. }) => actions,
                     _ => Vec::new(),
                 };
+                let legal = page_actions(session, seat, legal);
                 (view, legal)
             }
         };
@@ -591,6 +610,40 @@ fn page(
             r#match: version,
         })
     }
+}
+
+/// The seat's legal actions (as the protocol bound to it lists them) with the values each
+/// chooses inside a sequence action's effect, read from the match when the seat acts alone
+/// (the choices of its own actions, which its texts already name).
+fn page_actions(
+    session: &Session<'_>,
+    seat: Option<u8>,
+    legal: Vec<crate::server::protocol::LegalAction>,
+) -> Vec<PageAction> {
+    let inner: std::collections::HashMap<String, Vec<(String, String)>> = session
+        .current()
+        .filter(|m| seat.is_some_and(|s| m.actor() == Actor::Player(s)))
+        .and_then(|m| m.legal_bindings().ok())
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(text, own, args)| (text, args[own.min(args.len())..].to_vec()))
+        .collect();
+    legal
+        .into_iter()
+        .map(|a| {
+            let own = a.args.len();
+            let mut args = a.args;
+            if let Some(more) = inner.get(&a.text) {
+                args.extend(more.iter().cloned());
+            }
+            PageAction {
+                text: a.text,
+                name: a.name,
+                args,
+                own,
+            }
+        })
+        .collect()
 }
 
 fn is_agent(agents: &Agents, seat: u8) -> bool {

@@ -96,16 +96,48 @@ function range(a, b) { const out = []; for (let i = a; i < b; i++) out.push(i); 
 
 // ---- one seat's page ----
 
-function targetsOf(sel) {
-  const cands = candidates(sel);
-  const out = new Set();
-  for (const a of cands) for (const [, v] of a.args) if (!sel.includes(v)) out.add(v);
-  return out;
+// A legal action is chosen by clicking, in order, the values of its arguments that the page
+// shows (spaces, cards, zones): its own parameters, then the choices a sequence action's effect
+// makes (`place at=g1 take=a7`: g1, then a7). Values not shown (numbers, enums) are skipped:
+// the action list, narrowed by the clicks, chooses them.
+function shown() {
+  if (!page._shown) {
+    const out = new Set();
+    for (const b of info.boards) for (const s of b.spaces) out.add(s.name);
+    for (const z of page.scene.zones) {
+      out.add(z.zone);
+      for (const c of z.kind === "pile" ? z.cards.slice(-1) : z.cards) out.add(c.name);
+    }
+    page._shown = out;
+  }
+  return page._shown;
+}
+
+// The positions in a.args of the values one clicks, in order.
+function clicks(a) {
+  if (!a._clicks) {
+    const s = shown();
+    a._clicks = a.args.map((_, i) => i).filter((i) => s.has(a.args[i][1]));
+  }
+  return a._clicks;
 }
 
 function candidates(sel) {
   if (!page || at !== null) return [];
-  return page.legal.filter((a) => sel.every((v) => a.args.some(([, x]) => x === v)));
+  return page.legal.filter((a) => {
+    const c = clicks(a);
+    return sel.length <= c.length && sel.every((v, k) => a.args[c[k]][1] === v);
+  });
+}
+
+// The values that may be clicked next.
+function targetsOf(sel) {
+  const out = new Set();
+  for (const a of candidates(sel)) {
+    const c = clicks(a);
+    if (c.length > sel.length) out.add(a.args[c[sel.length]][1]);
+  }
+  return out;
 }
 
 function click(value) {
@@ -115,7 +147,7 @@ function click(value) {
   }
   selection.push(value);
   const c = candidates(selection);
-  const exact = c.filter((a) => a.args.every(([, x]) => selection.includes(x)));
+  const exact = c.filter((a) => clicks(a).length === selection.length);
   if (c.length === 1 || (exact.length === 1 && targetsOf(selection).size === 0)) {
     act((exact[0] || c[0]).text);
   } else if (c.length === 0) {
@@ -269,13 +301,30 @@ function kindOf(value) {
   return "card";
 }
 
+// The text to ask `why` about when `value` is hovered: an action that could take the next
+// click, with `value` in that place. Its own parameters are all written (the others as in that
+// action); of the choices a sequence action makes inside, those before this one only, so that
+// the answer is that choice's own (`place at=g1 take=a1`: why a1 may not be taken).
 function guessText(value, kind) {
-  for (const a of page.legal) {
-    const i = a.args.findIndex(([, x]) => kindOf(x) === kind);
-    if (i < 0) continue;
-    const words = a.name ? [a.name] : [];
-    a.args.forEach(([k, x], j) => words.push(`${k}=${j === i ? value : x}`));
-    return words.join(" ");
+  const k = selection.length;
+  for (const a of k ? candidates(selection) : page.legal) {
+    const c = clicks(a);
+    if (c.length <= k || kindOf(a.args[c[k]][1]) !== kind) continue;
+    const i = c[k];
+    // Where each argument's `name=value` lies in the text (labels of choices inside kept).
+    const at = [];
+    let from = 0;
+    for (const [key, x] of a.args) {
+      const word = `${key}=${x}`;
+      const whole = (p) => (p === 0 || a.text[p - 1] === " ") && [undefined, " "].includes(a.text[p + word.length]);
+      let p = a.text.indexOf(word, from);
+      while (p >= 0 && !whole(p)) p = a.text.indexOf(word, p + 1);
+      if (p < 0) return null;
+      at.push([p, p + word.length]);
+      from = p + word.length;
+    }
+    const last = Math.max(i, a.own - 1);
+    return a.text.slice(0, at[i][0]) + `${a.args[i][0]}=${value}` + a.text.slice(at[i][1], at[last][1]);
   }
   return null;
 }
