@@ -355,21 +355,41 @@ fn play(b: &Browser, space: &str) {
     b.click(&css);
 }
 
+/// `rulebook web` on a copy of `text` (`name`, in a fresh folder) and a browser on its page.
+fn open(name: &str, text: &str) -> (Kill, Browser) {
+    let file = scratch(name, text);
+    let (server, url) = serve(&file);
+    let b = Browser::start();
+    b.go(&url);
+    (server, b)
+}
+
+/// A new match with both seats human (hot seat).
+fn hot_seat(b: &Browser) {
+    b.click("#newtoggle");
+    b.click("input.human[data-seat=\"1\"]");
+    b.click("#start");
+}
+
+/// Passes the device on: the cover shows, then the next seat asks for its view.
+fn pass_device(b: &Browser) {
+    b.wait(
+        "the cover",
+        "return !document.getElementById('cover').hidden",
+    );
+    b.click("#reveal");
+}
+
 #[test]
 fn a_whole_tic_tac_toe_game_is_played_by_clicking_the_board() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let file = scratch("play.rules", &tic_tac_toe());
-    let (_server, url) = serve(&file);
-    let b = Browser::start();
-    b.go(&url);
+    let (_server, b) = open("play.rules", &tic_tac_toe());
     b.wait(
         "the board",
         "return document.querySelectorAll('.space').length === 9",
     );
     // Both seats human: a hot-seat game.
-    b.click("#newtoggle");
-    b.click("input.human[data-seat=\"1\"]");
-    b.click("#start");
+    hot_seat(&b);
     let moves = ["a1", "a2", "b1", "b2", "c1"];
     for (i, m) in moves.iter().enumerate() {
         let seat = i % 2;
@@ -477,10 +497,7 @@ fn centre(b: &Browser, space: &str) -> (f64, f64) {
 fn a_hex_board_is_drawn_as_hexagons_and_played_by_clicking_them() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let text = std::fs::read_to_string(root().join("rules/classic/hex.rules")).expect("readable");
-    let file = scratch("hex.rules", &text);
-    let (_server, url) = serve(&file);
-    let b = Browser::start();
-    b.go(&url);
+    let (_server, b) = open("hex.rules", &text);
     b.wait(
         "the board",
         "return document.querySelectorAll('.space polygon.cell').length === 121",
@@ -500,9 +517,7 @@ fn a_hex_board_is_drawn_as_hexagons_and_played_by_clicking_them() {
         ((a2.0 - a1.0) - half).abs() < 1.0,
         "row 2 half a cell to the right: {a1:?} {b1:?} {a2:?}"
     );
-    b.click("#newtoggle");
-    b.click("input.human[data-seat=\"1\"]");
-    b.click("#start");
+    hot_seat(&b);
     for i in 0..21 {
         let (col, row) = if i % 2 == 0 {
             ('a', i / 2 + 1)
@@ -510,11 +525,7 @@ fn a_hex_board_is_drawn_as_hexagons_and_played_by_clicking_them() {
             ('b', i / 2 + 1)
         };
         if i > 0 {
-            b.wait(
-                "the cover",
-                "return !document.getElementById('cover').hidden",
-            );
-            b.click("#reveal");
+            pass_device(&b);
         }
         play(&b, &format!("{col}{row}"));
     }
@@ -533,10 +544,7 @@ fn a_mill_board_is_drawn_as_its_three_squares() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let text = std::fs::read_to_string(root().join("rules/classic/nine_mens_morris.rules"))
         .expect("readable");
-    let file = scratch("morris.rules", &text);
-    let (_server, url) = serve(&file);
-    let b = Browser::start();
-    b.go(&url);
+    let (_server, b) = open("morris.rules", &text);
     b.wait(
         "the board",
         "return document.querySelectorAll('.space circle.spot').length === 24",
@@ -570,25 +578,16 @@ fn a_man_is_taken_after_a_mill_by_clicking_it() {
     let text = std::fs::read_to_string(root().join("rules/classic/nine_mens_morris.rules"))
         .expect("readable");
     assert!(text.contains("lines a1 d1 g1,"), "a1 d1 g1 is a line");
-    let file = scratch("morris-take.rules", &text);
-    let (_server, url) = serve(&file);
-    let b = Browser::start();
-    b.go(&url);
+    let (_server, b) = open("morris-take.rules", &text);
     b.wait(
         "the board",
         "return document.querySelectorAll('.space circle.spot').length === 24",
     );
-    b.click("#newtoggle");
-    b.click("input.human[data-seat=\"1\"]");
-    b.click("#start");
+    hot_seat(&b);
     let places = ["a1", "b2", "d1", "d2", "g1"];
     for (i, m) in places.iter().enumerate() {
         if i > 0 {
-            b.wait(
-                "the cover",
-                "return !document.getElementById('cover').hidden",
-            );
-            b.click("#reveal");
+            pass_device(&b);
         }
         play(&b, m);
     }
@@ -621,11 +620,7 @@ fn a_man_is_taken_after_a_mill_by_clicking_it() {
     );
     b.screenshot("web-morris-take.png");
     play(&b, "d2");
-    b.wait(
-        "the cover",
-        "return !document.getElementById('cover').hidden",
-    );
-    b.click("#reveal");
+    pass_device(&b);
     b.wait(
         "d2 taken",
         "return document.querySelector('.space[data-value=\"d2\"] .token') === null \
@@ -661,10 +656,7 @@ fn a_piece_is_moved_by_clicking_it_then_where_it_goes() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let text =
         std::fs::read_to_string(root().join("rules/classic/breakthrough.rules")).expect("readable");
-    let file = scratch("breakthrough.rules", &text);
-    let (_server, url) = serve(&file);
-    let b = Browser::start();
-    b.go(&url);
+    let (_server, b) = open("breakthrough.rules", &text);
     let targets =
         "return [...document.querySelectorAll('.space.target')].map(s => s.dataset.value).sort()";
     b.wait(
@@ -712,10 +704,7 @@ flow { repeat { for p in players { turn p { choose { play } } } } }
 #[test]
 fn another_seats_hand_shows_backs_only() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let file = scratch("hands.rules", HANDS);
-    let (_server, url) = serve(&file);
-    let b = Browser::start();
-    b.go(&url);
+    let (_server, b) = open("hands.rules", HANDS);
     let zone = |z: &str, what: &str| {
         format!(
             "document.querySelector('.zone[data-zone=\"{z}\"]').querySelectorAll('{what}').length"

@@ -331,9 +331,7 @@ mod tests {
         assert_eq!(l[0].edges.len(), 7); // 2 rows of 2 + 3 columns of 1
         assert_eq!(l[1].shape, "ring");
         assert_eq!(l[1].edges.len(), 8);
-        let d =
-            |a: &SpaceLayout, b: &SpaceLayout| ((a.x - b.x).powi(2) + (a.y - b.y).powi(2)).sqrt();
-        let first = d(&l[1].spaces[0], &l[1].spaces[1]);
+        let first = distance(&l[1].spaces[0], &l[1].spaces[1]);
         assert!((0.5..1.5).contains(&first), "{first}");
     }
 
