@@ -725,6 +725,11 @@ fn another_seats_hand_shows_backs_only() {
         b.js(&format!("return {}", zone("hand[p2]", ".card:not(.back)"))),
         json!(0)
     );
+    // p1's own hand is drawn first (the rules declare the deck first), then the others.
+    assert_eq!(
+        b.js("return [...document.querySelectorAll('.zone')].map(z => z.dataset.zone)"),
+        json!(["hand[p1]", "deck", "hand[p2]"])
+    );
     // The cards of p1's hand are clickable actions; the deck is a pile of backs.
     assert_eq!(
         b.js(&format!("return {}", zone("hand[p1]", ".card.target"))),

@@ -196,7 +196,12 @@ function render() {
   // Boards.
   info.boards.forEach((b, bi) => boards.append(drawBoard(b, page.scene.boards[bi] || [], targets)));
   // Zones.
-  for (const z of page.scene.zones) zones.append(drawZone(z, targets));
+  // The seat's own zones first (its hand), then those holding a target, then the rest, each
+  // group in the rules' order.
+  const rank = (z) => seat !== null && z.owner === seat ? 0
+    : targets.has(z.zone) || z.cards.some((c) => targets.has(c.name)) ? 1 : 2;
+  page.scene.zones.map((z, i) => [rank(z), i, z]).sort((a, b) => a[0] - b[0] || a[1] - b[1])
+    .forEach(([, , z]) => zones.append(drawZone(z, targets)));
   // Variables and scores.
   for (const [name, value] of page.scene.vars) $("vars").append(el("tr", {}, el("td", {}, name), el("td", {}, value)));
   if (v.scores) v.scores.forEach((s, i) => $("vars").append(el("tr", {}, el("td", {}, `score ${seatName(i)}`), el("td", {}, String(s)))));
