@@ -172,22 +172,11 @@ fn explain_lists_the_structure() {
 
 #[test]
 fn play_refuses_an_illegal_choice_and_asks_again() {
-    use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_rulebook"))
-        .args(["play", "rules/classic/tic_tac_toe.rules", "--seed", "1"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .expect("runs");
-    child
-        .stdin
-        .as_mut()
-        .expect("stdin")
-        .write_all(b"99\nplace cell=b2\n1\n1\n1\n1\n")
-        .expect("writes");
-    let out = child.wait_with_output().expect("ends");
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success());
+    let (code, text) = play(
+        &["rules/classic/tic_tac_toe.rules", "--seed", "1"],
+        "99\nplace cell=b2\n1\n1\n1\n1\n",
+    );
+    assert_eq!(code, 0, "{text}");
     assert!(
         text.contains("`99` is not one of the legal actions; choose again (type help)"),
         "{text}"
