@@ -1,5 +1,5 @@
-//! Native playout speeds for the README's "Speed" table: the hand-written engines of
-//! tests/native/ (checked against the interpreter by tests/native_agreement.rs) playing
+//! Native playout speeds for the "Speed" tables of docs/benchmarks.md: the hand-written
+//! engines of tests/native/ (checked against the interpreter by tests/native_agreement.rs) playing
 //! random games for a second each, after a tenth of that as warm-up.
 //!
 //!     cargo bench --bench native

@@ -7,10 +7,14 @@
 #   benches/openspiel_ratio.sh                  # the classic games, 5 s each, 3 rounds
 #   SECONDS_EACH=10 ROUNDS=5 benches/openspiel_ratio.sh rules/classic/hex.rules:hex
 #   benches/openspiel_ratio.sh --library        # every game of the differential test
+#   benches/openspiel_ratio.sh --all            # --library, then the seed games against
+#                                               # their targets (issue 36): every figure
 #
 # Arguments: FILE:OPENSPIEL_NAME pairs (default: tic-tac-toe, Connect Four, Breakthrough), or
 # `--library`: every game that tests/differential/differential.py maps to OpenSpiel (its
-# default parameters; a rules file measured once, with its default variant).
+# default parameters; a rules file measured once, with its default variant). `--all`: the
+# library, the geometric mean of its ratios, and the seed games' playouts/s (median of
+# ROUNDS runs) beside the targets of issue 36.
 # Environment: OPENSPIEL_PLAYOUTS (the script; default ../shared/tools/openspiel_playouts.py),
 # OSPIEL_PYTHON (a Python that imports pyspiel; default: tests/differential/setup.sh installs one).
 set -euo pipefail
@@ -21,6 +25,11 @@ rounds="${ROUNDS:-3}"
 script="${OPENSPIEL_PLAYOUTS:-$root/../shared/tools/openspiel_playouts.py}"
 python="${OSPIEL_PYTHON:-$(bash tests/differential/setup.sh | tail -1)}"
 pairs=("$@")
+all=false
+if [ "${1:-}" = "--all" ]; then
+    all=true
+    set -- --library
+fi
 if [ "${1:-}" = "--library" ]; then
     mapfile -t pairs < <(cd tests/differential && "$python" -c '
 import differential
@@ -40,6 +49,7 @@ cargo build --release --quiet
 bin="$root/target/release/rulebook"
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 field() { "$python" -c "import json,sys; print(json.load(sys.stdin)['$1'])"; }
+ratios=()
 echo "| game | rulebook playouts/s | OpenSpiel playouts/s | ratio | CPU share |"
 echo "|---|---:|---:|---:|---:|"
 for pair in "${pairs[@]}"; do
@@ -54,5 +64,30 @@ for pair in "${pairs[@]}"; do
     a="$(printf '%s\n' "${ours[@]}" | median)"
     b="$(printf '%s\n' "${theirs[@]}" | median)"
     s="$(printf '%s\n' "${shares[@]}" | median)"
-    printf '| %s | %.0f | %.0f | %.2f | %s |\n' "$file" "$a" "$b" "$(echo "$a / $b" | bc -l)" "$s"
+    r="$(echo "$a / $b" | bc -l)"
+    ratios+=("$r")
+    printf '| %s | %.0f | %.0f | %.2f | %s |\n' "$file" "$a" "$b" "$r" "$s"
+done
+# The geometric mean of the ratios: exp of the mean of their logarithms.
+printf '| geometric mean of %d ratios | | | %.2f | |\n' "${#ratios[@]}" \
+    "$(printf '%s\n' "${ratios[@]}" | awk '{s += log($1)} END {print exp(s / NR)}')"
+$all || exit 0
+# The seed games have no OpenSpiel version: their playouts/s against issue 36's targets.
+echo
+echo "| seed game | rulebook playouts/s | target | share of target | CPU share |"
+echo "|---|---:|---:|---:|---:|"
+for seed in "rules/omega_shift.rules::35000" "rules/ominoes.rules::4000" \
+            "rules/atlantis_rising.rules:--players 4:5000" "rules/atlantis_omni.rules::5000"; do
+    file="${seed%%:*}"; rest="${seed#*:}"; extra="${rest%%:*}"; target="${rest##*:}"
+    ours=(); shares=()
+    for _ in $(seq "$rounds"); do
+        # shellcheck disable=SC2086 # $extra is a list of flags
+        out="$(taskset -c 0 "$bin" bench "$file" $extra --seconds "$seconds" --json)"
+        ours+=("$(echo "$out" | field playouts_per_sec)")
+        shares+=("$(echo "$out" | field cpu_share)")
+    done
+    a="$(printf '%s\n' "${ours[@]}" | median)"
+    s="$(printf '%s\n' "${shares[@]}" | median)"
+    printf '| %s %s | %.0f | %s | %.2f | %s |\n' "$file" "$extra" "$a" "$target" \
+        "$(echo "$a / $target" | bc -l)" "$s"
 done

@@ -3,7 +3,8 @@
 //! offer exactly the same legal actions, as canonical texts **in the same order**, at every
 //! decision (chance outcomes included), and end with the same scores and winners.
 //!
-//! The native engines' speeds for the README's "Speed" table: `cargo bench --bench native`.
+//! The native engines' speeds for the "Speed" tables of docs/benchmarks.md:
+//! `cargo bench --bench native`.
 
 // The engines' speed face (`playout`) is measured by benches/native.rs, not used here.
 #[allow(dead_code)]
