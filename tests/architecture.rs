@@ -1,7 +1,7 @@
 //! The module map of ARCHITECTURE.md holds: data flows one way (text, syntax tree, IR,
 //! running game), and each module refers only to the modules below it. A reference is any
 //! `crate::<module>` or `super::` path outside a comment; the test lists every edge that breaks
-//! the order.
+//! the order; and its codemap names every file of `src/`, one line each, and no file that is gone.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -103,12 +103,66 @@ fn modules_only_refer_to_the_modules_below_them() {
 }
 
 #[test]
-fn the_architecture_document_names_every_module() {
+fn the_codemap_names_every_file_and_every_module() {
     let doc = std::fs::read_to_string("ARCHITECTURE.md").expect("ARCHITECTURE.md");
+    let start = doc.find("## Codemap").expect("a codemap section");
+    let end = doc[start..].find("\n## ").map_or(doc.len(), |i| start + i);
+    let map = &doc[start..end];
     for (m, _) in ALLOWED {
         assert!(
-            doc.contains(&format!("`src/{m}")),
-            "ARCHITECTURE.md does not describe src/{m}"
+            map.contains(&format!("**`{m}`**")),
+            "the codemap of ARCHITECTURE.md has no entry for the module {m}"
         );
     }
+    let mut all = vec![];
+    files(Path::new("src"), &mut all);
+    let mut missing = vec![];
+    for f in &all {
+        let name = f.to_string_lossy().replace('\\', "/");
+        if !map.contains(&format!("`{name}`")) {
+            missing.push(name);
+        }
+    }
+    missing.sort();
+    assert!(
+        missing.is_empty(),
+        "files of src/ the codemap of ARCHITECTURE.md does not name (one line each):\n{}",
+        missing.join("\n")
+    );
+    // And no line names a file that is gone.
+    let mut gone = vec![];
+    for part in map.split('`').skip(1).step_by(2) {
+        if part.starts_with("src/") && part.ends_with(".rs") && !Path::new(part).exists() {
+            gone.push(part.to_string());
+        }
+    }
+    assert!(
+        gone.is_empty(),
+        "the codemap names files that do not exist: {gone:?}"
+    );
+}
+
+/// The most lines a file of `src/` may have (issue 36: a file one can read whole).
+const MAX_FILE_LINES: usize = 800;
+
+#[test]
+fn no_file_of_src_is_longer_than_the_limit() {
+    let mut all = vec![];
+    files(Path::new("src"), &mut all);
+    let mut long: Vec<String> = all
+        .iter()
+        .filter_map(|f| {
+            let n = std::fs::read_to_string(f)
+                .expect("readable")
+                .lines()
+                .count();
+            (n > MAX_FILE_LINES).then(|| format!("{}: {n} lines", f.display()))
+        })
+        .collect();
+    long.sort();
+    assert!(
+        long.is_empty(),
+        "files of src/ over {MAX_FILE_LINES} lines (split them by what they do):\n{}",
+        long.join("\n")
+    );
 }

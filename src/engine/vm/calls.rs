@@ -15,7 +15,7 @@
 //! the state the function reads ([`crate::ir::vm::CDef::reads`]) has been written since it
 //! was computed. Functions whose aggregates fold zones are not called at all in guards and
 //! function bodies: they are compiled in place of their calls there
-//! (`check/compile/expr.rs`, `inline_walk`), since walking such a zone, mostly empty or
+//! (`check/compile/expr/inline.rs`, `inline_walk`), since walking such a zone, mostly empty or
 //! short, costs less than a look-up in this table.
 
 use super::*;

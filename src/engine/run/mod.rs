@@ -1,0 +1,300 @@
+//! The step loop: runs the rules' compiled procedures until the next decision, chance event
+//! or end. Every step costs a unit of the decision's work budget.
+
+use super::react::WindowStep;
+use super::simul::Go;
+use super::vm::{with_machine, Iter, Machine};
+use super::*;
+use crate::ir::vm::{Code, Family, Op, Step, Target};
+use crate::ir::*;
+use rand::Rng;
+
+mod flow;
+mod loops;
+mod write;
+
+/// Procedures (the flow, actions run with `do`, chosen actions) may be nested this deep.
+pub const MAX_FRAMES: usize = 1024;
+impl Game {
+    /// Runs until a decision, a chance event (external mode) or the end.
+    pub(crate) fn run(&self, st: &mut State) -> Result<(), RunError> {
+        with_machine(st.fuel, |m| self.run_m(m, st))
+    }
+
+    /// [`Game::run`] on a machine already in use (fuel shared with the caller).
+    pub(crate) fn run_m(&self, m: &mut Machine, st: &mut State) -> Result<(), RunError> {
+        let mut locals = std::mem::take(&mut st.locals);
+        let mut iters = std::mem::take(&mut st.iters);
+        let outer = m.walks_enter(st);
+        let r = self.steps(m, st, &mut locals, &mut iters);
+        m.walks_leave(outer);
+        st.locals = locals;
+        st.iters = iters;
+        r
+    }
+
+    /// Pushes a procedure's frame with its first locals set.
+    pub(crate) fn push_frame(
+        &self,
+        st: &mut State,
+        proc: ProcId,
+        me: u8,
+        args: &[Value],
+    ) -> Result<(), RunError> {
+        push(self, &mut st.frames, &mut st.locals, proc, me, args, None)
+    }
+
+    fn steps(
+        &self,
+        m: &mut Machine,
+        st: &mut State,
+        locals: &mut Vec<Value>,
+        iters: &mut Vec<Value>,
+    ) -> Result<(), RunError> {
+        let mut last_loop: Option<Span> = None;
+        'frame: loop {
+            step_spend(m, &last_loop)?;
+            let frame = match self.top_frame(m, st, locals)? {
+                Ok(frame) => frame,
+                Err(Go::Jumped) => continue,
+                Err(_) => return Ok(()),
+            };
+            let fi = st.frames.len() - 1;
+            let code = &self.program.procs[frame.proc];
+            let base = frame.base as usize;
+            let mut pc = frame.pc;
+            // The steps of this frame, one after the other, without reading the frame
+            // again, while they are steps that leave the frames as they are (each still
+            // spends its unit of work).
+            loop {
+                let me = st.frames[fi].me;
+                let mut next = pc + 1;
+                // Where an extracted step says to go on (`Go`): on at a pc of this frame,
+                // out of the loop, into a fired trigger's body, or on in the frames it set.
+                macro_rules! go {
+                    ($go:expr) => {
+                        match $go {
+                            Go::Next(pc) => next = pc,
+                            Go::Wait => return Ok(()),
+                            Go::Again(sp) => {
+                                last_loop = Some(sp);
+                                continue 'frame;
+                            }
+                            Go::Jumped => continue 'frame,
+                        }
+                    };
+                }
+                let step = &code[pc as usize];
+                match step {
+                    Step::Let(slot, e, span) => {
+                        let v = self.value_in(m, st, *e, &mut locals[base..], me, *span)?;
+                        locals[base + *slot as usize] = v;
+                    }
+                    Step::Assign {
+                        target,
+                        op,
+                        value,
+                        span,
+                    } => {
+                        let v = self.read_in(m, st, *value, &mut locals[base..], me, *span)?;
+                        if !self.set_local_var(st, &locals[base..], target, *op, v) {
+                            self.assign(m, st, &mut locals[base..], me, target, *op, v, *span)?;
+                        }
+                    }
+                    Step::Move { .. } => self.move_step(m, st, &mut locals[base..], me, step)?,
+                    Step::Shuffle { .. } | Step::Roll { .. } => {
+                        go!(self.chance_step(m, st, locals, (base, me), step, next)?)
+                    }
+                    Step::Jump(t) => next = *t,
+                    Step::JumpIfNot(c, t, span) => {
+                        if !self.holds_in(m, st, *c, &mut locals[base..], me, *span)? {
+                            next = *t;
+                        }
+                    }
+                    Step::ForInit { coll, slot, span } => {
+                        let l = &mut locals[base..];
+                        self.for_init(m, st, l, iters, me, (*coll, *slot, *span))?
+                    }
+                    Step::ForNext { slot, var, exit } => {
+                        let s = base + *slot as usize;
+                        let (Value::Int(pos), Value::Int(end)) = (locals[s], locals[s + 1]) else {
+                            return Err(err("internal: loop state lost", None));
+                        };
+                        if pos < end {
+                            locals[base + *var as usize] = iters[pos as usize];
+                            locals[s] = Value::Int(pos + 1);
+                        } else {
+                            next = *exit;
+                        }
+                    }
+                    Step::ForNextIf { exit, .. } => {
+                        let l = &mut locals[base..];
+                        let found = self.for_next_if(m, st, l, iters, me, &mut last_loop, step)?;
+                        next = if found { pc + 2 } else { *exit };
+                    }
+                    Step::ForDone { slot } => {
+                        if let Value::Int(start) = locals[base + *slot as usize + 2] {
+                            iters.truncate(start as usize);
+                        }
+                    }
+                    Step::Choose(cid) if st.block.is_some() => {
+                        go!(self.simul_choose(m, st, locals, *cid)?)
+                    }
+                    Step::Simul { .. } => go!(self.simul_step(m, st, locals, step)?),
+                    Step::SimulEnd => match self.simul_end(st, locals)? {
+                        Go::Next(pc) => next = pc,
+                        Go::Wait | Go::Again(_) => return Ok(()),
+                        Go::Jumped => continue 'frame,
+                    },
+                    Step::Choose(cid) if self.program.choices[*cid].each.is_some() => {
+                        go!(self.choose_each(m, st, locals, (base, me), *cid)?)
+                    }
+                    Step::SimNext(cid) => {
+                        go!(self.sim_next(st, locals, (base, me), (fi, pc), *cid)?)
+                    }
+                    Step::Choose(cid) => go!(self.choose(m, st, locals, (base, me), *cid)?),
+                    Step::DoField { target, args, span } => {
+                        let what = (*target, &args[..], *span);
+                        go!(self.do_field(m, st, locals, (base, me), (fi, next), what)?)
+                    }
+                    Step::Do { action, args, span } => {
+                        self.do_action(m, st, locals, base, me, (fi, next), *action, args, *span)?;
+                        continue 'frame;
+                    }
+                    Step::TurnStart { .. } | Step::TurnEnd { .. } => {
+                        self.turn_step(m, st, &mut locals[base..], (fi, me), step)?
+                    }
+                    Step::End(_) | Step::Win { .. } => {
+                        return self.end_step(m, st, locals, (base, me), step)
+                    }
+                    Step::LoopGuard { span } => last_loop = Some(*span),
+                    Step::Window(before) => go!(self.window_go(m, st, locals, *before, next)?),
+                    // The effects that neither wait nor jump (`Game::effect_step`).
+                    _ => self.effect_step(m, st, &mut locals[base..], me, step)?,
+                }
+                st.frames[fi].pc = next;
+                let stays = step.stays();
+                if !stays || next as usize >= code.len() {
+                    continue 'frame;
+                }
+                step_spend(m, &last_loop)?;
+                pc = next;
+            }
+        }
+    }
+}
+
+/// A chance event met by an `after` effect: what it would leave is not known.
+#[cold]
+fn unknown_chance(span: Span) -> RunError {
+    err("`after` cannot look past a chance event", Some(span))
+}
+
+/// Stamps a move of `c` to `to` ([`Game::move_comp`]): out of line, as games without
+/// remembered functions or windows do not stamp.
+#[inline(never)]
+fn moved(st: &mut State, fam: &crate::ir::vm::Families, c: CompId, to: InstId) {
+    st.stamps.write(fam.inst(st.zones.loc(c)));
+    st.stamps.write(fam.inst(to));
+    st.stamps.write(Family::WHERE);
+}
+
+/// A step's unit of work ([`Machine::spend`]), the span of the last loop read only when the
+/// work runs out (passed by value, it was copied for every step).
+#[inline(always)]
+fn step_spend(m: &mut Machine, last_loop: &Option<Span>) -> Result<(), RunError> {
+    if m.fuel == 0 {
+        return out_of_work(m, *last_loop);
+    }
+    m.fuel -= 1;
+    Ok(())
+}
+
+/// The error of a step that finds no work left.
+#[cold]
+#[inline(never)]
+fn out_of_work(m: &mut Machine, last_loop: Option<Span>) -> Result<(), RunError> {
+    Ok(m.spend(last_loop)?)
+}
+
+/// The slot of `var[x]` for an index code that is one local `x` or a field of one (`x.f`)
+/// holding an index in range (`None`: another shape, or an index the general path must
+/// judge and explain).
+#[inline(always)]
+fn local_slot(g: &Game, st: &State, var: VarId, index: Code, locals: &[Value]) -> Option<usize> {
+    if index.end != index.start + 1 {
+        return None;
+    }
+    let def = &g.vars[var];
+    if def.dims.len() != 1 {
+        return None;
+    }
+    let x = match *g.program.ops.get(index.start as usize)? {
+        Op::Local(l) => *locals.get(l as usize)?,
+        Op::LocalField(l, f) => match *locals.get(l as usize)? {
+            Value::Comp(c) if (f as usize) < g.comps[c].fields.len() => {
+                *st.fields.get(g.field_slot(c, f))?
+            }
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let i = x.index_pos()?;
+    (i < *def.sizes.first()?).then_some((def.base + i) as usize)
+}
+
+/// Pushes a procedure's frame, its locals after the caller's.
+pub(super) fn push(
+    g: &Game,
+    frames: &mut Vec<Frame>,
+    locals: &mut Vec<Value>,
+    proc: ProcId,
+    me: u8,
+    args: &[Value],
+    span: Option<Span>,
+) -> Result<(), RunError> {
+    if frames.len() >= MAX_FRAMES {
+        return Err(RunError::Limit {
+            message: format!(
+                "actions run inside each other more than {MAX_FRAMES} deep (a `do` that never \
+                 stops?)"
+            ),
+            span,
+        });
+    }
+    let base = locals.len();
+    let n = g.procs[proc].locals as usize;
+    locals.resize(base + n.max(args.len()), Value::None);
+    locals[base..base + args.len()].copy_from_slice(args);
+    frames.push(Frame {
+        proc,
+        pc: 0,
+        base: base as u32,
+        me,
+        inside: false,
+    });
+    Ok(())
+}
+
+fn expected(g: &Game, st: &State, what: &str, got: Value, span: Span) -> RunError {
+    err(
+        format!("expected {what}, got {}", show_value(g, st, got)),
+        Some(span),
+    )
+}
+
+/// A value that must be a component.
+fn comp(g: &Game, st: &State, v: Value, span: Span) -> Result<CompId, RunError> {
+    match v {
+        Value::Comp(c) => Ok(c),
+        other => Err(expected(g, st, "a component", other, span)),
+    }
+}
+
+/// A value that must be a zone instance.
+fn zone(g: &Game, st: &State, v: Value, span: Span) -> Result<InstId, RunError> {
+    match v {
+        Value::Zone(z) => Ok(z),
+        other => Err(expected(g, st, "a zone", other, span)),
+    }
+}
