@@ -1,12 +1,9 @@
 //! The options of a decision: listing them, testing one, applying one; chance outcomes;
 //! simultaneous choices.
 use super::vm::int_cmp;
-use super::vm::{comp_field, with_machine, Eval, Machine};
+use super::vm::{with_machine, Eval, Machine};
 use super::*;
-use crate::ir::vm::{
-    At, CBind, COptions, FastCmp, Narrow, Op, Part, Program, Same, SameRead, Scan, ScanDim, Step,
-    Twin, ZoneAt,
-};
+use crate::ir::vm::{At, CBind, COptions, FastCmp, Narrow, Op, Part, Program, Step, Twin, ZoneAt};
 use crate::ir::*;
 use crate::ops::BinOp;
 use std::cell::Cell;
@@ -522,16 +519,6 @@ thread_local! {
     /// that using it later does not, so [`Game::bind_walk_same`] does not copy the options
     /// of a value whose walk filled one.
     static FILLS: Cell<u64> = const { Cell::new(0) };
-}
-
-/// The options listed for a value of a [`Same`] binding: what it read, where its options
-/// lie in the list, and the work they cost.
-#[derive(Clone, Copy, Default)]
-struct SameSeen {
-    key: [Value; Same::MAX_READS],
-    start: usize,
-    end: usize,
-    work: u64,
 }
 
 /// The option of arm `arm` whose parameters are bound in `l` at the slots of `binds`.

@@ -1,6 +1,6 @@
 //! The compiled options of an action: its parameters' bindings (`CBind`), guard parts at
-//! the depth their bindings are bound, remembered filters, narrowed and scanned bindings,
-//! interchangeable values (`Same`), and the choices that offer them.
+//! the depth their bindings are bound, remembered filters, narrowed bindings, and the choices
+//! that offer them.
 
 use super::*;
 
@@ -21,10 +21,6 @@ pub struct CBind {
     /// only `setup` writes), the elements that pass them are listed once per key and
     /// remembered ([`Program::filters`]): `to in adjacent(from) where rank[to] == rank[from] + 1`.
     pub filter: Option<u32>,
-    /// The first binding of [`COptions::scan`].
-    pub scan: bool,
-    /// The binding of [`COptions::same`].
-    pub same: bool,
 }
 
 /// A binding's remembered lists: the key (the earlier bindings and `me` the collection and
@@ -67,72 +63,6 @@ pub struct COptions {
     pub starts: Vec<u32>,
     /// The whole guard (for "why not" answers).
     pub guard: Option<Code>,
-    /// The last bindings walked over the instances of the zone they index, when the first
-    /// part tested once they are bound is `not empty(zone[..])` of it.
-    pub scan: Option<Scan>,
-    /// A binding over a zone whose components the rest of the listing reads only through
-    /// a few fields and comparisons: two that read the same there list the same options.
-    pub same: Option<Same>,
-}
-
-/// A binding over a zone ([`Same::bind`]) that everything tested once it is bound (the later
-/// parts, bindings, remembered lists) reads only through [`Same::reads`]: fields of its
-/// component, and comparisons that read no other local. Nothing there calls a function or
-/// walks a board (whose answers are remembered from one use to the next), so two components
-/// that agree on these reads take the same path through the same code on one state: the
-/// same options but for this parameter, at the same work, with the same errors.
-#[derive(Clone, Debug)]
-pub struct Same {
-    /// The binding.
-    pub bind: u16,
-    /// What is read of its value (at most [`Same::MAX_READS`]).
-    pub reads: Vec<SameRead>,
-}
-
-impl Same {
-    /// The most reads a [`Same`] keeps.
-    pub const MAX_READS: usize = 4;
-}
-
-/// A read of a [`Same`] binding's value.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum SameRead {
-    /// Field `f` of the component.
-    Field(u16),
-    /// The answer of a comparison whose operands read no other local.
-    Cmp {
-        /// The comparison ([`Program::cmps`]).
-        i: u32,
-        /// Its op's position (for the span of an error).
-        pc: u32,
-    },
-}
-
-/// The last bindings of an action (from [`Scan::from`] on), each over an enum, the players
-/// or a board, are the indexes, in order, of a zone whose emptiness leads the parts tested
-/// once they are all bound (`act(p in Peninsula, t in Tile) where any(a in on[p, t] where
-/// ..)`): their values are walked in the same order and at the same work, but an empty
-/// instance is passed over in place, without binding and testing it.
-#[derive(Clone, Debug)]
-pub struct Scan {
-    /// The first binding of the run (it goes on to the last).
-    pub from: u16,
-    /// The zone's first instance.
-    pub base: u32,
-    /// Per binding of the run: what it walks, and the distance between instances of the
-    /// zone for one step of its value (the zone's later sizes multiplied).
-    pub dims: Vec<(ScanDim, u32)>,
-}
-
-/// What a binding of a [`Scan`] walks.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum ScanDim {
-    /// The values of an enum.
-    Enum(EnumId),
-    /// The seats of the match.
-    Players,
-    /// The spaces of a board, closed ones passed over.
-    Board(BoardId),
 }
 
 /// One part of a guard.

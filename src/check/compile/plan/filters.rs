@@ -17,11 +17,7 @@ impl Compiler<'_> {
     /// when the zone reads nothing that can fail (no index, or `me` or bindings over an enum,
     /// a board or the players as its indexes), so that both make the same errors; the loop
     /// spends no work on an empty zone, so both spend the same.
-    pub(super) fn nonempty<'e>(
-        &mut self,
-        binds: &[Bind],
-        part: &'e Expr,
-    ) -> Option<(Code, &'e Expr)> {
+    pub(super) fn nonempty(&mut self, binds: &[Bind], part: &Expr) -> Option<Code> {
         let Expr::Agg(agg, span) = part else {
             return None;
         };
@@ -56,7 +52,7 @@ impl Compiler<'_> {
         let code = self.expr(&test);
         // Kept only as one comparison: anything else costs more than the loop it spares.
         match self.p.ops.get(code.start as usize..code.end as usize) {
-            Some([Op::Cmp(_)]) => Some((code, zone)),
+            Some([Op::Cmp(_)]) => Some(code),
             _ => None,
         }
     }
