@@ -4,7 +4,7 @@
 
 use crate::engine::View;
 use crate::ir::ids::Id;
-use crate::ir::{BoardShape, Dim, Game, Visibility};
+use crate::ir::{BoardShape, Dim, Game, Type, Visibility};
 use serde::Serialize;
 
 /// A board as the page draws it: every space with a position, and the edges between
@@ -33,6 +33,12 @@ pub struct SpaceLayout {
     pub x: f64,
     /// Centre, y downwards.
     pub y: f64,
+    /// On a grid whose columns an enum of the rules names (an enum whose values are the
+    /// column letters, in order: `enum Column { a, b, c }` for a board three columns wide),
+    /// that enum's value for the space's column: a click on any space of the column stands
+    /// for it (a disc dropped into a column by clicking the column).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<String>,
 }
 
 /// The centres of a board's spaces, by geometry: a grid's rows with row 1 at the bottom (as
@@ -98,20 +104,42 @@ fn by_names(names: &[String]) -> Option<Vec<(f64, f64)>> {
     )
 }
 
+/// The width of a grid board when some enum's values are its column letters in order
+/// (`a`, `b`, ... as its spaces' names begin), so that a space's column names that enum's
+/// value; `None` for other boards and when no enum names the columns.
+fn column_enum(g: &Game, b: &crate::ir::Board) -> Option<u32> {
+    let BoardShape::Grid { width, .. } = b.shape else {
+        return None;
+    };
+    g.enums
+        .iter()
+        .any(|e| {
+            e.values.len() == width as usize
+                && e.values
+                    .iter()
+                    .enumerate()
+                    .all(|(x, v)| *v == crate::ir::col_name(x as u32))
+        })
+        .then_some(width)
+}
+
 /// The boards of a game, laid out.
 pub fn layouts(g: &Game) -> Vec<BoardLayout> {
     g.boards
         .iter()
         .map(|b| {
             let pos = positions(b);
+            let columns = column_enum(g, b);
             let spaces = b
                 .space_names
                 .iter()
                 .zip(&pos)
-                .map(|(name, &(x, y))| SpaceLayout {
+                .enumerate()
+                .map(|(s, (name, &(x, y)))| SpaceLayout {
                     name: name.clone(),
                     x,
                     y,
+                    column: columns.map(|w| crate::ir::col_name(s as u32 % w)),
                 })
                 .collect();
             let mut edges = Vec::new();
@@ -139,15 +167,23 @@ pub fn layouts(g: &Game) -> Vec<BoardLayout> {
         .collect()
 }
 
-/// One thing drawn on a space: a component the seat sees, the back of one it does not, or the
-/// value of a variable indexed by the space.
+/// One thing drawn on a space, compact: a component the seat sees (equal ones counted once),
+/// the back of one it does not, the value of a variable indexed by the space, or a note (a
+/// value the rules never change after setup, shown in the space's tooltip only).
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct Token {
-    /// `piece`, `back` or `value`.
+    /// `piece`, `back`, `value` or `note`.
     pub kind: &'static str,
-    /// The text shown (a component's name; a value, with the variable's name when the board
-    /// has several variables).
+    /// The whole text, for the tooltip (`piece[b8]: p2`, `pile[b2, west]: block`).
     pub text: String,
+    /// What is drawn: a short label (an enum value's shortest prefix that tells it from the
+    /// enum's other values, a number, a component's name), empty for a plain disc.
+    pub label: String,
+    /// Drawn as this seat's piece (a disc of its colour), the label inside: a variable whose
+    /// value is a player, a component with a field whose value is a player.
+    pub seat: Option<u8>,
+    /// How many equal components it stands for (`block ×3`); 1 for anything else.
+    pub count: usize,
     /// The canonical text a click on it stands for (a component's name, or the space's).
     pub value: String,
 }
@@ -212,20 +248,29 @@ pub fn scene(g: &Game, view: &View, players: u8) -> Scene {
     for (z, inst) in view.zones.iter().zip(shown_instances(g, players)) {
         let info = g.instances[inst];
         if let Some((b, s)) = info.space {
+            let space = &g.boards[b].space_names[s as usize];
             let tokens = &mut out.boards[b.index()][s as usize];
-            for name in &z.visible {
-                tokens.push(Token {
-                    kind: "piece",
-                    text: name.clone(),
-                    value: name.clone(),
-                });
+            let empty = Vec::new();
+            for (k, name) in z.visible.iter().enumerate() {
+                let fields = z.fields.get(k).unwrap_or(&empty);
+                add_piece(tokens, name, &z.zone, comp_seat(g, info.zone, fields));
             }
-            for _ in z.visible.len()..z.count {
-                tokens.push(Token {
-                    kind: "back",
-                    text: String::new(),
-                    value: g.boards[b].space_names[s as usize].clone(),
-                });
+            if z.count > z.visible.len() {
+                let n = z.count - z.visible.len();
+                match tokens.iter_mut().find(|t| t.kind == "back") {
+                    Some(t) => {
+                        t.count += n;
+                        t.text = format!("{} hidden", t.count);
+                    }
+                    None => tokens.push(Token {
+                        kind: "back",
+                        text: format!("{n} hidden"),
+                        label: String::new(),
+                        seat: None,
+                        count: n,
+                        value: space.clone(),
+                    }),
+                }
             }
             continue;
         }
@@ -255,14 +300,8 @@ pub fn scene(g: &Game, view: &View, players: u8) -> Scene {
     }
     // Variables, in the order the view lists them.
     let mut entries = view.vars.iter();
-    for v in &g.vars {
+    for (vid, v) in g.vars.enumerate() {
         let board_dims = v.dims.iter().filter(|d| matches!(d, Dim::Board(_))).count();
-        let several = g
-            .vars
-            .iter()
-            .filter(|w| w.dims.iter().any(|d| matches!(d, Dim::Board(_))))
-            .count()
-            > 1;
         for k in 0..v.count {
             let mut rest = k;
             let mut skip = false;
@@ -284,25 +323,179 @@ pub fn scene(g: &Game, view: &View, players: u8) -> Scene {
             };
             match on {
                 Some((b, s)) => {
-                    if value == "none" || value == "false" {
-                        continue;
+                    let space = &g.boards[b].space_names[s as usize];
+                    if let Some(t) = value_token(g, vid, name, value, space) {
+                        out.boards[b.index()][s as usize].push(t);
                     }
-                    let text = if several || v.dims.len() > 1 {
-                        format!("{name}: {value}")
-                    } else {
-                        value.clone()
-                    };
-                    out.boards[b.index()][s as usize].push(Token {
-                        kind: "value",
-                        text,
-                        value: g.boards[b].space_names[s as usize].clone(),
-                    });
                 }
                 None => out.vars.push((name.clone(), value.clone())),
             }
         }
     }
+    for spaces in &mut out.boards {
+        for tokens in spaces.iter_mut() {
+            merge_into_disc(tokens);
+        }
+    }
     out
+}
+
+/// Adds a component to a space's tokens: one token per name and seat, counted (`block ×3`),
+/// its tooltip a line per zone instance (`pile[b2,west]: block ×2`).
+fn add_piece(tokens: &mut Vec<Token>, name: &str, zone: &str, seat: Option<u8>) {
+    let line = format!("{zone}: {name}");
+    let Some(t) = tokens
+        .iter_mut()
+        .find(|t| t.kind == "piece" && t.value == name && t.seat == seat)
+    else {
+        tokens.push(Token {
+            kind: "piece",
+            text: line,
+            label: name.to_string(),
+            seat,
+            count: 1,
+            value: name.to_string(),
+        });
+        return;
+    };
+    t.count += 1;
+    let mut lines: Vec<String> = t.text.split('\n').map(str::to_string).collect();
+    let times = format!("{line} ×");
+    match lines
+        .iter_mut()
+        .find(|l| **l == line || l.starts_with(&times))
+    {
+        Some(l) => {
+            let n: usize = l
+                .strip_prefix(&times)
+                .and_then(|k| k.parse().ok())
+                .unwrap_or(1);
+            *l = format!("{times}{}", n + 1);
+        }
+        None => lines.push(line),
+    }
+    t.text = lines.join("\n");
+}
+
+/// The seat a component is drawn for: the value of its one field of type player, as the
+/// view shows it (`owner: p2`), when it has exactly one such field.
+fn comp_seat(g: &Game, zone: crate::ir::ZoneId, fields: &[(String, String)]) -> Option<u8> {
+    let ty = &g.types[g.zones[zone].ty];
+    let players: Vec<&str> = ty
+        .fields
+        .iter()
+        .filter(|f| f.ty == Type::Player)
+        .map(|f| f.name.as_str())
+        .collect();
+    let [field] = players[..] else {
+        return None;
+    };
+    fields
+        .iter()
+        .find(|(name, _)| name == field)
+        .and_then(|(_, v)| seat_of(v))
+}
+
+/// The seat of a player's name (`p2`: 1).
+fn seat_of(value: &str) -> Option<u8> {
+    let n: u16 = value.strip_prefix('p')?.parse().ok()?;
+    u8::try_from(n.checked_sub(1)?).ok()
+}
+
+/// How the value of variable `vid` at a space is drawn there, if at all: not a value that
+/// marks nothing (`none`, `false`, the declared start value of an enum or a bool, as
+/// `level[b8]: low` on every square of `var level[field]: Level = low`), nor one the seat may
+/// not see (`?`); a player as
+/// that player's disc; an enum value as its shortest prefix that tells it from the enum's
+/// other values (`high` of `low, high`: `H`; `rose` beside `red`: `Ro`); a true bool as the
+/// variable's
+/// name; anything else as written. A variable no procedure but setup writes (each cell's row
+/// number) is a note, in the space's tooltip only.
+fn value_token(
+    g: &Game,
+    vid: crate::ir::VarId,
+    name: &str,
+    value: &str,
+    space: &str,
+) -> Option<Token> {
+    let v = &g.vars[vid];
+    let start = match &v.init {
+        Some(crate::ir::Expr::Lit(x))
+            if matches!(v.ty, Type::Enum(_) | Type::Bool | Type::Player) =>
+        {
+            Some(g.show_static(*x))
+        }
+        _ => None,
+    };
+    if value == "none" || value == "false" || value == "?" || start.as_deref() == Some(value) {
+        return None;
+    }
+    let text = format!("{name}: {value}");
+    let token = |kind, label: String, seat| Token {
+        kind,
+        text: text.clone(),
+        label,
+        seat,
+        count: 1,
+        value: space.to_string(),
+    };
+    if g.program.frozen.contains(&vid) {
+        return Some(token("note", String::new(), None));
+    }
+    Some(match v.ty {
+        Type::Player => token("value", String::new(), seat_of(value)),
+        Type::Enum(e) => token("value", short_label(&g.enums[e].values, value), None),
+        Type::Bool => token("value", v.name.clone(), None),
+        _ => token("value", value.to_string(), None),
+    })
+}
+
+/// The shortest prefix of `value` that no other of `values` begins with (the whole value when
+/// another value begins with all of it), its first letter in capitals: `high` of `low, high`
+/// is `H`; `red` and `rose` beside `blue` are `Re` and `Ro`.
+pub fn short_label(values: &[String], value: &str) -> String {
+    let chars: Vec<char> = value.chars().collect();
+    let mut n = 1.min(chars.len());
+    while n < chars.len() {
+        let prefix: String = chars[..n].iter().collect();
+        if !values.iter().any(|v| v != value && v.starts_with(&prefix)) {
+            break;
+        }
+        n += 1;
+    }
+    let mut out: String = chars[..n].iter().collect();
+    if let Some(first) = out.get(..1) {
+        if first.is_ascii() {
+            out.replace_range(..1, &first.to_ascii_uppercase());
+        }
+    }
+    out
+}
+
+/// On a space with one seat's disc (a variable whose value is a player) and other values
+/// (the `H` of a piece whose level is high), the others' labels are drawn inside the disc: one token.
+fn merge_into_disc(tokens: &mut Vec<Token>) {
+    let discs: Vec<usize> = (0..tokens.len())
+        .filter(|&i| tokens[i].kind == "value" && tokens[i].seat.is_some())
+        .collect();
+    let [disc] = discs[..] else {
+        return;
+    };
+    let others: Vec<usize> = (0..tokens.len())
+        .filter(|&i| i != disc && tokens[i].kind == "value")
+        .collect();
+    if others.is_empty() {
+        return;
+    }
+    let label: Vec<String> = others.iter().map(|&i| tokens[i].label.clone()).collect();
+    let text: Vec<String> = others.iter().map(|&i| tokens[i].text.clone()).collect();
+    tokens[disc].label = label.join(" ");
+    tokens[disc].text = format!("{} / {}", tokens[disc].text, text.join(" / "));
+    let mut k = 0;
+    tokens.retain(|_| {
+        k += 1;
+        !others.contains(&(k - 1))
+    });
 }
 
 #[cfg(test)]
@@ -411,7 +604,7 @@ mod tests {
              component Card { rank: int }\nzone deck: Card hidden\nzone hand[Player]: Card owner\n\
              components Card in deck { \"c{rank}\" for r in 1..10 { rank = r } }\n\
              setup { shuffle deck  for p in players { deal 3 from deck to hand[p] } mark[b2] = seat(1) }\n\
-             action pass() { end draw }\nflow { turn seat(0) { choose { pass } } }\n",
+             action pass() { mark[a1] = me  end draw }\nflow { turn seat(0) { choose { pass } } }\n",
         );
         let cfg = crate::engine::Config {
             players: 2,
@@ -432,7 +625,108 @@ mod tests {
         assert_eq!(hand("deck").kind, "pile");
         assert_eq!(hand("deck").cards.len(), 0);
         assert_eq!(s.boards[0][3].len(), 1);
-        assert_eq!(s.boards[0][3][0].text, "p2");
+        assert_eq!(s.boards[0][3][0].seat, Some(1));
+        assert_eq!(s.boards[0][3][0].text, "mark[b2]: p2");
         assert!(s.boards[0][0].is_empty());
+    }
+
+    fn drawn(tokens: &[Token]) -> Vec<(&str, &str, Option<u8>, usize)> {
+        tokens
+            .iter()
+            .filter(|t| t.kind != "note")
+            .map(|t| (t.kind, t.label.as_str(), t.seat, t.count))
+            .collect()
+    }
+
+    // Issue 38: a cell's contents are drawn compact. A variable whose value is a player is
+    // that player's disc, another variable's enum value on the same cell a short label inside
+    // it (`H` for a high level), a value that marks nothing not drawn (`none`, `false`, the
+    // declared start value `low` of every empty square), a variable only setup writes (each
+    // cell's row) only in the tooltip, and equal components one token with a count
+    // (`block ×3`).
+    #[test]
+    fn a_cell_holds_a_disc_a_short_label_and_counted_components() {
+        let g = load(
+            "game \"D\"\nplayers 2\nenum Level { low, high }\nboard field = grid(3, 3)\n\
+             var piece[field]: Player\nvar level[field]: Level = low\nvar taken[field]: bool\n\
+             var row[field]: int\ncomponent Block { }\nzone supply: Block\n\
+             zone pile[field]: Block public\ncomponents Block in supply { \"block\" for i in 1..4 { } }\n\
+             setup { let i = 0  for s in field { row[s] = i / 3 + 1  i = i + 1 }\n\
+             piece[a1] = seat(0)  piece[c3] = seat(1)  level[c3] = high  taken[b2] = true\n\
+             for k in 1..3 { move top(supply) to pile[b1] } move top(supply) to pile[a1] }\n\
+             action raise(s in field) where level[s] == low { level[s] = high  taken[s] = false  piece[s] = me }\n\
+             flow { turn seat(0) { choose { raise } } }\n",
+        );
+        let cfg = crate::engine::Config {
+            players: 2,
+            seed: 1,
+            ..Default::default()
+        };
+        let st = g.start(&cfg).expect("starts");
+        let s = scene(&g, &g.view(&st, Some(0)), 2);
+        let at = |name: &str| {
+            let k = g.boards[crate::ir::BoardId(0)]
+                .space_names
+                .iter()
+                .position(|n| n == name)
+                .expect(name);
+            &s.boards[0][k]
+        };
+        // a1: p1's disc (low: nothing inside) and a block; the row only as a note.
+        assert_eq!(
+            drawn(at("a1")),
+            [("piece", "block", None, 1), ("value", "", Some(0), 1)]
+        );
+        assert!(at("a1")
+            .iter()
+            .any(|t| t.kind == "note" && t.text == "row[a1]: 1"));
+        // c3: p2's high piece, one disc with H inside, both values in its tooltip.
+        assert_eq!(drawn(at("c3")), [("value", "H", Some(1), 1)]);
+        let disc = at("c3").iter().find(|t| t.seat.is_some()).expect("a disc");
+        assert_eq!(disc.text, "piece[c3]: p2 / level[c3]: high");
+        // b1: three equal blocks as one token; b2: a true bool by its name; c1: nothing.
+        assert_eq!(drawn(at("b1")), [("piece", "block", None, 3)]);
+        assert_eq!(at("b1")[0].text, "pile[b1]: block ×3");
+        assert_eq!(drawn(at("b2")), [("value", "taken", None, 1)]);
+        assert!(drawn(at("c1")).is_empty());
+    }
+
+    #[test]
+    fn an_enum_value_is_labelled_by_its_shortest_distinct_prefix() {
+        let kinds: Vec<String> = ["red", "rose", "blue", "green", "grey", "gold"]
+            .map(String::from)
+            .to_vec();
+        let labels: Vec<String> = kinds.iter().map(|k| short_label(&kinds, k)).collect();
+        assert_eq!(labels, ["Re", "Ro", "B", "Gree", "Grey", "Go"]);
+        let sides: Vec<String> = ["s1", "s12", "s2"].map(String::from).to_vec();
+        assert_eq!(short_label(&sides, "s1"), "S1");
+        assert_eq!(short_label(&sides, "s12"), "S12");
+    }
+
+    // Issue 38: a disc is dropped by clicking its column. A grid whose columns an enum names
+    // (its values the column letters, in order) gives each space that enum's value; a grid
+    // without one, none.
+    #[test]
+    fn a_grid_whose_columns_an_enum_names_gives_each_space_its_column() {
+        let g = load(
+            "game \"C\"\nplayers 2\nenum Column { a, b, c }\nenum Other { a, c }\n\
+             board grid = grid(3, 2)\nboard wide = grid(4, 1)\nvar mark[grid]: Player\n\
+             var m2[wide]: Player\naction drop(c in Column) { end draw }\n\
+             flow { turn seat(0) { choose { drop } } }\n",
+        );
+        let l = layouts(&g);
+        let cols: Vec<Option<&str>> = l[0].spaces.iter().map(|s| s.column.as_deref()).collect();
+        assert_eq!(
+            cols,
+            [
+                Some("a"),
+                Some("b"),
+                Some("c"),
+                Some("a"),
+                Some("b"),
+                Some("c")
+            ]
+        );
+        assert!(l[1].spaces.iter().all(|s| s.column.is_none()));
     }
 }
