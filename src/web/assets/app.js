@@ -235,11 +235,23 @@ function render() {
   $("looking").textContent = at === null ? "" : `after decision ${at} of ${page.decisions} (move the slider to the right end to play on)`;
 }
 
-// The unit of a board (pixels between neighbours): larger when some space holds many things,
-// so that each keeps a readable line (the page scales the board down to its room anyway).
-function unitOf(spaces) {
-  const most = Math.max(0, ...spaces.map((ts) => (ts || []).filter((t) => t.kind !== "note").length));
-  return most <= 2 ? UNIT : most <= 6 ? UNIT * 1.5 : UNIT * 2;
+// The unit of a board (pixels between neighbours): larger when some space holds many things
+// or a long label, so that each keeps a readable line (the page scales the board down to its
+// room anyway), at most twice the usual.
+function unitOf(b, spaces) {
+  const room = b.shape === "hex" ? 0.72 : 0.9; // of a unit, for one line
+  let most = 0, widest = 0;
+  for (const ts of spaces) {
+    const drawn = (ts || []).filter((t) => t.kind !== "note");
+    most = Math.max(most, drawn.length);
+    for (const t of drawn) {
+      const small = drawn.length > 1;
+      const w = tokenText(t).length * (small ? 6 : 8.5) + (t.seat !== null && t.seat !== undefined ? (small ? 12 : 8) : 0);
+      widest = Math.max(widest, w);
+    }
+  }
+  const u = most <= 2 ? UNIT : most <= 6 ? UNIT * 1.5 : UNIT * 2;
+  return Math.min(UNIT * 2, Math.max(u, widest / room));
 }
 
 // The text a token shows: its label, its count when it stands for several (`block ×3`), a
@@ -250,7 +262,7 @@ function tokenText(t) {
 }
 
 function drawBoard(b, spaces, targets) {
-  const u = unitOf(spaces);
+  const u = unitOf(b, spaces);
   const xs = b.spaces.map((s) => s.x), ys = b.spaces.map((s) => s.y);
   const minx = Math.min(...xs), maxx = Math.max(...xs), miny = Math.min(...ys), maxy = Math.max(...ys);
   const pad = u * 0.7;
@@ -286,7 +298,8 @@ function drawBoard(b, spaces, targets) {
       room = { x: cx - u / 2 + 3, y: cy - u / 2 + 12, w: u - 6, h: u - 15 };
     } else {
       grp.append(svg("circle", { class: "spot", cx, cy, r: u * 0.36 }));
-      room = { x: cx - u * 0.3, y: cy - u * 0.25, w: u * 0.6, h: u * 0.5 };
+      // A point's text may reach past its circle, within its own square of the board.
+      room = { x: cx - u * 0.45, y: cy - u * 0.25, w: u * 0.9, h: u * 0.5 };
     }
     const label = svg("text", { class: "label", x: cx - u / 2 + 3, y: cy - u / 2 + 10 });
     if (hex) { label.setAttribute("x", cx - u * 0.12); label.setAttribute("y", cy - u * 0.3); }
