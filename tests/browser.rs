@@ -441,6 +441,11 @@ fn a_whole_tic_tac_toe_game_is_played_by_clicking_the_board() {
         b.js("return document.querySelectorAll('.space.target').length"),
         json!(0)
     );
+    // The winning row is highlighted (the rules' `line(s in grid, 3, ...)`), nothing else.
+    assert_eq!(
+        b.js("return [...document.querySelectorAll('.space.won')].map(s => s.dataset.value)"),
+        json!(["a1", "b1", "c1"])
+    );
     assert_eq!(
         b.js("return [...document.querySelectorAll('#log li')].map(l => l.textContent)"),
         json!([
@@ -1077,7 +1082,7 @@ fn a_whole_card_game_is_played_by_clicking_the_cards() {
 // Issue 38: a disc is dropped by clicking its column. In Connect Four (`drop column`, an enum
 // of the column letters) every space of a column that can take a disc is a target; clicking
 // the top space a6 drops p1's disc to the bottom, a1; a whole hot-seat game is played by
-// clicking spaces high in the columns, p1's four in column a winning.
+// clicking spaces high in the columns, p1's four in column a winning, highlighted at the end.
 #[test]
 fn a_disc_is_dropped_by_clicking_its_column() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
@@ -1109,6 +1114,12 @@ fn a_disc_is_dropped_by_clicking_its_column() {
         discs,
         json!({"a1": 0, "a2": 0, "a3": 0, "a4": 0, "b1": 1, "b2": 1, "b3": 1})
     );
+    // The four that won, highlighted.
+    assert_eq!(
+        b.js("return [...document.querySelectorAll('.space.won')].map(s => s.dataset.value)"),
+        json!(["a1", "a2", "a3", "a4"])
+    );
+    b.screenshot("web-connect-four.png");
     assert_eq!(
         b.js(
             "return [...document.querySelectorAll('#log li')].map(l => l.textContent).slice(0, 2)"

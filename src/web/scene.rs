@@ -224,6 +224,9 @@ pub struct Scene {
     pub zones: Vec<ZoneScene>,
     /// Variables not indexed by a board: `(name, value)`.
     pub vars: Vec<(String, String)>,
+    /// Once the game is over, the spaces `(board, space)` of the lines its winner holds (see
+    /// [`line_tests`]), for the page to highlight.
+    pub won: Vec<(u32, u32)>,
 }
 
 /// The zone instances a view lists, in its order: every instance but those owned by seats
@@ -300,6 +303,8 @@ pub fn scene(g: &Game, view: &View, players: u8) -> Scene {
     }
     // Variables, in the order the view lists them.
     let mut entries = view.vars.iter();
+    // The value of each variable indexed by a board alone, per space, as the view shows it.
+    let mut values = std::collections::HashMap::new();
     for (vid, v) in g.vars.enumerate() {
         let board_dims = v.dims.iter().filter(|d| matches!(d, Dim::Board(_))).count();
         for k in 0..v.count {
@@ -323,6 +328,9 @@ pub fn scene(g: &Game, view: &View, players: u8) -> Scene {
             };
             match on {
                 Some((b, s)) => {
+                    if v.dims.len() == 1 {
+                        values.insert((vid, s), value.as_str());
+                    }
                     let space = &g.boards[b].space_names[s as usize];
                     if let Some(t) = value_token(g, vid, name, value, space) {
                         out.boards[b.index()][s as usize].push(t);
@@ -337,7 +345,120 @@ pub fn scene(g: &Game, view: &View, players: u8) -> Scene {
             merge_into_disc(tokens);
         }
     }
+    if let Some(&[w]) = view.winners.as_deref() {
+        let winner = crate::ir::player_name(w);
+        for (b, n, var) in line_tests(g) {
+            for run in runs(&g.boards[b], n) {
+                if run
+                    .iter()
+                    .all(|&s| values.get(&(var, s)).is_some_and(|x| **x == winner))
+                {
+                    out.won.extend(run.iter().map(|&s| (b.0 as u32, s)));
+                }
+            }
+        }
+        out.won.sort_unstable();
+        out.won.dedup();
+    }
     out
+}
+
+/// The lines the rules test: each `line(s in board, n where v[s] == x)` written anywhere (an
+/// `if`, a function, a guard, an `end when`) whose length is written as a number and whose condition is one comparison of a variable indexed by the board alone at the
+/// bound space: (board, n, v). The page highlights, once the game is over, the runs of n
+/// spaces where `v` holds the one winner, the lines that made the result in the games that
+/// win by a line (a winner's mills on a mill board too, where the result came otherwise).
+pub fn line_tests(g: &Game) -> Vec<(crate::ir::BoardId, u32, crate::ir::VarId)> {
+    use crate::ir::{AggKind, BinOp, Coll, Expr, Instr, Value};
+    let mut out = Vec::new();
+    let mut look = |e: &Expr| {
+        e.visit(&mut |x| {
+            let Expr::Agg(a, _) = x else { return };
+            let (AggKind::Line, [bind], Some(len), Some(filter)) = (
+                a.kind,
+                a.binds.as_slice(),
+                a.args.first(),
+                a.filter.as_ref(),
+            ) else {
+                return;
+            };
+            let Coll::Board(b) = bind.coll else { return };
+            let Expr::Lit(Value::Int(n)) = *len else {
+                return;
+            };
+            let Expr::Bin(BinOp::Eq, lhs, _, _) = filter else {
+                return;
+            };
+            let Expr::Var(v, ix) = &**lhs else { return };
+            let at_bound = matches!(ix.as_slice(), [Expr::Local(l)] if *l == bind.slot);
+            if at_bound && g.vars[*v].dims == [Dim::Board(b)] && (2..=64).contains(&n) {
+                out.push((b, n as u32, *v));
+            }
+        })
+    };
+    for (e, _) in &g.end_when {
+        look(e);
+    }
+    for d in g.defs.iter() {
+        look(&d.body);
+    }
+    for a in g.actions.iter() {
+        if let Some(e) = &a.guard {
+            look(e);
+        }
+    }
+    for p in g.procs.iter() {
+        for i in &p.code {
+            match i {
+                Instr::JumpIfNot(e, _, _) | Instr::Let(_, e, _) => look(e),
+                Instr::Assign { value, .. } => look(value),
+                _ => {}
+            }
+        }
+    }
+    out.sort_unstable_by_key(|&(b, n, v)| (b.0, n, v.0));
+    out.dedup();
+    out
+}
+
+/// The runs of `n` spaces in a straight line on a board, as the rules' `line` counts them: on
+/// a grid along north, northeast, east and northwest; on a hex board along east, northeast and
+/// northwest; around a ring; along a graph board's declared lines.
+fn runs(board: &crate::ir::Board, n: u32) -> Vec<Vec<u32>> {
+    use crate::ir::{DIRECTION_COUNT, NO_SPACE};
+    let along = |s: u32, d: usize| -> Option<Vec<u32>> {
+        let mut run = vec![s];
+        let mut at = s;
+        while (run.len() as u32) < n {
+            let t = *board.geo.steps.get(at as usize * DIRECTION_COUNT + d)?;
+            if t == NO_SPACE {
+                return None;
+            }
+            run.push(t);
+            at = t;
+        }
+        Some(run)
+    };
+    let axes: &[usize] = match board.shape {
+        BoardShape::Grid { .. } => &[0, 1, 2, 7],
+        BoardShape::Hex { .. } => &[2, 1, 7],
+        BoardShape::Ring { .. } | BoardShape::Graph => &[],
+    };
+    match board.shape {
+        BoardShape::Grid { .. } | BoardShape::Hex { .. } => (0..board.len())
+            .flat_map(|s| axes.iter().filter_map(move |&d| along(s, d)))
+            .collect(),
+        BoardShape::Ring { size } => (0..size)
+            .map(|s| (0..n).map(|k| (s + k) % size).collect())
+            .collect(),
+        BoardShape::Graph => board
+            .geo
+            .lines
+            .iter()
+            .filter(|l| n as usize <= l.len())
+            .flat_map(|l| l.windows(n as usize).map(|w| w.to_vec()))
+            .collect(),
+    }
 }
 
 /// Adds a component to a space's tokens: one token per name and seat, counted (`block ×3`),
@@ -728,5 +849,44 @@ mod tests {
             ]
         );
         assert!(l[1].spaces.iter().all(|s| s.column.is_none()));
+    }
+
+    // Issue 38: the winning line highlighted at the end. A `line(s in grid, 3, c where mark[s]
+    // == me)` the rules test gives the page, once p1 has won, the three spaces of its line
+    // and no other (not p2's two marks, not p1's lone mark); nothing while the game goes on.
+    #[test]
+    fn the_winners_line_is_found_once_the_game_is_over() {
+        let g = load(
+            "game \"L\"\nplayers 2\nboard grid = grid(3, 3)\nvar mark[grid]: Player\n\
+             action place(c in grid) where mark[c] == none {\n mark[c] = me\n\
+             if line(s in grid, 3, c where mark[s] == me) { win me }\n}\n\
+             flow { repeat { for p in players { turn p { choose { place } } } } }\n",
+        );
+        assert_eq!(line_tests(&g).len(), 1);
+        let cfg = crate::engine::Config {
+            players: 2,
+            seed: 1,
+            ..Default::default()
+        };
+        let mut st = g.start(&cfg).expect("starts");
+        let moves = [
+            "place c=a1",
+            "place c=a3",
+            "place c=b2",
+            "place c=c1",
+            "place c=c3",
+        ];
+        for (k, m) in moves.iter().enumerate() {
+            let s = scene(&g, &g.view(&st, Some(0)), 2);
+            assert!(s.won.is_empty(), "before move {k}");
+            crate::engine::scenario::apply_texts(&g, &mut st, &[m]).expect(m);
+        }
+        let s = scene(&g, &g.view(&st, Some(1)), 2);
+        let names: Vec<&str> = s
+            .won
+            .iter()
+            .map(|&(b, sp)| g.boards[crate::ir::BoardId(b as _)].space_names[sp as usize].as_str())
+            .collect();
+        assert_eq!(names, ["a1", "b2", "c3"]);
     }
 }

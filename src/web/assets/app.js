@@ -207,7 +207,10 @@ function render() {
     ...(seat === null ? [] : [el("span", { class: "swatch seat" + seat, title: "your pieces' colour" }, "●"), " "]), seatName(seat));
   $("outcome").textContent = line;
   // Boards.
-  info.boards.forEach((b, bi) => boards.append(drawBoard(b, page.scene.boards[bi] || [], targets)));
+  // Once the game is over, the spaces of the lines its winner holds.
+  const won = new Set((page.scene.won || []).map(([b, sp]) => `${b}:${sp}`));
+  info.boards.forEach((b, bi) => boards.append(drawBoard(b, page.scene.boards[bi] || [], targets,
+    (i) => won.has(`${bi}:${i}`))));
   fitTexts(boards);
   // Zones.
   // The seat's own zones first (its hand), then those holding a target, then the rest, each
@@ -261,7 +264,7 @@ function tokenText(t) {
   return t.count > 1 ? `${label} ×${t.count}` : label;
 }
 
-function drawBoard(b, spaces, targets) {
+function drawBoard(b, spaces, targets, isWon) {
   const u = unitOf(b, spaces);
   const xs = b.spaces.map((s) => s.x), ys = b.spaces.map((s) => s.y);
   const minx = Math.min(...xs), maxx = Math.max(...xs), miny = Math.min(...ys), maxy = Math.max(...ys);
@@ -286,6 +289,7 @@ function drawBoard(b, spaces, targets) {
     const cls = ["space"];
     if (isTarget(s, targets)) cls.push("target");
     if (selection.includes(s.name)) cls.push("selected");
+    if (isWon(i)) cls.push("won");
     const grp = svg("g", { class: cls.join(" "), "data-value": s.name, "data-board": b.name });
     const cx = px(s.x), cy = py(s.y);
     // The room inside the space for what lies there: below its name, inside its shape.
