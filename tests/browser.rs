@@ -1127,3 +1127,38 @@ fn a_disc_is_dropped_by_clicking_its_column() {
         json!(["p1: drop column=a", "p2: drop column=b"])
     );
 }
+
+// Issue 38: square boards checkered when the rules use one colour of squares. English
+// draughts sets its men out on the dark squares: the board is checkered, a1 dark and b1 light,
+// 32 dark squares, every man on one; Breakthrough's pawns stand on both colours: plain.
+#[test]
+fn a_board_played_on_one_colour_of_squares_is_checkered() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let b = Browser::start();
+    for (file, dark) in [("english_draughts.rules", 32), ("breakthrough.rules", 0)] {
+        let (_server, url) = serve(&root().join("rules/classic").join(file));
+        b.go(&url);
+        b.wait(
+            file,
+            "return document.querySelectorAll('.space').length === 64 && page !== null",
+        );
+        assert_eq!(
+            b.js("return document.querySelectorAll('.space.dark').length"),
+            json!(dark),
+            "{file}"
+        );
+        if dark > 0 {
+            assert_eq!(
+                b.js("return ['a1', 'b1'].map(c => document.querySelector(`.space[data-value=\"${c}\"]`).classList.contains('dark'))"),
+                json!([true, false])
+            );
+            assert_eq!(
+                b.js(
+                    "return [...document.querySelectorAll('.space .token[data-seat]')] \
+                      .filter(t => !t.closest('.space').classList.contains('dark')).length"
+                ),
+                json!(0)
+            );
+        }
+    }
+}

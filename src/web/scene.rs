@@ -39,6 +39,9 @@ pub struct SpaceLayout {
     /// for it (a disc dropped into a column by clicking the column).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub column: Option<String>,
+    /// A dark square of a checkered grid ([`checkered`]).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub dark: bool,
 }
 
 /// The centres of a board's spaces, by geometry: a grid's rows with row 1 at the bottom (as
@@ -123,13 +126,58 @@ fn column_enum(g: &Game, b: &crate::ir::Board) -> Option<u32> {
         .then_some(width)
 }
 
+/// The colour of a grid's square as a chessboard's (0 or 1: the parity of its column and
+/// row), `None` off grids.
+fn square_colour(b: &crate::ir::Board, s: u32) -> Option<u8> {
+    let BoardShape::Grid { width, .. } = b.shape else {
+        return None;
+    };
+    Some(((s % width + s / width) % 2) as u8)
+}
+
+/// Per board, the colour of the dark squares when the grid is drawn checkered: a grid whose
+/// pieces at the start stand on squares of one colour only (four at least), as a game played
+/// on the dark squares sets them out, has those squares dark. What the start holds is read
+/// from a spectator's view of a match of the base rules with the fewest players (seed 0):
+/// public, and the same for every seat. Other boards, and grids whose start leaves them empty
+/// or uses both colours, are plain.
+pub fn checkered(g: &Game) -> Vec<Option<u8>> {
+    let mut out = vec![None; g.boards.len()];
+    if !g
+        .boards
+        .iter()
+        .any(|b| matches!(b.shape, BoardShape::Grid { .. }))
+    {
+        return out;
+    }
+    let Ok(st) = g.start(&crate::engine::Config::seeded(g.min_players, 0)) else {
+        return out;
+    };
+    let start = scene(g, &g.view(&st, None), g.min_players);
+    for (k, b) in g.boards.iter().enumerate() {
+        let colours: Vec<Option<u8>> = start.boards[k]
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.iter().any(|t| t.kind != "note"))
+            .map(|(s, _)| square_colour(b, s as u32))
+            .collect();
+        if colours.len() >= 4 && colours.iter().all(|c| c.is_some() && *c == colours[0]) {
+            out[k] = colours[0];
+        }
+    }
+    out
+}
+
 /// The boards of a game, laid out.
 pub fn layouts(g: &Game) -> Vec<BoardLayout> {
+    let dark = checkered(g);
     g.boards
         .iter()
-        .map(|b| {
+        .enumerate()
+        .map(|(k, b)| {
             let pos = positions(b);
             let columns = column_enum(g, b);
+            let dark = dark.get(k).copied().flatten();
             let spaces = b
                 .space_names
                 .iter()
@@ -140,6 +188,7 @@ pub fn layouts(g: &Game) -> Vec<BoardLayout> {
                     x,
                     y,
                     column: columns.map(|w| crate::ir::col_name(s as u32 % w)),
+                    dark: dark.is_some_and(|d| square_colour(b, s as u32) == Some(d)),
                 })
                 .collect();
             let mut edges = Vec::new();
@@ -888,5 +937,35 @@ mod tests {
             .map(|&(b, sp)| g.boards[crate::ir::BoardId(b as _)].space_names[sp as usize].as_str())
             .collect();
         assert_eq!(names, ["a1", "b2", "c3"]);
+    }
+
+    // Issue 38: square boards checkered when the rules use one colour of squares. A grid whose
+    // pieces start on squares of one colour (a1, c1, b2, d2) has those squares dark (a1, not
+    // b1); a grid whose start uses both colours, or is empty, is plain.
+    #[test]
+    fn a_grid_whose_pieces_start_on_one_colour_is_checkered() {
+        let game = |places: &str| {
+            load(&format!(
+                "game \"K\"\nplayers 2\nboard field = grid(4, 4)\nboard bare = grid(3, 3)\n\
+                 var a[field]: Player\nvar c[bare]: Player\nsetup {{ {places} }}\n\
+                 action go(s in field) {{ a[s] = me }}\naction go2(u in bare) {{ c[u] = me }}\n\
+                 flow {{ turn seat(0) {{ choose {{ go go2 }} }} }}\n"
+            ))
+        };
+        let g = game("a[a1] = seat(0)  a[c1] = seat(0)  a[b2] = seat(0)  a[d2] = seat(1)");
+        assert_eq!(checkered(&g), [Some(0), None]);
+        let l = layouts(&g);
+        let dark = |name: &str| {
+            l[0].spaces
+                .iter()
+                .find(|s| s.name == name)
+                .expect(name)
+                .dark
+        };
+        assert!(dark("a1") && dark("b2") && dark("c3"));
+        assert!(!dark("b1") && !dark("a2"));
+        assert!(l[1].spaces.iter().all(|s| !s.dark));
+        let g = game("a[a1] = seat(0)  a[b1] = seat(0)  a[c1] = seat(0)  a[d1] = seat(1)");
+        assert_eq!(checkered(&g), [None, None]);
     }
 }

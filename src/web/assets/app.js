@@ -290,6 +290,7 @@ function drawBoard(b, spaces, targets, isWon) {
     if (isTarget(s, targets)) cls.push("target");
     if (selection.includes(s.name)) cls.push("selected");
     if (isWon(i)) cls.push("won");
+    if (s.dark) cls.push("dark");
     const grp = svg("g", { class: cls.join(" "), "data-value": s.name, "data-board": b.name });
     const cx = px(s.x), cy = py(s.y);
     // The room inside the space for what lies there: below its name, inside its shape.
