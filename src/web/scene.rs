@@ -642,9 +642,24 @@ pub fn short_label(values: &[String], value: &str) -> String {
     out
 }
 
-/// On a space with one seat's disc (a variable whose value is a player) and other values
-/// (the `H` of a piece whose level is high), the others' labels are drawn inside the disc: one token.
+/// On a space, the values that are the same seat's disc are one disc (a seat's own record of
+/// the space beside the space itself, once the game is over and both show); then, with one
+/// seat's disc left and other values (the `H` of a piece whose level is high), the others'
+/// labels are drawn inside the disc: one token, every value in its tooltip.
 fn merge_into_disc(tokens: &mut Vec<Token>) {
+    let disc = |t: &Token| t.kind == "value" && t.seat.is_some();
+    let mut i = 0;
+    while i < tokens.len() {
+        let same = (0..i)
+            .find(|&j| disc(&tokens[i]) && disc(&tokens[j]) && tokens[j].seat == tokens[i].seat);
+        match same {
+            Some(j) => {
+                let t = tokens.remove(i);
+                tokens[j].text = format!("{} / {}", tokens[j].text, t.text);
+            }
+            None => i += 1,
+        }
+    }
     let discs: Vec<usize> = (0..tokens.len())
         .filter(|&i| tokens[i].kind == "value" && tokens[i].seat.is_some())
         .collect();
@@ -819,12 +834,12 @@ mod tests {
         let g = load(
             "game \"D\"\nplayers 2\nenum Level { low, high }\nboard field = grid(3, 3)\n\
              var piece[field]: Player\nvar level[field]: Level = low\nvar taken[field]: bool\n\
-             var row[field]: int\ncomponent Block { }\nzone supply: Block\n\
+             var row[field]: int\nvar mine[field]: Player\ncomponent Block { }\nzone supply: Block\n\
              zone pile[field]: Block public\ncomponents Block in supply { \"block\" for i in 1..4 { } }\n\
              setup { let i = 0  for s in field { row[s] = i / 3 + 1  i = i + 1 }\n\
-             piece[a1] = seat(0)  piece[c3] = seat(1)  level[c3] = high  taken[b2] = true\n\
+             piece[a1] = seat(0)  mine[a1] = seat(0)  piece[c3] = seat(1)  level[c3] = high  taken[b2] = true\n\
              for k in 1..3 { move top(supply) to pile[b1] } move top(supply) to pile[a1] }\n\
-             action raise(s in field) where level[s] == low { level[s] = high  taken[s] = false  piece[s] = me }\n\
+             action raise(s in field) where level[s] == low { level[s] = high  taken[s] = false  piece[s] = me  mine[s] = me }\n\
              flow { turn seat(0) { choose { raise } } }\n",
         );
         let cfg = crate::engine::Config {
@@ -842,7 +857,8 @@ mod tests {
                 .expect(name);
             &s.boards[0][k]
         };
-        // a1: p1's disc (low: nothing inside) and a block; the row only as a note.
+        // a1: p1's disc (low: nothing inside), once though two variables say p1, and a
+        // block; the row only as a note.
         assert_eq!(
             drawn(at("a1")),
             [("piece", "block", None, 1), ("value", "", Some(0), 1)]
@@ -850,6 +866,9 @@ mod tests {
         assert!(at("a1")
             .iter()
             .any(|t| t.kind == "note" && t.text == "row[a1]: 1"));
+        assert!(at("a1")
+            .iter()
+            .any(|t| t.text == "piece[a1]: p1 / mine[a1]: p1"));
         // c3: p2's high piece, one disc with H inside, both values in its tooltip.
         assert_eq!(drawn(at("c3")), [("value", "H", Some(1), 1)]);
         let disc = at("c3").iter().find(|t| t.seat.is_some()).expect("a disc");
