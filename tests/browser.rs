@@ -1,10 +1,13 @@
 //! `rulebook web` in a real browser: headless Chromium driven over WebDriver (chromedriver,
-//! spoken to with a few lines of HTTP/1.1 here). It plays a whole tic-tac-toe game and a
-//! whole game of Hex by clicking the board, takes a man after a mill in Nine Men's Morris by
-//! clicking it (a choice inside a sequence action), checks that a hex board is drawn as
-//! hexagons and a mill board as its three squares (beside the side panel, nothing drawn over
-//! anything), that another seat's hand shows backs only, and that an edit of the rules file
-//! shows its diagnostic with line and column.
+//! spoken to with a few lines of HTTP/1.1 here). It draws every rules file of the repository
+//! and measures the drawing (no script error, the board beside the side panel, no cell over
+//! another, nothing drawn on a space outside its cell); it plays whole games by clicking the
+//! board: tic-tac-toe, Hex (a hex board), Kalah (a ring), Connect Four (a disc dropped by
+//! clicking its column) and Goofspiel (no board: the cards of a hand); it takes a man after a
+//! mill in Nine Men's Morris by clicking it (a choice inside a sequence action) and moves a
+//! Breakthrough pawn by clicking it then its cell; it checks that a hex board is drawn as
+//! hexagons and a mill board as its three squares, that another seat's hand shows backs
+//! only, and that an edit of the rules file shows its diagnostic with line and column.
 //!
 //! `tests/browser/setup.sh` installs Debian's `chromium` and `chromium-driver` with apt-get
 //! when they are absent. Without them these tests fail, saying how to install them.
@@ -438,6 +441,11 @@ fn a_whole_tic_tac_toe_game_is_played_by_clicking_the_board() {
         b.js("return document.querySelectorAll('.space.target').length"),
         json!(0)
     );
+    // The winning row is highlighted (the rules' `line(s in grid, 3, ...)`), nothing else.
+    assert_eq!(
+        b.js("return [...document.querySelectorAll('.space.won')].map(s => s.dataset.value)"),
+        json!(["a1", "b1", "c1"])
+    );
     assert_eq!(
         b.js("return [...document.querySelectorAll('#log li')].map(l => l.textContent)"),
         json!([
@@ -682,11 +690,15 @@ fn a_piece_is_moved_by_clicking_it_then_where_it_goes() {
         b.js("return document.querySelector('#log li').textContent"),
         json!("p1: advance from=b2 to=c3")
     );
-    // p1's pawn left b2 for c3 (the cells' rank and file are drawn beside it, `pawn[c3]: p1`).
+    // p1's pawn left b2 for c3: its disc (the cells' rank and file, which only setup writes,
+    // are in the tooltip, not drawn).
     assert_eq!(
-        b.js("return ['b2', 'c3'].map(c => [...document.querySelectorAll(`.space[data-value=\"${c}\"] .token`)] \
-              .filter(t => t.textContent.endsWith('p1')).length)"),
+        b.js("return ['b2', 'c3'].map(c => document.querySelectorAll(`.space[data-value=\"${c}\"] .token`).length)"),
         json!([0, 1])
+    );
+    assert_eq!(
+        b.js("return document.querySelector('.space[data-value=\"c3\"] .token').dataset.seat"),
+        json!("0")
     );
 }
 
@@ -808,4 +820,345 @@ fn an_edit_of_the_rules_file_shows_its_diagnostic_and_restarts_the_match() {
         "return document.getElementById('problems').hidden && document.querySelectorAll('.space').length === 9 \
          && document.querySelectorAll('.space .token').length === 0",
     );
+}
+
+/// Every `.rules` file of a folder, sorted.
+fn rules_in(dir: &str) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(root().join(dir))
+        .expect("readable")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "rules"))
+        .collect();
+    out.sort();
+    out
+}
+
+/// What is wrong with the page's drawing, as a list of sentences (empty: nothing): a script
+/// error (caught since the page opened); a space outside the room left of the side panel,
+/// outside the window or outside its board's picture; two cells over each other (squares
+/// that intersect; hexagons or points whose centres are closer than their width); something
+/// drawn on a space (a disc, a label, its name) outside its cell (a point's cell: the square
+/// of half the distance to its nearest space on each side); a card whose text is wider than
+/// the card; the page wider than the window.
+const LAYOUT_FAULTS: &str = r#"
+const faults = [...(window.__errors || [])].map(e => 'script error: ' + e);
+const side = document.querySelector('aside').getBoundingClientRect();
+const room = Math.min(document.documentElement.clientWidth, side.left);
+const eps = 0.75;
+const inside = (a, b) => a.left >= b.left - eps && a.right <= b.right + eps && a.top >= b.top - eps && a.bottom <= b.bottom + eps;
+for (const board of document.querySelectorAll('svg.board')) {
+  const br = board.getBoundingClientRect();
+  const spaces = [...board.querySelectorAll('.space')];
+  const shapes = spaces.map(s => s.querySelector('rect, polygon.cell, circle.spot'));
+  const rects = shapes.map(s => s.getBoundingClientRect());
+  const c = rects.map(r => [r.left + r.width / 2, r.top + r.height / 2]);
+  const near = rects.map(() => Infinity);
+  for (let i = 0; i < rects.length; i++) {
+    const name = spaces[i].dataset.value, r = rects[i];
+    if (r.left < -eps || r.right > room + eps) faults.push(`${name} is outside the room beside the side panel`);
+    if (!inside(r, br)) faults.push(`${name} is outside its board`);
+    for (let j = 0; j < i; j++) {
+      const d = Math.hypot(c[i][0] - c[j][0], c[i][1] - c[j][1]);
+      near[i] = Math.min(near[i], d); near[j] = Math.min(near[j], d);
+      const o = rects[j];
+      const over = shapes[i].tagName === 'rect'
+        ? Math.max(0, Math.min(r.right, o.right) - Math.max(r.left, o.left)) * Math.max(0, Math.min(r.bottom, o.bottom) - Math.max(r.top, o.top)) > 1
+        : d < 0.98 * Math.min(r.width, o.width);
+      if (over) faults.push(`${name} and ${spaces[j].dataset.value} overlap`);
+    }
+  }
+  spaces.forEach((s, i) => {
+    let cell = rects[i];
+    if (shapes[i].tagName === 'circle') {
+      const h = Math.max(cell.width / 2, near[i] === Infinity ? cell.width : near[i] / 2);
+      cell = { left: c[i][0] - h, right: c[i][0] + h, top: c[i][1] - h, bottom: c[i][1] + h };
+    }
+    for (const e of s.querySelectorAll('text, circle.disc')) {
+      const r = e.getBoundingClientRect();
+      if (r.width === 0 && r.height === 0) continue;
+      if (!inside(r, cell)) faults.push(`${s.dataset.value}: "${e.textContent}" overflows its cell`);
+    }
+  });
+}
+for (const card of document.querySelectorAll('.card')) {
+  if (card.scrollWidth > card.clientWidth + 1) faults.push(`card ${card.dataset.value} overflows`);
+}
+if (document.documentElement.scrollWidth > document.documentElement.clientWidth + 1) faults.push('the page is wider than the window');
+return faults;
+"#;
+
+/// Records the page's script errors (uncaught, rejected promises, `console.error`) in
+/// `window.__errors` from the start of every document the browser opens.
+fn catch_errors(b: &Browser) {
+    let r = b.cmd(
+        "POST",
+        "/goog/cdp/execute",
+        Some(json!({"cmd": "Page.addScriptToEvaluateOnNewDocument", "params": {"source":
+            "window.__errors = []; \
+             window.addEventListener('error', e => window.__errors.push(String(e.message))); \
+             window.addEventListener('unhandledrejection', e => window.__errors.push(String(e.reason))); \
+             const ce = console.error; console.error = (...a) => { window.__errors.push(a.join(' ')); ce(...a); };"}})),
+    );
+    assert!(r.get("identifier").is_some(), "the error catcher: {r}");
+}
+
+/// Takes up to `n` decisions through the page's own API (the seat shown, the legal action at
+/// a varying place of its list; agents answer for the others), none begun after `ms`
+/// milliseconds (a page that derives its log slowly gets fewer), then redraws the page.
+/// Returns how many were taken.
+fn advance(b: &Browser, n: usize, ms: u64) -> u64 {
+    let r = b.cmd(
+        "POST",
+        "/execute/async",
+        Some(json!({"script": format!(
+            "const done = arguments[arguments.length - 1]; (async () => {{ \
+               let k = 0; const t0 = performance.now(); \
+               for (let i = 0; i < {n} && performance.now() - t0 < {ms}; i++) {{ \
+                 await refresh(true); \
+                 if (!page || page.view.over || page.legal.length === 0 || seat === null) break; \
+                 const a = page.legal[(i * 7 + 3) % page.legal.length]; \
+                 const r = await api(`/api/seat/${{seat}}/apply`, {{ action: a.text }}); \
+                 if (r.error) {{ window.__errors.push('apply: ' + r.error.message); break; }} \
+                 k++; }} \
+               await refresh(true); done(k); }})().catch(e => done(String(e)));"), "args": []})),
+    );
+    r.as_u64().unwrap_or_else(|| panic!("advancing: {r}"))
+}
+
+// Issue 38: every rules file of the repository (enumerated from rules/ and rules/classic/)
+// loads on the page without a script error, and its board is drawn inside the room beside
+// the side panel, inside its picture, no cell over another and nothing drawn on a space
+// outside its cell (bounding boxes as the browser lays them out), at the start and again
+// after some decisions. One browser for all files.
+#[test]
+fn every_rules_file_is_drawn_inside_its_cells() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let mut files = rules_in("rules");
+    files.extend(rules_in("rules/classic"));
+    assert!(files.len() >= 30, "{files:?}");
+    let b = Browser::start();
+    catch_errors(&b);
+    let t = Instant::now();
+    let mut faults = Vec::new();
+    for f in &files {
+        let name = f.file_name().and_then(|n| n.to_str()).expect("a name");
+        let (_server, url) = serve(f);
+        b.go(&url);
+        b.wait(
+            &format!("{name} drawn"),
+            "return typeof page !== 'undefined' && page !== null && info !== null \
+             && document.querySelectorAll('.space').length === info.boards.reduce((n, b) => n + b.spaces.length, 0) \
+             && document.getElementById('status').textContent.includes('you are')",
+        );
+        for when in ["at the start", "after some decisions"] {
+            if when != "at the start" {
+                assert!(advance(&b, 10, 1500) > 0, "{name}: no decision taken");
+            }
+            let found = b.js(LAYOUT_FAULTS);
+            let found = found
+                .as_array()
+                .unwrap_or_else(|| panic!("{name}: {found}"));
+            faults.extend(found.iter().map(|x| format!("{name} {when}: {x}")));
+        }
+        let shot = match name {
+            "english_draughts.rules" => Some("web-draughts.png"),
+            "atlantis_omni.rules" => Some("web-omni.png"),
+            "chess.rules" => Some("web-chess.png"),
+            _ => None,
+        };
+        if let Some(shot) = shot {
+            b.screenshot(shot);
+        }
+    }
+    eprintln!("{} files in {:?}", files.len(), t.elapsed());
+    assert!(faults.is_empty(), "{}", faults.join("\n"));
+}
+
+/// Plays seat p1 to the end by clicking, each time, the first legal target the page marks
+/// (`css`) once the page waits for p1; the agents answer for the other seats. Returns how
+/// many clicks it took.
+fn click_to_the_end(b: &Browser, css: &str) -> usize {
+    let mut clicks = 0;
+    loop {
+        b.wait(
+            "p1's turn or the end",
+            &format!(
+                "return document.getElementById('status').textContent.includes('game over') \
+                 || document.querySelector('{css}') !== null"
+            ),
+        );
+        if b.js("return document.getElementById('status').textContent.includes('game over')")
+            == json!(true)
+        {
+            return clicks;
+        }
+        let decisions = b.js("return page.decisions");
+        b.click(css);
+        clicks += 1;
+        assert!(clicks < 300, "the game does not end");
+        b.wait(
+            "the click's decision",
+            &format!("return page !== null && page.decisions !== {decisions}"),
+        );
+    }
+}
+
+/// The log's entries of seat p1, as the page shows them.
+fn p1_log(b: &Browser) -> Vec<String> {
+    let log = b.js("return [...document.querySelectorAll('#log li')].map(l => l.textContent)");
+    log.as_array()
+        .expect("a log")
+        .iter()
+        .filter_map(|l| l.as_str())
+        .filter(|l| l.starts_with("p1: "))
+        .map(str::to_string)
+        .collect()
+}
+
+// Issue 38: a whole game on a ring board (Kalah's fourteen pits) played by clicking its
+// spaces: each of p1's moves is a click on a pit the page marks, the agent answering, until
+// the game is over; every decision of p1 in the log is a sowing from a pit clicked.
+#[test]
+fn a_whole_game_on_a_ring_is_played_by_clicking_its_pits() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let text = std::fs::read_to_string(root().join("rules/classic/kalah.rules")).expect("readable");
+    let (_server, b) = open("kalah.rules", &text);
+    b.wait(
+        "the ring",
+        "return document.querySelectorAll('.space circle.spot').length === 14",
+    );
+    assert_eq!(layout_check(&b, ".space circle.spot"), json!([14, true, 0]));
+    // Four seeds in each of the twelve pits, drawn as a number; the stores empty.
+    assert_eq!(
+        b.js("return ['pit1', 'pit6', 'pit7', 'pit13'].map(p => document.querySelector(`.space[data-value=\"${p}\"] .token`)?.textContent)"),
+        json!(["4", "4", "0", "4"])
+    );
+    let clicks = click_to_the_end(&b, ".space.target");
+    let mine = p1_log(&b);
+    assert!(clicks >= 4, "{clicks} clicks");
+    assert_eq!(mine.len(), clicks, "{mine:?}");
+    assert!(
+        mine.iter().all(|l| l.starts_with("p1: sow from=pit")),
+        "{mine:?}"
+    );
+    b.screenshot("web-kalah.png");
+}
+
+// Issue 38: a game with no board (Goofspiel: hands of cards) played to its end by clicking
+// cards: each turn p1 clicks a card of its hand, which the page marks (not p2's cards of the
+// same names), the agent choosing at the same time; the thirteenth turn holds no choice.
+#[test]
+fn a_whole_card_game_is_played_by_clicking_the_cards() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let text =
+        std::fs::read_to_string(root().join("rules/classic/goofspiel.rules")).expect("readable");
+    let (_server, b) = open("goofspiel.rules", &text);
+    b.wait(
+        "the hand",
+        "return document.querySelectorAll('.zone[data-zone=\"hand[p1]\"] .card.target').length === 13",
+    );
+    assert_eq!(
+        b.js("return document.querySelectorAll('svg.board').length"),
+        json!(0)
+    );
+    // p2's cards bear the same names ("1" .. "13") but are not p1's to play: not marked.
+    assert_eq!(
+        b.js(
+            "return document.querySelectorAll('.zone[data-zone=\"hand[p2]\"] .card.target').length"
+        ),
+        json!(0)
+    );
+    b.screenshot("web-goofspiel.png");
+    let clicks = click_to_the_end(&b, ".zone[data-zone=\"hand[p1]\"] .card.target");
+    assert_eq!(clicks, 12);
+    assert_eq!(p1_log(&b).len(), 12, "{:?}", p1_log(&b));
+    assert_eq!(
+        b.js("return document.querySelectorAll('.zone[data-zone=\"hand[p1]\"] .card').length"),
+        json!(0)
+    );
+}
+
+// Issue 38: a disc is dropped by clicking its column. In Connect Four (`drop column`, an enum
+// of the column letters) every space of a column that can take a disc is a target; clicking
+// the top space a6 drops p1's disc to the bottom, a1; a whole hot-seat game is played by
+// clicking spaces high in the columns, p1's four in column a winning, highlighted at the end.
+#[test]
+fn a_disc_is_dropped_by_clicking_its_column() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let text =
+        std::fs::read_to_string(root().join("rules/classic/connect_four.rules")).expect("readable");
+    let (_server, b) = open("connect-four.rules", &text);
+    b.wait(
+        "the columns",
+        "return document.querySelectorAll('.space.target').length === 42",
+    );
+    hot_seat(&b);
+    let moves = ["a6", "b6", "a5", "b5", "a6", "b4", "a3"];
+    for (i, m) in moves.iter().enumerate() {
+        if i > 0 {
+            pass_device(&b);
+        }
+        play(&b, m);
+    }
+    b.wait(
+        "the end",
+        "return document.getElementById('status').textContent.includes('game over: p1 wins')",
+    );
+    let discs = b.js(
+        "return Object.fromEntries([...document.querySelectorAll('.space')] \
+         .filter(s => s.querySelector('.token[data-seat]')) \
+         .map(s => [s.dataset.value, Number(s.querySelector('.token[data-seat]').dataset.seat)]))",
+    );
+    assert_eq!(
+        discs,
+        json!({"a1": 0, "a2": 0, "a3": 0, "a4": 0, "b1": 1, "b2": 1, "b3": 1})
+    );
+    // The four that won, highlighted.
+    assert_eq!(
+        b.js("return [...document.querySelectorAll('.space.won')].map(s => s.dataset.value)"),
+        json!(["a1", "a2", "a3", "a4"])
+    );
+    b.screenshot("web-connect-four.png");
+    assert_eq!(
+        b.js(
+            "return [...document.querySelectorAll('#log li')].map(l => l.textContent).slice(0, 2)"
+        ),
+        json!(["p1: drop column=a", "p2: drop column=b"])
+    );
+}
+
+// Issue 38: square boards checkered when the rules use one colour of squares. English
+// draughts sets its men out on the dark squares: the board is checkered, a1 dark and b1 light,
+// 32 dark squares, every man on one; Breakthrough's pawns stand on both colours: plain.
+#[test]
+fn a_board_played_on_one_colour_of_squares_is_checkered() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let b = Browser::start();
+    for (file, dark) in [("english_draughts.rules", 32), ("breakthrough.rules", 0)] {
+        let (_server, url) = serve(&root().join("rules/classic").join(file));
+        b.go(&url);
+        b.wait(
+            file,
+            "return document.querySelectorAll('.space').length === 64 && page !== null",
+        );
+        assert_eq!(
+            b.js("return document.querySelectorAll('.space.dark').length"),
+            json!(dark),
+            "{file}"
+        );
+        if dark > 0 {
+            assert_eq!(
+                b.js("return ['a1', 'b1'].map(c => document.querySelector(`.space[data-value=\"${c}\"]`).classList.contains('dark'))"),
+                json!([true, false])
+            );
+            assert_eq!(
+                b.js(
+                    "return [...document.querySelectorAll('.space .token[data-seat]')] \
+                      .filter(t => !t.closest('.space').classList.contains('dark')).length"
+                ),
+                json!(0)
+            );
+        }
+    }
 }

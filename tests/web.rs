@@ -75,7 +75,8 @@ fn every_rules_file_is_drawn_and_played_from_the_page() {
                     .flatten()
                     .flatten()
                     .filter(|t| t.kind == "back")
-                    .count();
+                    .map(|t| t.count)
+                    .sum::<usize>();
             assert_eq!(
                 view_hidden,
                 scene_backs,

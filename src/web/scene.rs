@@ -4,7 +4,7 @@
 
 use crate::engine::View;
 use crate::ir::ids::Id;
-use crate::ir::{BoardShape, Dim, Game, Visibility};
+use crate::ir::{BoardShape, Dim, Game, Type, Visibility};
 use serde::Serialize;
 
 /// A board as the page draws it: every space with a position, and the edges between
@@ -33,6 +33,15 @@ pub struct SpaceLayout {
     pub x: f64,
     /// Centre, y downwards.
     pub y: f64,
+    /// On a grid whose columns an enum of the rules names (an enum whose values are the
+    /// column letters, in order: `enum Column { a, b, c }` for a board three columns wide),
+    /// that enum's value for the space's column: a click on any space of the column stands
+    /// for it (a disc dropped into a column by clicking the column).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<String>,
+    /// A dark square of a checkered grid ([`checkered`]).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub dark: bool,
 }
 
 /// The centres of a board's spaces, by geometry: a grid's rows with row 1 at the bottom (as
@@ -98,20 +107,88 @@ fn by_names(names: &[String]) -> Option<Vec<(f64, f64)>> {
     )
 }
 
+/// The width of a grid board when some enum's values are its column letters in order
+/// (`a`, `b`, ... as its spaces' names begin), so that a space's column names that enum's
+/// value; `None` for other boards and when no enum names the columns.
+fn column_enum(g: &Game, b: &crate::ir::Board) -> Option<u32> {
+    let BoardShape::Grid { width, .. } = b.shape else {
+        return None;
+    };
+    g.enums
+        .iter()
+        .any(|e| {
+            e.values.len() == width as usize
+                && e.values
+                    .iter()
+                    .enumerate()
+                    .all(|(x, v)| *v == crate::ir::col_name(x as u32))
+        })
+        .then_some(width)
+}
+
+/// The colour of a grid's square as a chessboard's (0 or 1: the parity of its column and
+/// row), `None` off grids.
+fn square_colour(b: &crate::ir::Board, s: u32) -> Option<u8> {
+    let BoardShape::Grid { width, .. } = b.shape else {
+        return None;
+    };
+    Some(((s % width + s / width) % 2) as u8)
+}
+
+/// Per board, the colour of the dark squares when the grid is drawn checkered: a grid whose
+/// pieces at the start stand on squares of one colour only (four at least), as a game played
+/// on the dark squares sets them out, has those squares dark. What the start holds is read
+/// from a spectator's view of a match of the base rules with the fewest players (seed 0):
+/// public, and the same for every seat. Other boards, and grids whose start leaves them empty
+/// or uses both colours, are plain.
+pub fn checkered(g: &Game) -> Vec<Option<u8>> {
+    let mut out = vec![None; g.boards.len()];
+    if !g
+        .boards
+        .iter()
+        .any(|b| matches!(b.shape, BoardShape::Grid { .. }))
+    {
+        return out;
+    }
+    let Ok(st) = g.start(&crate::engine::Config::seeded(g.min_players, 0)) else {
+        return out;
+    };
+    let start = scene(g, &g.view(&st, None), g.min_players);
+    for (k, b) in g.boards.iter().enumerate() {
+        let colours: Vec<Option<u8>> = start.boards[k]
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.iter().any(|t| t.kind != "note"))
+            .map(|(s, _)| square_colour(b, s as u32))
+            .collect();
+        if colours.len() >= 4 && colours.iter().all(|c| c.is_some() && *c == colours[0]) {
+            out[k] = colours[0];
+        }
+    }
+    out
+}
+
 /// The boards of a game, laid out.
 pub fn layouts(g: &Game) -> Vec<BoardLayout> {
+    let dark = checkered(g);
     g.boards
         .iter()
-        .map(|b| {
+        .enumerate()
+        .map(|(k, b)| {
             let pos = positions(b);
+            let columns = column_enum(g, b);
+            let dark = dark.get(k).copied().flatten();
             let spaces = b
                 .space_names
                 .iter()
                 .zip(&pos)
-                .map(|(name, &(x, y))| SpaceLayout {
+                .enumerate()
+                .map(|(s, (name, &(x, y)))| SpaceLayout {
                     name: name.clone(),
                     x,
                     y,
+                    column: columns.map(|w| crate::ir::col_name(s as u32 % w)),
+                    dark: dark.is_some_and(|d| square_colour(b, s as u32) == Some(d)),
                 })
                 .collect();
             let mut edges = Vec::new();
@@ -139,15 +216,23 @@ pub fn layouts(g: &Game) -> Vec<BoardLayout> {
         .collect()
 }
 
-/// One thing drawn on a space: a component the seat sees, the back of one it does not, or the
-/// value of a variable indexed by the space.
+/// One thing drawn on a space, compact: a component the seat sees (equal ones counted once),
+/// the back of one it does not, the value of a variable indexed by the space, or a note (a
+/// value the rules never change after setup, shown in the space's tooltip only).
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct Token {
-    /// `piece`, `back` or `value`.
+    /// `piece`, `back`, `value` or `note`.
     pub kind: &'static str,
-    /// The text shown (a component's name; a value, with the variable's name when the board
-    /// has several variables).
+    /// The whole text, for the tooltip (`piece[b8]: p2`, `pile[b2, west]: block`).
     pub text: String,
+    /// What is drawn: a short label (an enum value's shortest prefix that tells it from the
+    /// enum's other values, a number, a component's name), empty for a plain disc.
+    pub label: String,
+    /// Drawn as this seat's piece (a disc of its colour), the label inside: a variable whose
+    /// value is a player, a component with a field whose value is a player.
+    pub seat: Option<u8>,
+    /// How many equal components it stands for (`block ×3`); 1 for anything else.
+    pub count: usize,
     /// The canonical text a click on it stands for (a component's name, or the space's).
     pub value: String,
 }
@@ -188,6 +273,9 @@ pub struct Scene {
     pub zones: Vec<ZoneScene>,
     /// Variables not indexed by a board: `(name, value)`.
     pub vars: Vec<(String, String)>,
+    /// Once the game is over, the spaces `(board, space)` of the lines its winner holds (see
+    /// [`line_tests`]), for the page to highlight.
+    pub won: Vec<(u32, u32)>,
 }
 
 /// The zone instances a view lists, in its order: every instance but those owned by seats
@@ -212,20 +300,29 @@ pub fn scene(g: &Game, view: &View, players: u8) -> Scene {
     for (z, inst) in view.zones.iter().zip(shown_instances(g, players)) {
         let info = g.instances[inst];
         if let Some((b, s)) = info.space {
+            let space = &g.boards[b].space_names[s as usize];
             let tokens = &mut out.boards[b.index()][s as usize];
-            for name in &z.visible {
-                tokens.push(Token {
-                    kind: "piece",
-                    text: name.clone(),
-                    value: name.clone(),
-                });
+            let empty = Vec::new();
+            for (k, name) in z.visible.iter().enumerate() {
+                let fields = z.fields.get(k).unwrap_or(&empty);
+                add_piece(tokens, name, &z.zone, comp_seat(g, info.zone, fields));
             }
-            for _ in z.visible.len()..z.count {
-                tokens.push(Token {
-                    kind: "back",
-                    text: String::new(),
-                    value: g.boards[b].space_names[s as usize].clone(),
-                });
+            if z.count > z.visible.len() {
+                let n = z.count - z.visible.len();
+                match tokens.iter_mut().find(|t| t.kind == "back") {
+                    Some(t) => {
+                        t.count += n;
+                        t.text = format!("{} hidden", t.count);
+                    }
+                    None => tokens.push(Token {
+                        kind: "back",
+                        text: format!("{n} hidden"),
+                        label: String::new(),
+                        seat: None,
+                        count: n,
+                        value: space.clone(),
+                    }),
+                }
             }
             continue;
         }
@@ -255,14 +352,10 @@ pub fn scene(g: &Game, view: &View, players: u8) -> Scene {
     }
     // Variables, in the order the view lists them.
     let mut entries = view.vars.iter();
-    for v in &g.vars {
+    // The value of each variable indexed by a board alone, per space, as the view shows it.
+    let mut values = std::collections::HashMap::new();
+    for (vid, v) in g.vars.enumerate() {
         let board_dims = v.dims.iter().filter(|d| matches!(d, Dim::Board(_))).count();
-        let several = g
-            .vars
-            .iter()
-            .filter(|w| w.dims.iter().any(|d| matches!(d, Dim::Board(_))))
-            .count()
-            > 1;
         for k in 0..v.count {
             let mut rest = k;
             let mut skip = false;
@@ -284,25 +377,310 @@ pub fn scene(g: &Game, view: &View, players: u8) -> Scene {
             };
             match on {
                 Some((b, s)) => {
-                    if value == "none" || value == "false" {
-                        continue;
+                    if v.dims.len() == 1 {
+                        values.insert((vid, s), value.as_str());
                     }
-                    let text = if several || v.dims.len() > 1 {
-                        format!("{name}: {value}")
-                    } else {
-                        value.clone()
-                    };
-                    out.boards[b.index()][s as usize].push(Token {
-                        kind: "value",
-                        text,
-                        value: g.boards[b].space_names[s as usize].clone(),
-                    });
+                    let space = &g.boards[b].space_names[s as usize];
+                    if let Some(t) = value_token(g, vid, name, value, space) {
+                        out.boards[b.index()][s as usize].push(t);
+                    }
                 }
                 None => out.vars.push((name.clone(), value.clone())),
             }
         }
     }
+    for spaces in &mut out.boards {
+        for tokens in spaces.iter_mut() {
+            merge_into_disc(tokens);
+        }
+    }
+    if let Some(&[w]) = view.winners.as_deref() {
+        let winner = crate::ir::player_name(w);
+        for (b, n, var) in line_tests(g) {
+            for run in runs(&g.boards[b], n) {
+                if run
+                    .iter()
+                    .all(|&s| values.get(&(var, s)).is_some_and(|x| **x == winner))
+                {
+                    out.won.extend(run.iter().map(|&s| (b.0 as u32, s)));
+                }
+            }
+        }
+        out.won.sort_unstable();
+        out.won.dedup();
+    }
     out
+}
+
+/// The lines the rules test: each `line(s in board, n where v[s] == x)` written anywhere (an
+/// `if`, a function, a guard, an `end when`) whose length is written as a number and whose condition is one comparison of a variable indexed by the board alone at the
+/// bound space: (board, n, v). The page highlights, once the game is over, the runs of n
+/// spaces where `v` holds the one winner, the lines that made the result in the games that
+/// win by a line (a winner's mills on a mill board too, where the result came otherwise).
+pub fn line_tests(g: &Game) -> Vec<(crate::ir::BoardId, u32, crate::ir::VarId)> {
+    use crate::ir::{AggKind, BinOp, Coll, Expr, Instr, Value};
+    let mut out = Vec::new();
+    let mut look = |e: &Expr| {
+        e.visit(&mut |x| {
+            let Expr::Agg(a, _) = x else { return };
+            let (AggKind::Line, [bind], Some(len), Some(filter)) = (
+                a.kind,
+                a.binds.as_slice(),
+                a.args.first(),
+                a.filter.as_ref(),
+            ) else {
+                return;
+            };
+            let Coll::Board(b) = bind.coll else { return };
+            let Expr::Lit(Value::Int(n)) = *len else {
+                return;
+            };
+            let Expr::Bin(BinOp::Eq, lhs, _, _) = filter else {
+                return;
+            };
+            let Expr::Var(v, ix) = &**lhs else { return };
+            let at_bound = matches!(ix.as_slice(), [Expr::Local(l)] if *l == bind.slot);
+            if at_bound && g.vars[*v].dims == [Dim::Board(b)] && (2..=64).contains(&n) {
+                out.push((b, n as u32, *v));
+            }
+        })
+    };
+    for (e, _) in &g.end_when {
+        look(e);
+    }
+    for d in g.defs.iter() {
+        look(&d.body);
+    }
+    for a in g.actions.iter() {
+        if let Some(e) = &a.guard {
+            look(e);
+        }
+    }
+    for p in g.procs.iter() {
+        for i in &p.code {
+            match i {
+                Instr::JumpIfNot(e, _, _) | Instr::Let(_, e, _) => look(e),
+                Instr::Assign { value, .. } => look(value),
+                _ => {}
+            }
+        }
+    }
+    out.sort_unstable_by_key(|&(b, n, v)| (b.0, n, v.0));
+    out.dedup();
+    out
+}
+
+/// The runs of `n` spaces in a straight line on a board, as the rules' `line` counts them: on
+/// a grid along north, northeast, east and northwest; on a hex board along east, northeast and
+/// northwest; around a ring; along a graph board's declared lines.
+fn runs(board: &crate::ir::Board, n: u32) -> Vec<Vec<u32>> {
+    use crate::ir::{DIRECTION_COUNT, NO_SPACE};
+    let along = |s: u32, d: usize| -> Option<Vec<u32>> {
+        let mut run = vec![s];
+        let mut at = s;
+        while (run.len() as u32) < n {
+            let t = *board.geo.steps.get(at as usize * DIRECTION_COUNT + d)?;
+            if t == NO_SPACE {
+                return None;
+            }
+            run.push(t);
+            at = t;
+        }
+        Some(run)
+    };
+    let axes: &[usize] = match board.shape {
+        BoardShape::Grid { .. } => &[0, 1, 2, 7],
+        BoardShape::Hex { .. } => &[2, 1, 7],
+        BoardShape::Ring { .. } | BoardShape::Graph => &[],
+    };
+    match board.shape {
+        BoardShape::Grid { .. } | BoardShape::Hex { .. } => (0..board.len())
+            .flat_map(|s| axes.iter().filter_map(move |&d| along(s, d)))
+            .collect(),
+        BoardShape::Ring { size } => (0..size)
+            .map(|s| (0..n).map(|k| (s + k) % size).collect())
+            .collect(),
+        BoardShape::Graph => board
+            .geo
+            .lines
+            .iter()
+            .filter(|l| n as usize <= l.len())
+            .flat_map(|l| l.windows(n as usize).map(|w| w.to_vec()))
+            .collect(),
+    }
+}
+
+/// Adds a component to a space's tokens: one token per name and seat, counted (`block ×3`),
+/// its tooltip a line per zone instance (`pile[b2,west]: block ×2`).
+fn add_piece(tokens: &mut Vec<Token>, name: &str, zone: &str, seat: Option<u8>) {
+    let line = format!("{zone}: {name}");
+    let Some(t) = tokens
+        .iter_mut()
+        .find(|t| t.kind == "piece" && t.value == name && t.seat == seat)
+    else {
+        tokens.push(Token {
+            kind: "piece",
+            text: line,
+            label: name.to_string(),
+            seat,
+            count: 1,
+            value: name.to_string(),
+        });
+        return;
+    };
+    t.count += 1;
+    let mut lines: Vec<String> = t.text.split('\n').map(str::to_string).collect();
+    let times = format!("{line} ×");
+    match lines
+        .iter_mut()
+        .find(|l| **l == line || l.starts_with(&times))
+    {
+        Some(l) => {
+            let n: usize = l
+                .strip_prefix(&times)
+                .and_then(|k| k.parse().ok())
+                .unwrap_or(1);
+            *l = format!("{times}{}", n + 1);
+        }
+        None => lines.push(line),
+    }
+    t.text = lines.join("\n");
+}
+
+/// The seat a component is drawn for: the value of its one field of type player, as the
+/// view shows it (`owner: p2`), when it has exactly one such field.
+fn comp_seat(g: &Game, zone: crate::ir::ZoneId, fields: &[(String, String)]) -> Option<u8> {
+    let ty = &g.types[g.zones[zone].ty];
+    let players: Vec<&str> = ty
+        .fields
+        .iter()
+        .filter(|f| f.ty == Type::Player)
+        .map(|f| f.name.as_str())
+        .collect();
+    let [field] = players[..] else {
+        return None;
+    };
+    fields
+        .iter()
+        .find(|(name, _)| name == field)
+        .and_then(|(_, v)| seat_of(v))
+}
+
+/// The seat of a player's name (`p2`: 1).
+fn seat_of(value: &str) -> Option<u8> {
+    let n: u16 = value.strip_prefix('p')?.parse().ok()?;
+    u8::try_from(n.checked_sub(1)?).ok()
+}
+
+/// How the value of variable `vid` at a space is drawn there, if at all: not a value that
+/// marks nothing (`none`, `false`, the declared start value of an enum or a bool, as
+/// `level[b8]: low` on every square of `var level[field]: Level = low`), nor one the seat may
+/// not see (`?`); a player as
+/// that player's disc; an enum value as its shortest prefix that tells it from the enum's
+/// other values (`high` of `low, high`: `H`; `rose` beside `red`: `Ro`); a true bool as the
+/// variable's
+/// name; anything else as written. A variable no procedure but setup writes (each cell's row
+/// number) is a note, in the space's tooltip only.
+fn value_token(
+    g: &Game,
+    vid: crate::ir::VarId,
+    name: &str,
+    value: &str,
+    space: &str,
+) -> Option<Token> {
+    let v = &g.vars[vid];
+    let start = match &v.init {
+        Some(crate::ir::Expr::Lit(x))
+            if matches!(v.ty, Type::Enum(_) | Type::Bool | Type::Player) =>
+        {
+            Some(g.show_static(*x))
+        }
+        _ => None,
+    };
+    if value == "none" || value == "false" || value == "?" || start.as_deref() == Some(value) {
+        return None;
+    }
+    let text = format!("{name}: {value}");
+    let token = |kind, label: String, seat| Token {
+        kind,
+        text: text.clone(),
+        label,
+        seat,
+        count: 1,
+        value: space.to_string(),
+    };
+    if g.program.frozen.contains(&vid) {
+        return Some(token("note", String::new(), None));
+    }
+    Some(match v.ty {
+        Type::Player => token("value", String::new(), seat_of(value)),
+        Type::Enum(e) => token("value", short_label(&g.enums[e].values, value), None),
+        Type::Bool => token("value", v.name.clone(), None),
+        _ => token("value", value.to_string(), None),
+    })
+}
+
+/// The shortest prefix of `value` that no other of `values` begins with (the whole value when
+/// another value begins with all of it), its first letter in capitals: `high` of `low, high`
+/// is `H`; `red` and `rose` beside `blue` are `Re` and `Ro`.
+pub fn short_label(values: &[String], value: &str) -> String {
+    let chars: Vec<char> = value.chars().collect();
+    let mut n = 1.min(chars.len());
+    while n < chars.len() {
+        let prefix: String = chars[..n].iter().collect();
+        if !values.iter().any(|v| v != value && v.starts_with(&prefix)) {
+            break;
+        }
+        n += 1;
+    }
+    let mut out: String = chars[..n].iter().collect();
+    if let Some(first) = out.get(..1) {
+        if first.is_ascii() {
+            out.replace_range(..1, &first.to_ascii_uppercase());
+        }
+    }
+    out
+}
+
+/// On a space, the values that are the same seat's disc are one disc (a seat's own record of
+/// the space beside the space itself, once the game is over and both show); then, with one
+/// seat's disc left and other values (the `H` of a piece whose level is high), the others'
+/// labels are drawn inside the disc: one token, every value in its tooltip.
+fn merge_into_disc(tokens: &mut Vec<Token>) {
+    let disc = |t: &Token| t.kind == "value" && t.seat.is_some();
+    let mut i = 0;
+    while i < tokens.len() {
+        let same = (0..i)
+            .find(|&j| disc(&tokens[i]) && disc(&tokens[j]) && tokens[j].seat == tokens[i].seat);
+        match same {
+            Some(j) => {
+                let t = tokens.remove(i);
+                tokens[j].text = format!("{} / {}", tokens[j].text, t.text);
+            }
+            None => i += 1,
+        }
+    }
+    let discs: Vec<usize> = (0..tokens.len())
+        .filter(|&i| tokens[i].kind == "value" && tokens[i].seat.is_some())
+        .collect();
+    let [disc] = discs[..] else {
+        return;
+    };
+    let others: Vec<usize> = (0..tokens.len())
+        .filter(|&i| i != disc && tokens[i].kind == "value")
+        .collect();
+    if others.is_empty() {
+        return;
+    }
+    let label: Vec<String> = others.iter().map(|&i| tokens[i].label.clone()).collect();
+    let text: Vec<String> = others.iter().map(|&i| tokens[i].text.clone()).collect();
+    tokens[disc].label = label.join(" ");
+    tokens[disc].text = format!("{} / {}", tokens[disc].text, text.join(" / "));
+    let mut k = 0;
+    tokens.retain(|_| {
+        k += 1;
+        !others.contains(&(k - 1))
+    });
 }
 
 #[cfg(test)]
@@ -411,7 +789,7 @@ mod tests {
              component Card { rank: int }\nzone deck: Card hidden\nzone hand[Player]: Card owner\n\
              components Card in deck { \"c{rank}\" for r in 1..10 { rank = r } }\n\
              setup { shuffle deck  for p in players { deal 3 from deck to hand[p] } mark[b2] = seat(1) }\n\
-             action pass() { end draw }\nflow { turn seat(0) { choose { pass } } }\n",
+             action pass() { mark[a1] = me  end draw }\nflow { turn seat(0) { choose { pass } } }\n",
         );
         let cfg = crate::engine::Config {
             players: 2,
@@ -432,7 +810,181 @@ mod tests {
         assert_eq!(hand("deck").kind, "pile");
         assert_eq!(hand("deck").cards.len(), 0);
         assert_eq!(s.boards[0][3].len(), 1);
-        assert_eq!(s.boards[0][3][0].text, "p2");
+        assert_eq!(s.boards[0][3][0].seat, Some(1));
+        assert_eq!(s.boards[0][3][0].text, "mark[b2]: p2");
         assert!(s.boards[0][0].is_empty());
+    }
+
+    fn drawn(tokens: &[Token]) -> Vec<(&str, &str, Option<u8>, usize)> {
+        tokens
+            .iter()
+            .filter(|t| t.kind != "note")
+            .map(|t| (t.kind, t.label.as_str(), t.seat, t.count))
+            .collect()
+    }
+
+    // Issue 38: a cell's contents are drawn compact. A variable whose value is a player is
+    // that player's disc, another variable's enum value on the same cell a short label inside
+    // it (`H` for a high level), a value that marks nothing not drawn (`none`, `false`, the
+    // declared start value `low` of every empty square), a variable only setup writes (each
+    // cell's row) only in the tooltip, and equal components one token with a count
+    // (`block ×3`).
+    #[test]
+    fn a_cell_holds_a_disc_a_short_label_and_counted_components() {
+        let g = load(
+            "game \"D\"\nplayers 2\nenum Level { low, high }\nboard field = grid(3, 3)\n\
+             var piece[field]: Player\nvar level[field]: Level = low\nvar taken[field]: bool\n\
+             var row[field]: int\nvar mine[field]: Player\ncomponent Block { }\nzone supply: Block\n\
+             zone pile[field]: Block public\ncomponents Block in supply { \"block\" for i in 1..4 { } }\n\
+             setup { let i = 0  for s in field { row[s] = i / 3 + 1  i = i + 1 }\n\
+             piece[a1] = seat(0)  mine[a1] = seat(0)  piece[c3] = seat(1)  level[c3] = high  taken[b2] = true\n\
+             for k in 1..3 { move top(supply) to pile[b1] } move top(supply) to pile[a1] }\n\
+             action raise(s in field) where level[s] == low { level[s] = high  taken[s] = false  piece[s] = me  mine[s] = me }\n\
+             flow { turn seat(0) { choose { raise } } }\n",
+        );
+        let cfg = crate::engine::Config {
+            players: 2,
+            seed: 1,
+            ..Default::default()
+        };
+        let st = g.start(&cfg).expect("starts");
+        let s = scene(&g, &g.view(&st, Some(0)), 2);
+        let at = |name: &str| {
+            let k = g.boards[crate::ir::BoardId(0)]
+                .space_names
+                .iter()
+                .position(|n| n == name)
+                .expect(name);
+            &s.boards[0][k]
+        };
+        // a1: p1's disc (low: nothing inside), once though two variables say p1, and a
+        // block; the row only as a note.
+        assert_eq!(
+            drawn(at("a1")),
+            [("piece", "block", None, 1), ("value", "", Some(0), 1)]
+        );
+        assert!(at("a1")
+            .iter()
+            .any(|t| t.kind == "note" && t.text == "row[a1]: 1"));
+        assert!(at("a1")
+            .iter()
+            .any(|t| t.text == "piece[a1]: p1 / mine[a1]: p1"));
+        // c3: p2's high piece, one disc with H inside, both values in its tooltip.
+        assert_eq!(drawn(at("c3")), [("value", "H", Some(1), 1)]);
+        let disc = at("c3").iter().find(|t| t.seat.is_some()).expect("a disc");
+        assert_eq!(disc.text, "piece[c3]: p2 / level[c3]: high");
+        // b1: three equal blocks as one token; b2: a true bool by its name; c1: nothing.
+        assert_eq!(drawn(at("b1")), [("piece", "block", None, 3)]);
+        assert_eq!(at("b1")[0].text, "pile[b1]: block ×3");
+        assert_eq!(drawn(at("b2")), [("value", "taken", None, 1)]);
+        assert!(drawn(at("c1")).is_empty());
+    }
+
+    #[test]
+    fn an_enum_value_is_labelled_by_its_shortest_distinct_prefix() {
+        let kinds: Vec<String> = ["red", "rose", "blue", "green", "grey", "gold"]
+            .map(String::from)
+            .to_vec();
+        let labels: Vec<String> = kinds.iter().map(|k| short_label(&kinds, k)).collect();
+        assert_eq!(labels, ["Re", "Ro", "B", "Gree", "Grey", "Go"]);
+        let sides: Vec<String> = ["s1", "s12", "s2"].map(String::from).to_vec();
+        assert_eq!(short_label(&sides, "s1"), "S1");
+        assert_eq!(short_label(&sides, "s12"), "S12");
+    }
+
+    // Issue 38: a disc is dropped by clicking its column. A grid whose columns an enum names
+    // (its values the column letters, in order) gives each space that enum's value; a grid
+    // without one, none.
+    #[test]
+    fn a_grid_whose_columns_an_enum_names_gives_each_space_its_column() {
+        let g = load(
+            "game \"C\"\nplayers 2\nenum Column { a, b, c }\nenum Other { a, c }\n\
+             board grid = grid(3, 2)\nboard wide = grid(4, 1)\nvar mark[grid]: Player\n\
+             var m2[wide]: Player\naction drop(c in Column) { end draw }\n\
+             flow { turn seat(0) { choose { drop } } }\n",
+        );
+        let l = layouts(&g);
+        let cols: Vec<Option<&str>> = l[0].spaces.iter().map(|s| s.column.as_deref()).collect();
+        assert_eq!(
+            cols,
+            [
+                Some("a"),
+                Some("b"),
+                Some("c"),
+                Some("a"),
+                Some("b"),
+                Some("c")
+            ]
+        );
+        assert!(l[1].spaces.iter().all(|s| s.column.is_none()));
+    }
+
+    // Issue 38: the winning line highlighted at the end. A `line(s in grid, 3, c where mark[s]
+    // == me)` the rules test gives the page, once p1 has won, the three spaces of its line
+    // and no other (not p2's two marks, not p1's lone mark); nothing while the game goes on.
+    #[test]
+    fn the_winners_line_is_found_once_the_game_is_over() {
+        let g = load(
+            "game \"L\"\nplayers 2\nboard grid = grid(3, 3)\nvar mark[grid]: Player\n\
+             action place(c in grid) where mark[c] == none {\n mark[c] = me\n\
+             if line(s in grid, 3, c where mark[s] == me) { win me }\n}\n\
+             flow { repeat { for p in players { turn p { choose { place } } } } }\n",
+        );
+        assert_eq!(line_tests(&g).len(), 1);
+        let cfg = crate::engine::Config {
+            players: 2,
+            seed: 1,
+            ..Default::default()
+        };
+        let mut st = g.start(&cfg).expect("starts");
+        let moves = [
+            "place c=a1",
+            "place c=a3",
+            "place c=b2",
+            "place c=c1",
+            "place c=c3",
+        ];
+        for (k, m) in moves.iter().enumerate() {
+            let s = scene(&g, &g.view(&st, Some(0)), 2);
+            assert!(s.won.is_empty(), "before move {k}");
+            crate::engine::scenario::apply_texts(&g, &mut st, &[m]).expect(m);
+        }
+        let s = scene(&g, &g.view(&st, Some(1)), 2);
+        let names: Vec<&str> = s
+            .won
+            .iter()
+            .map(|&(b, sp)| g.boards[crate::ir::BoardId(b as _)].space_names[sp as usize].as_str())
+            .collect();
+        assert_eq!(names, ["a1", "b2", "c3"]);
+    }
+
+    // Issue 38: square boards checkered when the rules use one colour of squares. A grid whose
+    // pieces start on squares of one colour (a1, c1, b2, d2) has those squares dark (a1, not
+    // b1); a grid whose start uses both colours, or is empty, is plain.
+    #[test]
+    fn a_grid_whose_pieces_start_on_one_colour_is_checkered() {
+        let game = |places: &str| {
+            load(&format!(
+                "game \"K\"\nplayers 2\nboard field = grid(4, 4)\nboard bare = grid(3, 3)\n\
+                 var a[field]: Player\nvar c[bare]: Player\nsetup {{ {places} }}\n\
+                 action go(s in field) {{ a[s] = me }}\naction go2(u in bare) {{ c[u] = me }}\n\
+                 flow {{ turn seat(0) {{ choose {{ go go2 }} }} }}\n"
+            ))
+        };
+        let g = game("a[a1] = seat(0)  a[c1] = seat(0)  a[b2] = seat(0)  a[d2] = seat(1)");
+        assert_eq!(checkered(&g), [Some(0), None]);
+        let l = layouts(&g);
+        let dark = |name: &str| {
+            l[0].spaces
+                .iter()
+                .find(|s| s.name == name)
+                .expect(name)
+                .dark
+        };
+        assert!(dark("a1") && dark("b2") && dark("c3"));
+        assert!(!dark("b1") && !dark("a2"));
+        assert!(l[1].spaces.iter().all(|s| !s.dark));
+        let g = game("a[a1] = seat(0)  a[b1] = seat(0)  a[c1] = seat(0)  a[d1] = seat(1)");
+        assert_eq!(checkered(&g), [None, None]);
     }
 }

@@ -103,7 +103,7 @@ function range(a, b) { const out = []; for (let i = a; i < b; i++) out.push(i); 
 function shown() {
   if (!page._shown) {
     const out = new Set();
-    for (const b of info.boards) for (const s of b.spaces) out.add(s.name);
+    for (const b of info.boards) for (const s of b.spaces) { out.add(s.name); if (s.column) out.add(s.column); }
     for (const z of page.scene.zones) {
       out.add(z.zone);
       for (const c of z.kind === "pile" ? z.cards.slice(-1) : z.cards) out.add(c.name);
@@ -138,6 +138,18 @@ function targetsOf(sel) {
     if (c.length > sel.length) out.add(a.args[c[sel.length]][1]);
   }
   return out;
+}
+
+// A space is a target when its name is, or the value of its column (a disc dropped into a
+// column: a click on any space of it).
+function isTarget(s, targets) { return targets.has(s.name) || (s.column !== undefined && targets.has(s.column)); }
+
+// What a click on a space stands for: its name, or its column's value when that is what the
+// next click may be.
+function pickValue(s) {
+  const t = targetsOf(selection);
+  if (t.has(s.name) || s.column === undefined) return s.name;
+  return t.has(s.column) || targetsOf([]).has(s.column) ? s.column : s.name;
 }
 
 function click(value) {
@@ -191,15 +203,20 @@ function render() {
   } else {
     line = `${v.actor} to act` + (seatOf(v.actor) === seat && seat !== null ? " (you)" : "");
   }
-  $("status").textContent = `${line} · you are ${seatName(seat)}`;
+  $("status").replaceChildren(`${line} · you are `,
+    ...(seat === null ? [] : [el("span", { class: "swatch seat" + seat, title: "your pieces' colour" }, "●"), " "]), seatName(seat));
   $("outcome").textContent = line;
   // Boards.
-  info.boards.forEach((b, bi) => boards.append(drawBoard(b, page.scene.boards[bi] || [], targets)));
+  // Once the game is over, the spaces of the lines its winner holds.
+  const won = new Set((page.scene.won || []).map(([b, sp]) => `${b}:${sp}`));
+  info.boards.forEach((b, bi) => boards.append(drawBoard(b, page.scene.boards[bi] || [], targets,
+    (i) => won.has(`${bi}:${i}`))));
+  fitTexts(boards);
   // Zones.
   // The seat's own zones first (its hand), then those holding a target, then the rest, each
   // group in the rules' order.
   const rank = (z) => seat !== null && z.owner === seat ? 0
-    : targets.has(z.zone) || z.cards.some((c) => targets.has(c.name)) ? 1 : 2;
+    : targets.has(z.zone) || z.cards.some((c) => cardTarget(z, c, targets)) ? 1 : 2;
   page.scene.zones.map((z, i) => [rank(z), i, z]).sort((a, b) => a[0] - b[0] || a[1] - b[1])
     .forEach(([, , z]) => zones.append(drawZone(z, targets)));
   // Variables and scores.
@@ -221,18 +238,45 @@ function render() {
   $("looking").textContent = at === null ? "" : `after decision ${at} of ${page.decisions} (move the slider to the right end to play on)`;
 }
 
-function drawBoard(b, spaces, targets) {
+// The unit of a board (pixels between neighbours): larger when some space holds many things
+// or a long label, so that each keeps a readable line (the page scales the board down to its
+// room anyway), at most twice the usual.
+function unitOf(b, spaces) {
+  const room = b.shape === "hex" ? 0.72 : 0.9; // of a unit, for one line
+  let most = 0, widest = 0;
+  for (const ts of spaces) {
+    const drawn = (ts || []).filter((t) => t.kind !== "note");
+    most = Math.max(most, drawn.length);
+    for (const t of drawn) {
+      const small = drawn.length > 1;
+      const w = tokenText(t).length * (small ? 6 : 8.5) + (t.seat !== null && t.seat !== undefined ? (small ? 12 : 8) : 0);
+      widest = Math.max(widest, w);
+    }
+  }
+  const u = most <= 2 ? UNIT : most <= 6 ? UNIT * 1.5 : UNIT * 2;
+  return Math.min(UNIT * 2, Math.max(u, widest / room));
+}
+
+// The text a token shows: its label, its count when it stands for several (`block ×3`), a
+// back as a filled mark.
+function tokenText(t) {
+  const label = t.kind === "back" ? "▮" : t.label;
+  return t.count > 1 ? `${label} ×${t.count}` : label;
+}
+
+function drawBoard(b, spaces, targets, isWon) {
+  const u = unitOf(b, spaces);
   const xs = b.spaces.map((s) => s.x), ys = b.spaces.map((s) => s.y);
   const minx = Math.min(...xs), maxx = Math.max(...xs), miny = Math.min(...ys), maxy = Math.max(...ys);
-  const pad = UNIT * 0.7;
-  const px = (x) => (x - minx) * UNIT + pad, py = (y) => (y - miny) * UNIT + pad;
-  const w = (maxx - minx) * UNIT + 2 * pad, h = (maxy - miny) * UNIT + 2 * pad;
+  const pad = u * 0.7;
+  const px = (x) => (x - minx) * u + pad, py = (y) => (y - miny) * u + pad;
+  const w = (maxx - minx) * u + 2 * pad, h = (maxy - miny) * u + 2 * pad;
   // Scaled down to the space beside the side panel (CSS max-width), never under it.
   const g = svg("svg", { class: "board", "data-board": b.name, width: w, height: h, viewBox: `0 0 ${w} ${h}` });
   const hex = b.shape === "hex";
   // A hexagon standing on a corner, its neighbours' centres 1 unit away (a small gap left).
   const hexagon = (cx, cy) => range(0, 6).map((k) => {
-    const a = Math.PI / 3 * k + Math.PI / 6, r = UNIT / Math.sqrt(3) * 0.97;
+    const a = Math.PI / 3 * k + Math.PI / 6, r = u / Math.sqrt(3) * 0.97;
     return `${(cx + r * Math.cos(a)).toFixed(1)},${(cy + r * Math.sin(a)).toFixed(1)}`;
   }).join(" ");
   if (!b.cells) {
@@ -243,33 +287,120 @@ function drawBoard(b, spaces, targets) {
   }
   b.spaces.forEach((s, i) => {
     const cls = ["space"];
-    if (targets.has(s.name)) cls.push("target");
+    if (isTarget(s, targets)) cls.push("target");
     if (selection.includes(s.name)) cls.push("selected");
+    if (isWon(i)) cls.push("won");
+    if (s.dark) cls.push("dark");
     const grp = svg("g", { class: cls.join(" "), "data-value": s.name, "data-board": b.name });
     const cx = px(s.x), cy = py(s.y);
-    if (hex) grp.append(svg("polygon", { class: "cell", points: hexagon(cx, cy) }));
-    else if (b.cells) grp.append(svg("rect", { x: cx - UNIT / 2, y: cy - UNIT / 2, width: UNIT, height: UNIT }));
-    else grp.append(svg("circle", { class: "spot", cx, cy, r: UNIT * 0.36 }));
-    const label = svg("text", { class: "label", x: cx - UNIT / 2 + 3, y: cy - UNIT / 2 + 10 });
-    if (hex) { label.setAttribute("x", cx - UNIT * 0.12); label.setAttribute("y", cy - UNIT * 0.3); }
-    else if (!b.cells) { label.setAttribute("x", cx - UNIT * 0.3); label.setAttribute("y", cy - UNIT * 0.38); }
+    // The room inside the space for what lies there: below its name, inside its shape.
+    let room;
+    if (hex) {
+      grp.append(svg("polygon", { class: "cell", points: hexagon(cx, cy) }));
+      room = { x: cx - u * 0.36, y: cy - u * 0.2, w: u * 0.72, h: u * 0.5 };
+    } else if (b.cells) {
+      grp.append(svg("rect", { x: cx - u / 2, y: cy - u / 2, width: u, height: u }));
+      room = { x: cx - u / 2 + 3, y: cy - u / 2 + 12, w: u - 6, h: u - 15 };
+    } else {
+      grp.append(svg("circle", { class: "spot", cx, cy, r: u * 0.36 }));
+      // A point's text may reach past its circle, within its own square of the board.
+      room = { x: cx - u * 0.45, y: cy - u * 0.25, w: u * 0.9, h: u * 0.5 };
+    }
+    const label = svg("text", { class: "label", x: cx - u / 2 + 3, y: cy - u / 2 + 10 });
+    if (hex) { label.setAttribute("x", cx - u * 0.12); label.setAttribute("y", cy - u * 0.3); }
+    else if (!b.cells) { label.setAttribute("x", cx - u * 0.3); label.setAttribute("y", cy - u * 0.38); }
     label.textContent = s.name;
     grp.append(label);
-    const tokens = spaces[i] || [];
-    tokens.forEach((t, k) => {
-      const ty = cy + (k - (tokens.length - 1) / 2) * 15;
-      const who = seatOf(t.text);
-      if (who !== null) grp.append(svg("circle", { class: "disc seat" + who, cx, cy: ty, r: tokens.length > 1 ? 7 : 16 }));
-      const tx = svg("text", { class: "token " + t.kind + (who !== null ? "" : ""), x: cx, y: ty, "data-value": t.value });
-      if (who !== null) { tx.style.fill = "#fff"; tx.style.fontSize = tokens.length > 1 ? "8px" : "12px"; }
-      tx.textContent = t.kind === "back" ? "▮" : t.text;
-      grp.append(tx);
-    });
-    grp.addEventListener("click", () => click(s.name));
+    const all = spaces[i] || [];
+    const tokens = all.filter((t) => t.kind !== "note");
+    drawTokens(grp, tokens, room, cx, cy);
+    // The whole of what lies there, fixed values included, in the tooltip.
+    const title = svg("title", {});
+    title.textContent = [s.name, ...all.map((t) => t.text)].join("\n");
+    grp.append(title);
+    grp.addEventListener("click", () => click(pickValue(s)));
     hoverWhy(grp, s.name, "space:" + b.name);
     g.append(grp);
   });
   return g;
+}
+
+// What lies on a space, inside its room: one token alone large (a seat's disc with its label
+// inside, or the label), several as lines of a small disc and a label (two columns when they
+// do not fit in one), the last line `+N` when even those are too few. Every text is clipped to
+// its width with an ellipsis once the board is on the page (fitTexts).
+function drawTokens(grp, tokens, room, cx, cy) {
+  const token = (t) => svg("g", { class: "token " + t.kind, "data-value": t.value,
+    "data-seat": t.seat === null || t.seat === undefined ? null : t.seat });
+  const text = (x, y, s, fit, cls) => {
+    const e = svg("text", { class: cls || "tlabel", x, y, "data-fit": fit.toFixed(1) });
+    e.textContent = s;
+    return e;
+  };
+  if (tokens.length === 1) {
+    const t = tokens[0], tg = token(t);
+    const y = room.y + room.h / 2;
+    if (t.seat !== null && t.seat !== undefined) {
+      const r = Math.min(room.w, room.h) * 0.46;
+      tg.append(svg("circle", { class: "disc seat" + t.seat, cx, cy: y, r }));
+      const s = tokenText(t);
+      if (s) tg.append(text(cx, y, s, r * 1.7, "tlabel ondisc"));
+    } else {
+      tg.append(text(cx, y, tokenText(t), room.w));
+    }
+    grp.append(tg);
+    return;
+  }
+  const line = 13;
+  const rows = Math.max(1, Math.floor(room.h / line));
+  const cols = tokens.length > rows ? 2 : 1;
+  const fits = rows * cols;
+  const shown = tokens.length > fits ? tokens.slice(0, fits - 1) : tokens;
+  const colw = room.w / cols;
+  const used = Math.min(rows, Math.ceil((shown.length + (tokens.length > fits ? 1 : 0)) / cols));
+  const top = room.y + (room.h - used * line) / 2 + line / 2;
+  const at = (k) => [room.x + (k % cols) * colw, top + Math.floor(k / cols) * line];
+  shown.forEach((t, k) => {
+    const [x, y] = at(k), tg = token(t);
+    let dx = 0;
+    if (t.seat !== null && t.seat !== undefined) {
+      tg.append(svg("circle", { class: "disc seat" + t.seat, cx: x + 5, cy: y, r: 5 }));
+      dx = 12;
+    }
+    const e = text(x + dx, y, tokenText(t), colw - dx - 2, "tlabel small");
+    tg.append(e);
+    grp.append(tg);
+  });
+  if (tokens.length > fits) {
+    const [x, y] = at(fits - 1);
+    grp.append(text(x, y, `+${tokens.length - shown.length}`, colw - 2, "tlabel small more"));
+  }
+}
+
+// Clips each text drawn on a board to its width (data-fit, in the board's own units), with an
+// ellipsis: the whole text is in the space's tooltip.
+function fitTexts(root) {
+  for (const e of root.querySelectorAll("text[data-fit]")) {
+    const fit = Number(e.dataset.fit);
+    const full = e.textContent;
+    if (e.getComputedTextLength() <= fit) continue;
+    let n = full.length - 1;
+    while (n > 0) {
+      e.textContent = full.slice(0, n) + "…";
+      if (e.getComputedTextLength() <= fit) break;
+      n--;
+    }
+    if (n === 0) e.textContent = "";
+  }
+}
+
+// Whether a card is marked as a target. A click stands for a card's name; when cards of the
+// seat's own zones bear that name too (each player's card "5"), only those are marked, as the
+// seat's actions take its own cards far more often than another's of the same name.
+function cardTarget(z, c, targets) {
+  if (!targets.has(c.name)) return false;
+  if (seat === null || z.owner === seat) return true;
+  return !page.scene.zones.some((o) => o.owner === seat && o.cards.some((x) => x.name === c.name));
 }
 
 function drawZone(z, targets) {
@@ -282,7 +413,7 @@ function drawZone(z, targets) {
   if (z.kind === "pile" && z.cards.length === 0 && z.backs > 0) row.append(el("div", { class: "card back" }));
   for (const c of cards) {
     const ccls = ["card"];
-    if (targets.has(c.name)) ccls.push("target");
+    if (cardTarget(z, c, targets)) ccls.push("target");
     if (selection.includes(c.name)) ccls.push("selected");
     const fields = c.fields.length ? el("div", { class: "fields" }, c.fields.map(([k, x]) => `${k} ${x}`).join(", ")) : "";
     const card = el("div", { class: ccls.join(" "), "data-value": c.name }, c.name, fields);
@@ -301,7 +432,7 @@ function drawZone(z, targets) {
 // ---- why an illegal target is not legal, for this seat ----
 
 function kindOf(value) {
-  for (const b of info.boards) if (b.spaces.some((s) => s.name === value)) return "space:" + b.name;
+  for (const b of info.boards) if (b.spaces.some((s) => s.name === value || s.column === value)) return "space:" + b.name;
   if (page.scene.zones.some((z) => z.zone === value)) return "zone";
   return "card";
 }
@@ -329,14 +460,24 @@ function guessText(value, kind) {
       from = p + word.length;
     }
     const last = Math.max(i, a.own - 1);
-    return a.text.slice(0, at[i][0]) + `${a.args[i][0]}=${value}` + a.text.slice(at[i][1], at[last][1]);
+    // A column's value stands for the spaces of that column.
+    const col = kind.startsWith("space:") && columnOf(value);
+    const v = col && !shownSpace(a.args[i][1]) ? col : value;
+    return a.text.slice(0, at[i][0]) + `${a.args[i][0]}=${v}` + a.text.slice(at[i][1], at[last][1]);
   }
   return null;
 }
 
+function columnOf(name) {
+  for (const b of info.boards) for (const s of b.spaces) if (s.name === name) return s.column;
+  return undefined;
+}
+function shownSpace(value) { return info.boards.some((b) => b.spaces.some((s) => s.name === value)); }
+
 function hoverWhy(node, value, kind) {
   node.addEventListener("mouseenter", async (e) => {
-    if (!page || at !== null || targetsOf(selection).has(value) || page.view.over) return;
+    const col = kind.startsWith("space:") ? columnOf(value) : undefined;
+    if (!page || at !== null || targetsOf(selection).has(value) || (col !== undefined && targetsOf(selection).has(col)) || page.view.over) return;
     const pos = { x: e.clientX, y: e.clientY };
     if (page.legal.length === 0) { showWhy(pos, `${page.view.actor} must act now, not ${seatName(seat)}`); return; }
     const text = guessText(value, kind);
@@ -466,7 +607,10 @@ $("slider").oninput = async () => {
 };
 
 async function tick() {
-  try { await refresh(false); } catch (e) { /* the server restarts or is gone; try again */ }
+  try { await refresh(false); } catch (e) {
+    // The server restarts or is gone: try again. Anything else is a fault of the page.
+    if (!(e instanceof TypeError && /fetch/i.test(e.message))) console.error(e);
+  }
   setTimeout(tick, 400);
 }
 tick();
