@@ -24,7 +24,12 @@ use rulebook::{Action, Actor, ChanceMode, Config, Game, RunError, State};
 use std::sync::Arc;
 use yoke::Yoke;
 
-create_exception!(_native, RulebookError, PyException, "Any error of rulebook.");
+create_exception!(
+    _native,
+    RulebookError,
+    PyException,
+    "Any error of rulebook."
+);
 create_exception!(
     _native,
     RulesError,
@@ -55,7 +60,12 @@ create_exception!(
     RulebookError,
     "The rules ran past a limit without reaching a decision."
 );
-create_exception!(_native, SaveError, RulebookError, "A save that does not load.");
+create_exception!(
+    _native,
+    SaveError,
+    RulebookError,
+    "A save that does not load."
+);
 create_exception!(
     _native,
     GameOverError,
@@ -738,7 +748,16 @@ impl PyState {
         let g = &*self.game;
         if let Some(s) = seat {
             if g.actor(&self.state) != Actor::Player(s) && !g.pending(&self.state).contains(&s) {
-                return Ok((false, format!("{} must act now, not p{}", actor_text(g.actor(&self.state)), s + 1), None, None));
+                return Ok((
+                    false,
+                    format!(
+                        "{} must act now, not p{}",
+                        actor_text(g.actor(&self.state)),
+                        s + 1
+                    ),
+                    None,
+                    None,
+                ));
             }
         }
         let w = g
@@ -815,7 +834,7 @@ fn load(py: Python<'_>, path: &str, text: Option<String>) -> PyResult<PyGame> {
     let mut errors = Vec::new();
     let mut warnings = Vec::new();
     for p in &loaded.diagnostics.problems {
-        let (line, column) = place(p.span.start as usize);
+        let (line, column) = place(p.span.start);
         let item = (p.message.clone(), line, column, p.code.to_string());
         if p.severity == miette::Severity::Error {
             errors.push(item);
@@ -829,9 +848,10 @@ fn load(py: Python<'_>, path: &str, text: Option<String>) -> PyResult<PyGame> {
             warnings,
         }),
         None => {
-            let (msg, line, column, code) = errors.first().cloned().unwrap_or_else(|| {
-                ("the rules have errors".into(), 1, 1, "rules".into())
-            });
+            let (msg, line, column, code) = errors
+                .first()
+                .cloned()
+                .unwrap_or_else(|| ("the rules have errors".into(), 1, 1, "rules".into()));
             let more = if errors.len() > 1 {
                 format!(" (and {} more errors)", errors.len() - 1)
             } else {

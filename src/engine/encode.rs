@@ -45,7 +45,10 @@ enum Domain {
     Space(BoardId, u32),
     Zone(u32),
     Action(u32),
-    Int { lo: i64, size: u32 },
+    Int {
+        lo: i64,
+        size: u32,
+    },
 }
 
 impl Domain {
@@ -133,7 +136,9 @@ impl Game {
                         binds.first().map(|b| b.name.clone()).unwrap_or_default()
                     });
                     let domains = self.domains(st, binds, &per_type, &what, &mut codes.refused);
-                    codes.by_arm.insert((ci.0 as usize, k as u16), codes.blocks.len());
+                    codes
+                        .by_arm
+                        .insert((ci.0 as usize, k as u16), codes.blocks.len());
                     codes.push(label.clone(), binds, domains);
                 }
             }
@@ -371,7 +376,9 @@ impl Game {
             for (c, comp) in self.comps.enumerate() {
                 if comp.ty == t {
                     let n = names.len();
-                    names.entry(show_value(self, st, Value::Comp(c))).or_insert(n);
+                    names
+                        .entry(show_value(self, st, Value::Comp(c)))
+                        .or_insert(n);
                 }
             }
             let n = names.len();
@@ -494,7 +501,9 @@ mod tests {
 
     fn game(text: &str) -> Game {
         let loaded = crate::check::load("t.rules", text);
-        loaded.game.unwrap_or_else(|| panic!("{:?}", loaded.diagnostics))
+        loaded
+            .game
+            .unwrap_or_else(|| panic!("{:?}", loaded.diagnostics))
     }
 
     const MARKS: &str = r#"
