@@ -173,8 +173,9 @@ class Match:
         return self._seat_request(r)["action"]
 
     def save(self):
-        """The save as text (JSON); `Game.load_match` reads it back."""
-        return self.request({"cmd": "save"})["data"]
+        """The save as text; `Game.load_match` reads it back. A match bound to a seat may not
+        save (`ProtocolError`): a save holds every decision, hidden ones too."""
+        return self._seat_request({"cmd": "save"})["data"]
 
     @property
     def finished(self):

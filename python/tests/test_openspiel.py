@@ -182,7 +182,8 @@ def test_a_tree_count_through_the_python_game_equals_rulebook_count(name, depth)
 
 
 def test_the_command_lines_count_agrees():
-    exe = os.path.join(ROOT, "target", "debug", "rulebook")
+    target = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
+    exe = os.path.join(target, "debug", "rulebook")
     if not os.path.exists(exe):
         pytest.skip("no target/debug/rulebook: `cargo build` makes it")
     out = subprocess.run([exe, "count", rules("classic/kuhn_poker"), "--depth", "6", "--json"],

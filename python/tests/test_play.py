@@ -84,6 +84,8 @@ def test_a_seat_sees_only_its_view_through_the_play_api():
         assert mine["hand[p1]"] == [] and hands["hand[p1]"] != []
         with pytest.raises(rulebook.ProtocolError):
             seen.view(seat=0)
+        with pytest.raises(rulebook.ProtocolError):
+            seen.save()  # a save holds the deal
         # p2 is not to act: no legal action, and `why` says whose turn it is.
         assert seen.legal() == []
         assert not seen.why("bet")["legal"]
