@@ -69,6 +69,8 @@ class Game:
     def match(self, players=None, seed=0, variant=None, constants=None, chance="seeded", seat=None):
         """Starts a match to play (see `Match`). `seat`: the match as one seat's client sees
         it (its view, its actions only)."""
+        if seat is not None and (not isinstance(seat, int) or not 0 <= seat < 256):
+            raise ProtocolError(f"seat must be a seat number from 0, not {seat!r}")
         m = Match(self, seat=None)
         request = {"cmd": "new", "seed": seed, "chance": chance}
         if players is not None:

@@ -143,12 +143,24 @@ struct PyGame {
 fn make_config(
     py: Python<'_>,
     g: &Game,
-    players: Option<u8>,
+    players: Option<i64>,
     seed: u64,
     variant: Option<String>,
     set: Option<&Bound<'_, PyDict>>,
     chance: &str,
 ) -> PyResult<Config> {
+    let players = match players {
+        None => None,
+        Some(n) => Some(u8::try_from(n).map_err(|_| {
+            config_error(
+                py,
+                format!(
+                    "players must be from {} to {}, not {n}",
+                    g.min_players, g.max_players
+                ),
+            )
+        })?),
+    };
     let chance = match chance {
         "seeded" => ChanceMode::Seeded,
         "external" => ChanceMode::External,
@@ -253,7 +265,7 @@ impl PyGame {
     fn start(
         &self,
         py: Python<'_>,
-        players: Option<u8>,
+        players: Option<i64>,
         seed: u64,
         variant: Option<String>,
         set: Option<&Bound<'_, PyDict>>,
@@ -294,7 +306,7 @@ impl PyGame {
         &self,
         py: Python<'_>,
         games: u64,
-        players: Option<u8>,
+        players: Option<i64>,
         seed: u64,
         variant: Option<String>,
         set: Option<&Bound<'_, PyDict>>,
@@ -330,7 +342,7 @@ impl PyGame {
         goals: Vec<String>,
         games: u64,
         budget: u64,
-        players: Option<u8>,
+        players: Option<i64>,
         seed: u64,
         variant: Option<String>,
         set: Option<&Bound<'_, PyDict>>,
@@ -389,7 +401,7 @@ impl PyGame {
         &self,
         py: Python<'_>,
         depth: u32,
-        players: Option<u8>,
+        players: Option<i64>,
         variant: Option<String>,
         set: Option<&Bound<'_, PyDict>>,
         threads: usize,
@@ -525,9 +537,10 @@ impl PyState {
         Ok(())
     }
 
-    fn seat_ok(&self, py: Python<'_>, seat: Option<u8>) -> PyResult<()> {
+    /// A seat of the match (`None`: a spectator); `ProtocolError` for one not in play.
+    fn seat_ok(&self, py: Python<'_>, seat: Option<i64>) -> PyResult<Option<u8>> {
         match seat {
-            Some(s) if s >= self.state.players => Err(raise::<ProtocolError>(
+            Some(s) if !(0..self.state.players as i64).contains(&s) => Err(raise::<ProtocolError>(
                 py,
                 &format!(
                     "seat must be a number from 0 to {}",
@@ -536,7 +549,7 @@ impl PyState {
                 "bad_seat",
                 None,
             )),
-            _ => Ok(()),
+            other => Ok(other.map(|s| s as u8)),
         }
     }
 }
@@ -630,10 +643,10 @@ impl PyState {
     }
 
     /// Applies the legal action with this code.
-    fn apply_code(&mut self, py: Python<'_>, code: u64) -> PyResult<()> {
+    fn apply_code(&mut self, py: Python<'_>, code: i64) -> PyResult<()> {
         let legal = self.legal_actions(py)?;
         let codes = self.codes_of(&legal);
-        match codes.iter().position(|&c| c == code) {
+        match codes.iter().position(|&c| i64::try_from(c) == Ok(code)) {
             Some(i) => self.apply_action(py, legal[i]),
             None if self.game.actor(&self.state) == Actor::Nobody => Err(raise::<GameOverError>(
                 py,
@@ -643,10 +656,13 @@ impl PyState {
             )),
             None => Err(raise::<IllegalActionError>(
                 py,
-                &format!(
-                    "action {code} ({}) is not a legal action now",
-                    self.code_text(code)
-                ),
+                &match u64::try_from(code) {
+                    Ok(c) => format!(
+                        "action {code} ({}) is not a legal action now",
+                        self.code_text(c)
+                    ),
+                    Err(_) => format!("action {code} is not a legal action now"),
+                },
                 "illegal_action",
                 None,
             )),
@@ -692,15 +708,15 @@ impl PyState {
 
     /// The view of `seat` (None: a spectator) as JSON text.
     #[pyo3(signature = (seat=None))]
-    fn view(&self, py: Python<'_>, seat: Option<u8>) -> PyResult<String> {
-        self.seat_ok(py, seat)?;
+    fn view(&self, py: Python<'_>, seat: Option<i64>) -> PyResult<String> {
+        let seat = self.seat_ok(py, seat)?;
         Ok(serde_json::to_string(&self.game.view(&self.state, seat)).unwrap_or_default())
     }
 
     /// The view of `seat` as numbers (the layout of `rulebook::engine::ViewCodes`).
     #[pyo3(signature = (seat=None))]
-    fn view_tensor(&self, py: Python<'_>, seat: Option<u8>) -> PyResult<Vec<f32>> {
-        self.seat_ok(py, seat)?;
+    fn view_tensor(&self, py: Python<'_>, seat: Option<i64>) -> PyResult<Vec<f32>> {
+        let seat = self.seat_ok(py, seat)?;
         let mut out = vec![0.0; self.shared.views.size()];
         self.shared
             .views
@@ -712,8 +728,8 @@ impl PyState {
     /// one before it left out, so another seat's decision that changes nothing it sees
     /// leaves no trace), its own decisions by their texts, and its view now. Derived from its
     /// views and its own actions only.
-    fn information_state(&self, py: Python<'_>, seat: u8) -> PyResult<String> {
-        self.seat_ok(py, Some(seat))?;
+    fn information_state(&self, py: Python<'_>, seat: i64) -> PyResult<String> {
+        let seat = self.seat_ok(py, Some(seat))?.unwrap_or(0);
         let g = &*self.game;
         let mut st = self.shared.start.clone();
         let mut out = String::new();
@@ -742,9 +758,9 @@ impl PyState {
         &self,
         py: Python<'_>,
         text: &str,
-        seat: Option<u8>,
+        seat: Option<i64>,
     ) -> PyResult<(bool, String, Option<usize>, Option<usize>)> {
-        self.seat_ok(py, seat)?;
+        let seat = self.seat_ok(py, seat)?;
         let g = &*self.game;
         if let Some(s) = seat {
             if g.actor(&self.state) != Actor::Player(s) && !g.pending(&self.state).contains(&s) {

@@ -70,6 +70,15 @@ def test_bad_configurations_and_saves():
         st.apply_text("place cell=z9")
     with pytest.raises(rulebook.ProtocolError):
         st.view(7)
+    # Numbers out of any range are refused the same way, not by an overflow.
+    with pytest.raises(rulebook.IllegalActionError):
+        st.apply_code(-1)
+    with pytest.raises(rulebook.ProtocolError):
+        st.view(-1)
+    with pytest.raises(rulebook.ConfigError):
+        game.start(players=300)
+    with pytest.raises(rulebook.ProtocolError):
+        game.match(players=2, seat=-1)
 
 
 def test_a_seat_sees_only_its_view_through_the_play_api():
