@@ -1,5 +1,7 @@
 """The PettingZoo environment and the Gymnasium wrapper."""
 
+import json
+
 import numpy as np
 import pytest
 
@@ -75,3 +77,17 @@ def test_the_gymnasium_wrapper_refuses_bad_names():
         rulebook.gymnasium_env(rules("classic/tic_tac_toe"), opponents="grandmaster")
     with pytest.raises(rulebook.ConfigError):
         rulebook.gymnasium_env(rules("classic/tic_tac_toe"), seat=4)
+
+
+def test_an_observation_holds_only_the_seats_own_card():
+    """Kuhn poker over many deals: a seat's observation is the same whenever its own card is,
+    whatever the other seat holds (and differs with its own card, so this can fail)."""
+    for seat, agent in enumerate(["p1", "p2"]):
+        by_card = {}
+        for seed in range(30):
+            env = rulebook.pettingzoo_env(rules("classic/kuhn_poker"))
+            env.reset(seed=seed)
+            own = json.loads(env.state_.view(seat))["zones"][1 + seat]["visible"]
+            by_card.setdefault(tuple(own), set()).add(tuple(env.observe(agent)["observation"]))
+        assert len(by_card) == 3
+        assert all(len(v) == 1 for v in by_card.values()), seat
