@@ -1,6 +1,6 @@
 """The OpenSpiel game: stable actions, chance, information per seat, CFR, MCTS, tree counts."""
 
-import itertools
+import glob
 import json
 import os
 import subprocess
@@ -210,3 +210,32 @@ def test_unnumbered_games_fall_back_to_positions():
     s = g.new_initial_state()
     assert s.legal_actions() == list(range(len(s.legal_actions())))
     assert s.action_to_string(0).startswith("place at=")
+
+
+ALL_RULES = sorted(glob.glob(os.path.join(ROOT, "rules", "*.rules"))
+                   + glob.glob(os.path.join(ROOT, "rules", "classic", "*.rules")))
+
+
+@pytest.mark.parametrize("path", ALL_RULES, ids=os.path.basename)
+def test_every_rules_file_is_an_openspiel_game(path):
+    """Every rules file of the repository loads as an OpenSpiel game whose legal actions lie
+    below `num_distinct_actions()`, each with its text, and plays 40 random decisions."""
+    import random
+
+    g = rulebook.openspiel_game(path, sample_games=2, max_game_length=1000)
+    n = g.num_distinct_actions()
+    s = g.new_initial_state()
+    rng = random.Random(1)
+    for _ in range(40):
+        if s.is_terminal():
+            break
+        if s.is_chance_node():
+            outcomes = s.chance_outcomes()
+            assert abs(sum(p for _, p in outcomes) - 1) < 1e-9
+            s.apply_action(rng.choice([a for a, _ in outcomes]))
+            continue
+        legal = s.legal_actions()
+        assert legal and all(0 <= a < n for a in legal)
+        assert len({s.action_to_string(a) for a in legal}) == len(legal)
+        assert len(s.observation_tensor(s.current_player())) == len(s.observation_tensor(0))
+        s.apply_action(rng.choice(legal))
