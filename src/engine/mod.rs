@@ -4,6 +4,7 @@
 //! plain data ([`State`]): a stack of frames (procedure, pc, locals), so it clones, saves and
 //! resumes at any decision, even one in the middle of an effect.
 
+mod encode;
 mod error;
 mod native;
 mod options;
@@ -23,6 +24,7 @@ mod vm;
 mod why;
 mod zones;
 
+pub use encode::{ActionCodes, ViewCodes, MAX_ACTION_CODES, MAX_ONE_HOT};
 pub use error::RunError;
 pub use native::StateEnv;
 pub use seen::{SeenLine, HIDDEN, MAX_ALTERNATIVES};
