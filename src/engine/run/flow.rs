@@ -146,7 +146,7 @@ impl Game {
 
     /// [`Step::Window`]: the window of `anytime` (or `before turn`) actions at this point,
     /// as where the loop goes on.
-    #[inline(never)]
+    #[inline(always)]
     pub(super) fn window_go(
         &self,
         m: &mut Machine,
@@ -331,7 +331,7 @@ impl Game {
 
     /// [`Step::Choose`] of one chooser (`by`, else the frame's player): the game waits for
     /// its decision when it has an option, else its `else` (or its end) runs.
-    #[inline(never)]
+    #[inline(always)]
     pub(super) fn choose(
         &self,
         m: &mut Machine,
@@ -406,7 +406,7 @@ impl Game {
 
     /// [`Step::TurnStart`] and [`Step::TurnEnd`]: the current player set for a turn (the
     /// previous one kept in the frame's local `save`), then set back.
-    #[inline(never)]
+    #[inline(always)]
     pub(super) fn turn_step(
         &self,
         m: &mut Machine,
@@ -449,7 +449,7 @@ impl Game {
 
     /// [`Step::Shuffle`] and [`Step::Roll`]: drawn from the match's generator, or, with
     /// external chance, the game waits for the outcome (after the checks a decision makes).
-    #[inline(never)]
+    #[inline(always)]
     pub(super) fn chance_step(
         &self,
         m: &mut Machine,

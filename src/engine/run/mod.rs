@@ -84,6 +84,14 @@ impl Game {
                         }
                     };
                 }
+                // A step that may change the frames: the loop reads the frame again after it.
+                macro_rules! leave {
+                    ($go:expr) => {{
+                        go!($go);
+                        st.frames[fi].pc = next;
+                        continue 'frame;
+                    }};
+                }
                 let step = &code[pc as usize];
                 match step {
                     Step::Let(slot, e, span) => {
@@ -138,24 +146,20 @@ impl Game {
                         }
                     }
                     Step::Choose(cid) if st.block.is_some() => {
-                        go!(self.simul_choose(m, st, locals, *cid)?)
+                        leave!(self.simul_choose(m, st, locals, *cid)?)
                     }
-                    Step::Simul { .. } => go!(self.simul_step(m, st, locals, step)?),
-                    Step::SimulEnd => match self.simul_end(st, locals)? {
-                        Go::Next(pc) => next = pc,
-                        Go::Wait | Go::Again(_) => return Ok(()),
-                        Go::Jumped => continue 'frame,
-                    },
+                    Step::Simul { .. } => leave!(self.simul_step(m, st, locals, step)?),
+                    Step::SimulEnd => leave!(self.simul_end(st, locals)?),
                     Step::Choose(cid) if self.program.choices[*cid].each.is_some() => {
-                        go!(self.choose_each(m, st, locals, (base, me), *cid)?)
+                        leave!(self.choose_each(m, st, locals, (base, me), *cid)?)
                     }
                     Step::SimNext(cid) => {
-                        go!(self.sim_next(st, locals, (base, me), (fi, pc), *cid)?)
+                        leave!(self.sim_next(st, locals, (base, me), (fi, pc), *cid)?)
                     }
-                    Step::Choose(cid) => go!(self.choose(m, st, locals, (base, me), *cid)?),
+                    Step::Choose(cid) => leave!(self.choose(m, st, locals, (base, me), *cid)?),
                     Step::DoField { target, args, span } => {
                         let what = (*target, &args[..], *span);
-                        go!(self.do_field(m, st, locals, (base, me), (fi, next), what)?)
+                        leave!(self.do_field(m, st, locals, (base, me), (fi, next), what)?)
                     }
                     Step::Do { action, args, span } => {
                         self.do_action(m, st, locals, base, me, (fi, next), *action, args, *span)?;
@@ -168,13 +172,19 @@ impl Game {
                         return self.end_step(m, st, locals, (base, me), step)
                     }
                     Step::LoopGuard { span } => last_loop = Some(*span),
-                    Step::Window(before) => go!(self.window_go(m, st, locals, *before, next)?),
-                    // The effects that neither wait nor jump (`Game::effect_step`).
-                    _ => self.effect_step(m, st, &mut locals[base..], me, step)?,
+                    Step::Window(before) => leave!(self.window_go(m, st, locals, *before, next)?),
+                    Step::Deal { .. }
+                    | Step::Reveal { .. }
+                    | Step::RevealZone { .. }
+                    | Step::Remember { .. }
+                    | Step::Forget { .. }
+                    | Step::RevealTo { .. } => {
+                        self.effect_step(m, st, &mut locals[base..], me, step)?
+                    }
                 }
+                // Only the steps that leave the frames as they are get here.
                 st.frames[fi].pc = next;
-                let stays = step.stays();
-                if !stays || next as usize >= code.len() {
+                if next as usize >= code.len() {
                     continue 'frame;
                 }
                 step_spend(m, &last_loop)?;

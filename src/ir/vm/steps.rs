@@ -219,37 +219,6 @@ pub enum Step {
     },
 }
 
-impl Step {
-    /// Whether the step loop goes on in the same frame after this step: it leaves the
-    /// frames as they are (it may still jump within the frame).
-    #[inline(always)]
-    pub fn stays(&self) -> bool {
-        matches!(
-            self,
-            Step::Let(..)
-                | Step::Assign { .. }
-                | Step::Move { .. }
-                | Step::Deal { .. }
-                | Step::Shuffle { .. }
-                | Step::Roll { .. }
-                | Step::Jump(_)
-                | Step::JumpIfNot(..)
-                | Step::ForInit { .. }
-                | Step::ForNext { .. }
-                | Step::ForNextIf { .. }
-                | Step::ForDone { .. }
-                | Step::TurnStart { .. }
-                | Step::TurnEnd { .. }
-                | Step::LoopGuard { .. }
-                | Step::Reveal { .. }
-                | Step::RevealZone { .. }
-                | Step::Remember { .. }
-                | Step::Forget { .. }
-                | Step::RevealTo { .. }
-        )
-    }
-}
-
 /// A compiled function or set kind.
 #[derive(Clone, Debug, Default)]
 pub struct CDef {
