@@ -206,6 +206,21 @@ impl Game {
         }
     }
 
+    /// What comes before a decision is offered: the game may have ended (`Go::Wait`: it is
+    /// scored) or a `when` trigger fire (`Go::Again`: its body runs first); `None`: neither.
+    #[inline(always)]
+    fn before_decision(
+        &self,
+        m: &mut Machine,
+        st: &mut State,
+        locals: &mut Vec<Value>,
+    ) -> Result<Option<Go>, RunError> {
+        if self.ended(m, st, locals)? {
+            return Ok(Some(Go::Wait));
+        }
+        Ok(self.fire_trigger(m, st, locals)?.map(Go::Again))
+    }
+
     /// [`Step::Choose`] of a simultaneous choice (`choose each`): the seats of its collection
     /// that have an option commit in seat order; none: its `else` (or its end).
     #[inline(never)]
@@ -232,11 +247,8 @@ impl Game {
         }
         locals[base + *iter as usize] = Value::Int(0);
         locals[base + *iter as usize + 1] = Value::Player(me);
-        if self.ended(m, st, locals)? {
-            return Ok(Go::Wait);
-        }
-        if let Some(sp) = self.fire_trigger(m, st, locals)? {
-            return Ok(Go::Again(sp));
+        if let Some(go) = self.before_decision(m, st, locals)? {
+            return Ok(go);
         }
         st.locals = std::mem::take(locals);
         let mut pending = Ok(None);
@@ -354,11 +366,8 @@ impl Game {
             },
             None => me,
         };
-        if self.ended(m, st, locals)? {
-            return Ok(Go::Wait);
-        }
-        if let Some(sp) = self.fire_trigger(m, st, locals)? {
-            return Ok(Go::Again(sp));
+        if let Some(go) = self.before_decision(m, st, locals)? {
+            return Ok(go);
         }
         st.locals = std::mem::take(locals);
         let mut cache = std::mem::take(&mut st.cache);
