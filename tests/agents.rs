@@ -542,3 +542,45 @@ fn speed() {
         );
     }
 }
+
+/// Tree reuse (`reuse=1`, exact games): the next search starts from the part of the last
+/// tree below the position reached, so its root counts the playouts of both searches; a
+/// position the last tree does not lead to (a new game) starts afresh; without the setting
+/// every search starts afresh.
+#[test]
+fn tree_reuse_keeps_the_subtree_of_the_position_reached() {
+    let g = file("rules/classic/connect_four.rules");
+    let spec = |text: &str| -> Mcts {
+        let AgentSpec::Mcts(c) = text.parse().expect("parses") else {
+            panic!("{text} is not MCTS");
+        };
+        Mcts::new(c, 5)
+    };
+    let visits = |s: &Search| s.actions.iter().map(|a| a.visits).sum::<u64>();
+    let start = g.start(&Config::seeded(2, 0)).expect("starts");
+    for (text, reuses) in [("mcts:400:reuse=1", true), ("mcts:400", false)] {
+        let mut agent = spec(text);
+        let first = agent.search(&g, &start, 0).expect("searches");
+        assert_eq!(visits(&first), 400, "{text}");
+        // The same position again: with reuse, the whole tree goes on.
+        let again = agent.search(&g, &start, 0).expect("searches");
+        assert_eq!(visits(&again), if reuses { 800 } else { 400 }, "{text}");
+        // Two decisions later (its move, then the reply it explored most).
+        let mut st = start.clone();
+        g.apply(&mut st, &again.best.expect("a move"))
+            .expect("applies");
+        let mut reply_search = spec("mcts:400");
+        let reply = reply_search.search(&g, &st, 1).expect("searches");
+        g.apply(&mut st, &reply.best.expect("a reply"))
+            .expect("applies");
+        let later = agent.search(&g, &st, 0).expect("searches");
+        if reuses {
+            assert!(visits(&later) > 400, "{text}: {}", visits(&later));
+        } else {
+            assert_eq!(visits(&later), 400, "{text}");
+        }
+        // A new game: nothing of the last tree leads there.
+        let other = agent.search(&g, &start, 0).expect("searches");
+        assert_eq!(visits(&other), 400, "{text}");
+    }
+}

@@ -101,7 +101,19 @@ pub struct MctsConfig {
     /// `beta = sqrt(k / (3 n + k))` for `n` visits: early, the shared estimate guides the
     /// choice; with visits, the action's own. 0, the default: off.
     pub rave: f64,
+    /// Tree reuse: in an exact search, the next decision starts from the part of this
+    /// decision's tree below the position reached (found by replaying up to
+    /// [`REUSE_DEPTH`] decisions from the last root), its statistics kept; the budget counts
+    /// the new playouts only. Off by default: the choice then depends on the searches before
+    /// it as well as on the position.
+    pub reuse: bool,
 }
+
+/// The most decisions between two searches for which tree reuse looks for the new root.
+pub const REUSE_DEPTH: usize = 4;
+
+/// The most positions tree reuse replays to find the new root.
+const REUSE_TRIES: usize = 512;
 
 impl Default for MctsConfig {
     fn default() -> Self {
@@ -117,6 +129,7 @@ impl Default for MctsConfig {
             widen: 0.0,
             mast: 0.0,
             rave: 0.0,
+            reuse: false,
         }
     }
 }
@@ -179,6 +192,12 @@ impl Mcts {
             rng: ChaCha8Rng::seed_from_u64(seed),
             workers: Vec::new(),
         }
+    }
+
+    /// The same agent with new settings and seed, its trees kept (for tree reuse).
+    pub fn renew(&mut self, config: MctsConfig, seed: u64) {
+        self.config = config;
+        self.rng = ChaCha8Rng::seed_from_u64(seed);
     }
 
     /// The configuration.
@@ -336,6 +355,9 @@ enum Limit {
 #[derive(Default)]
 struct Worker {
     tree: Tree,
+    /// The real state the last search started from (tree reuse), and the tree's spare.
+    root: Option<State>,
+    spare: Tree,
     /// The state of the current iteration.
     work: Option<State>,
     legal: Vec<Action>,
@@ -374,7 +396,16 @@ impl Worker {
         limit: Limit,
         mut rng: ChaCha8Rng,
     ) {
-        self.tree.reset(real.players as usize);
+        let reused = config.reuse && exact && self.reroot(g, real);
+        if !reused {
+            self.tree.reset(real.players as usize);
+        }
+        if config.reuse && exact {
+            match self.root.as_mut() {
+                Some(r) => r.clone_from(real),
+                None => self.root = Some(real.clone()),
+            }
+        }
         self.cooperative = cooperative(g);
         self.playouts = 0;
         self.errors = 0;
@@ -420,6 +451,47 @@ impl Worker {
                 Err(_) => self.errors += 1,
             }
         }
+    }
+
+    /// Tree reuse: finds the node of the last search's tree whose position is `real` (the
+    /// root itself, else a walk of up to [`REUSE_DEPTH`] decisions, the most visited
+    /// children first, at most [`REUSE_TRIES`] positions replayed) and makes the subtree
+    /// below it the tree. Exact searches only, where a node stands for one position.
+    fn reroot(&mut self, g: &Game, real: &State) -> bool {
+        let Some(prev) = self.root.as_ref() else {
+            return false;
+        };
+        if self.tree.is_empty() {
+            return false;
+        }
+        if prev.same_position(real) {
+            return true;
+        }
+        let mut frontier = vec![(0u32, prev.clone())];
+        let mut tried = 0;
+        for _ in 0..REUSE_DEPTH {
+            let mut next = Vec::new();
+            for (node, st) in &frontier {
+                for (a, child) in self.tree.children_by_visits(*node) {
+                    if tried == REUSE_TRIES {
+                        return false;
+                    }
+                    tried += 1;
+                    let mut s = st.clone();
+                    if g.apply_unchecked(&mut s, &a).is_err() {
+                        continue;
+                    }
+                    if s.same_position(real) {
+                        self.tree.subtree_into(child, &mut self.spare);
+                        std::mem::swap(&mut self.tree, &mut self.spare);
+                        return true;
+                    }
+                    next.push((child, s));
+                }
+            }
+            frontier = next;
+        }
+        false
     }
 
     /// One iteration: a determinization, a walk down the tree choosing by UCB until a new

@@ -142,6 +142,13 @@ impl FromStr for AgentSpec {
                                 value.parse().ok().filter(|&k| k >= 1).ok_or_else(bad)?
                         }
                         "rollout" => config.max_rollout = value.parse().map_err(|_| bad())?,
+                        "reuse" => {
+                            config.reuse = match value {
+                                "0" => false,
+                                "1" => true,
+                                _ => return Err(bad()),
+                            }
+                        }
                         "d" => {
                             config.decisive = match value {
                                 "0" => false,
@@ -201,6 +208,9 @@ impl fmt::Display for AgentSpec {
         if c.rave != default.rave {
             write!(f, ":rave={}", c.rave)?;
         }
+        if c.reuse != default.reuse {
+            write!(f, ":reuse={}", u8::from(c.reuse))?;
+        }
         Ok(())
     }
 }
@@ -223,6 +233,7 @@ mod tests {
             "mcts:50:rollout=40:pw=1.5",
             "mcts:200:m=0.5",
             "mcts:200:m=0.5:rave=300",
+            "mcts:200ms:reuse=1",
         ] {
             let spec: AgentSpec = text.parse().expect(text);
             assert_eq!(spec.to_string(), text);

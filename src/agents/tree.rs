@@ -279,6 +279,80 @@ impl Tree {
         e
     }
 
+    /// Makes `out` the subtree below `node`, `node` its root (node 0): its nodes, edges,
+    /// joint children and solutions with their statistics, each list in the same order
+    /// (tree reuse between decisions). `out`'s memory is reused.
+    pub fn subtree_into(&self, node: u32, out: &mut Tree) {
+        out.reset(self.players);
+        let mut stack = vec![(node, 0u32)];
+        while let Some((old, new)) = stack.pop() {
+            let n = &self.nodes[old as usize];
+            out.nodes[new as usize].complete = n.complete;
+            if let Some(r) = self.solution(old) {
+                out.solve(new, r);
+            }
+            let mut e = n.first_edge;
+            while e != NONE {
+                let edge = &self.edges[e as usize];
+                let child = match edge.child {
+                    NONE => NONE,
+                    c => {
+                        let copy = out.new_node();
+                        stack.push((c, copy));
+                        copy
+                    }
+                };
+                let id = out.edges.len() as u32;
+                out.edges.push(Edge {
+                    child,
+                    next: NONE,
+                    ..*edge
+                });
+                match out.nodes[new as usize].last_edge {
+                    NONE => out.nodes[new as usize].first_edge = id,
+                    last => out.edges[last as usize].next = id,
+                }
+                out.nodes[new as usize].last_edge = id;
+                e = edge.next;
+            }
+            let (mut j, mut last) = (n.first_joint, NONE);
+            while j != NONE {
+                let joint = &self.joints[j as usize];
+                let child = out.new_node();
+                stack.push((joint.child, child));
+                let id = out.joints.len() as u32;
+                out.joints.push(Joint {
+                    key: joint.key,
+                    child,
+                    next: NONE,
+                });
+                match last {
+                    NONE => out.nodes[new as usize].first_joint = id,
+                    l => out.joints[l as usize].next = id,
+                }
+                last = id;
+                j = joint.next;
+            }
+        }
+    }
+
+    /// The children of a node that have nodes of their own, most visited first: each edge
+    /// with its action and child.
+    pub fn children_by_visits(&self, node: u32) -> Vec<(Action, u32)> {
+        let mut out: Vec<(u32, Action, u32)> = self
+            .edges(node)
+            .filter(|e| e.child != NONE)
+            .map(|e| (e.visits, e.action, e.child))
+            .collect();
+        out.sort_by_key(|e| std::cmp::Reverse(e.0));
+        out.into_iter().map(|(_, a, c)| (a, c)).collect()
+    }
+
+    /// Whether the tree has no edge yet.
+    pub fn is_empty(&self) -> bool {
+        self.edges.is_empty()
+    }
+
     /// The action of an edge.
     pub fn action(&self, edge: u32) -> Action {
         self.edges[edge as usize].action

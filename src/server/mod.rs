@@ -27,7 +27,7 @@
 
 pub mod protocol;
 
-use crate::agents::{Budget, Mcts, MctsConfig, DEFAULT_PLAYOUTS};
+use crate::agents::{Budget, Mcts, MctsConfig};
 use crate::engine::{Action, Actor, ChanceMode, Config, Match, RunError};
 use crate::ir::{Arm, Game};
 use crate::source::Span;
@@ -121,6 +121,9 @@ pub struct Session<'g> {
     bound: Option<u8>,
     /// How `suggest` searches (its budget when the request names none).
     search: MctsConfig,
+    /// Each seat's search kept between its `suggest`s, with tree reuse
+    /// ([`MctsConfig::reuse`]) on.
+    kept: Vec<Option<Mcts>>,
     current: Option<Match<'g>>,
     #[cfg(test)]
     panic_at: Option<Stage>,
@@ -138,6 +141,7 @@ impl<'g> Session<'g> {
             seat,
             bound: seat,
             search: MctsConfig::default(),
+            kept: Vec::new(),
             current: None,
             #[cfg(test)]
             panic_at: None,
@@ -473,7 +477,14 @@ impl<'g> Session<'g> {
                 self.checkpoint(Stage::AfterChange);
                 reply
             }
-            Request::Suggest { playouts } => suggest(g, m, seat, to_act, *playouts, &self.search)?,
+            Request::Suggest { playouts } => suggest(
+                g,
+                m,
+                (seat, to_act),
+                *playouts,
+                &self.search,
+                &mut self.kept,
+            )?,
             Request::Save {} if seat.is_some() => return Err(forbidden("`save`")),
             Request::Save {} => Reply::Save {
                 data: m.save_text(),
@@ -579,14 +590,16 @@ fn legal(g: &Game, m: &Match, seat: Option<u8>, to_act: Option<u8>) -> Result<Re
 
 /// The action a search suggests to the seat that must act: the bound seat (searching from
 /// what it may see), or the actor for a trusted client. The search is seeded from the
-/// match's seed and its number of decisions, so a position gets the same suggestion again.
+/// match's seed and its number of decisions, so a position gets the same suggestion again
+/// (with a budget in playouts, and without tree reuse: with it, a seat's search goes on from
+/// its last one, kept in `kept`).
 fn suggest(
     g: &Game,
     m: &Match,
-    seat: Option<u8>,
-    to_act: Option<u8>,
+    (seat, to_act): (Option<u8>, Option<u8>),
     playouts: Option<u64>,
     search: &MctsConfig,
+    kept: &mut Vec<Option<Mcts>>,
 ) -> Result<Reply, Error> {
     let who = match (seat, to_act, m.actor()) {
         (_, _, Actor::Nobody) => return Err(Error::new(Code::Finished, "the game is over")),
@@ -608,27 +621,39 @@ fn suggest(
             ))
         }
     };
-    let playouts = playouts.unwrap_or(match search.budget {
-        Budget::Playouts(n) => n.min(protocol::MAX_SUGGEST_PLAYOUTS),
-        Budget::Time(_) => DEFAULT_PLAYOUTS,
-    });
-    if playouts == 0 || playouts > protocol::MAX_SUGGEST_PLAYOUTS {
-        return Err(Error::new(
-            Code::BadRequest,
-            format!(
-                "`suggest`: playouts must be from 1 to {}",
-                protocol::MAX_SUGGEST_PLAYOUTS
-            ),
-        ));
-    }
+    // Playouts named in the request replace the budget; else the session's, a time included.
+    let budget = match (playouts, search.budget) {
+        (Some(p), _) if p == 0 || p > protocol::MAX_SUGGEST_PLAYOUTS => {
+            return Err(Error::new(
+                Code::BadRequest,
+                format!(
+                    "`suggest`: playouts must be from 1 to {}",
+                    protocol::MAX_SUGGEST_PLAYOUTS
+                ),
+            ))
+        }
+        (Some(p), _) => Budget::Playouts(p),
+        (None, Budget::Playouts(n)) => Budget::Playouts(n.clamp(1, protocol::MAX_SUGGEST_PLAYOUTS)),
+        (None, time) => time,
+    };
     let legal = m.legal_for(who).map_err(|e| run_error(g, &e))?;
     let actions: Vec<Action> = legal.iter().map(|(a, _)| *a).collect();
     let config = MctsConfig {
-        budget: Budget::Playouts(playouts),
+        budget,
         ..search.clone()
     };
     let seed = crate::run::game_seed(m.config().seed, m.log().len() as u64);
-    let chosen = Mcts::new(config, seed).choose_for(g, m.state(), who, &actions);
+    let chosen = if config.reuse {
+        let at = usize::from(who);
+        if kept.len() <= at {
+            kept.resize_with(at + 1, || None);
+        }
+        let agent = kept[at].get_or_insert_with(|| Mcts::new(config.clone(), seed));
+        agent.renew(config, seed);
+        agent.choose_for(g, m.state(), who, &actions)
+    } else {
+        Mcts::new(config, seed).choose_for(g, m.state(), who, &actions)
+    };
     let text = legal
         .into_iter()
         .find(|(a, _)| Some(*a) == chosen)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The long evidence runs of the MCTS agent (issue 16), too slow for `cargo test`:
 #
-#   tests/long/agents.sh [PART...]     # parts: ttt c4 openspiel omni rising omnia omega
+#   tests/long/agents.sh [PART...]     # parts: ttt c4 openspiel h2h omni rising omnia omega
 #                                      # (default: all)
 #
 # Builds the release binary, then for each part runs `rulebook simulate --agents ...` (or the
@@ -21,7 +21,7 @@ rb="$root/target/release/rulebook"
 threads="${THREADS:-2}"
 scale="${GAMES_SCALE:-1}"
 parts=("$@")
-[ ${#parts[@]} -gt 0 ] || parts=(ttt c4 openspiel omni rising omnia omega)
+[ ${#parts[@]} -gt 0 ] || parts=(ttt c4 openspiel h2h omni rising omnia omega)
 failed=0
 
 # sim LABEL GAMES ARGS...: one simulate run; prints its label, time and JSON summary.
@@ -74,6 +74,20 @@ for part in "${parts[@]}"; do
         echo "Connect Four, rulebook mcts:2000 against OpenSpiel MCTSBot (2000 simulations)"
         echo "$out"
         check "rulebook wins at least half" '.rulebook.win >= 0.5 * .games'
+        ;;
+    h2h)
+        # The issue's head-to-head: equal time a move (200 ms; both sides' simulations
+        # calibrated on the opening, then fixed), OpenSpiel's C++ MCTSBot with its solver,
+        # 40 games of Connect Four and of Breakthrough, seats alternating.
+        python="$(tests/differential/setup.sh | tail -1)"
+        for run in "connect_four reuse=1" "breakthrough m=0.5:reuse=1"; do
+            set -- $run
+            out=$("$python" tests/long/openspiel_mcts.py "$1" --games $(( 40 / scale )) \
+                --ms 200 --fixed --settings "$2" --rulebook "$rb")
+            echo "$1 at 200 ms a move, rulebook mcts:200ms:$2 against OpenSpiel MCTSBot"
+            echo "$out"
+            check "rulebook scores at least 60%" '.rulebook_score >= 0.6'
+        done
         ;;
     omni)
         # Atlantis Omni: random players mostly end 0-0; MCTS players score.

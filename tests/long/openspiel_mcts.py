@@ -3,6 +3,15 @@
 
     openspiel_mcts.py GAME --games N --playouts P --rulebook PATH [--seed S] [--uct-c C]
                       [--no-solve] [--agent SPEC]
+    openspiel_mcts.py GAME --games N --ms T [--fixed] [--settings S] --rulebook PATH ...
+
+With `--ms T` both sides get equal *time* per move instead of equal playouts (the issue's
+head-to-head): OpenSpiel's simulations a move are calibrated to T milliseconds on the opening
+position on this machine just before the match (the median of 3 searches of 2,000), and
+rulebook searches `mcts:Tms` (its settings after it: `--settings m=0.5` gives
+`mcts:Tms:m=0.5`). With `--fixed` as well, rulebook's playouts are calibrated the same way (a
+`suggest` of 2,000 playouts timed, median of 3) and both sides search a fixed number a move:
+a machine shared with other work then slows neither side more than the other.
 
 For each of N games both sides start a new game; rulebook plays seat `k % 2` of game k (the
 seats alternate), asking its server `{"cmd":"suggest","playouts":P}` at each of its turns;
@@ -52,6 +61,16 @@ def wilson(successes, n, z=1.959963984540054):
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
+def calibrate(search, ms, probes=2000):
+    """Simulations a search runs in `ms` milliseconds: the median of 3 timed probes."""
+    rates = []
+    for _ in range(3):
+        start = time.perf_counter()
+        search(probes)
+        rates.append(probes / (time.perf_counter() - start))
+    return max(1, int(sorted(rates)[1] * ms / 1000))
+
+
 def play(game, mapping, rb, bot, index, playouts, rb_seat):
     """Plays game `index`; returns rulebook's result: 1 (win), 0.5 (draw) or 0 (loss)."""
     state = game.new_initial_state()
@@ -59,7 +78,10 @@ def play(game, mapping, rb, bot, index, playouts, rb_seat):
     while not state.is_terminal():
         by_text = {mapping.to_text(state, a): a for a in state.legal_actions()}
         if state.current_player() == rb_seat:
-            (reply,) = rb.send({"cmd": "suggest", "playouts": playouts})
+            ask = {"cmd": "suggest"}
+            if playouts:
+                ask["playouts"] = playouts
+            (reply,) = rb.send(ask)
             text = reply["action"]
             action = by_text[text]
         else:
@@ -87,13 +109,35 @@ def main():
     parser.add_argument("--no-solve", action="store_true")
     parser.add_argument("--rulebook", required=True, help="the rulebook binary")
     parser.add_argument("--agent", help="rulebook's search settings (serve --agent)")
+    parser.add_argument("--ms", type=int, help="equal time a move, in milliseconds")
+    parser.add_argument("--fixed", action="store_true",
+                        help="with --ms: rulebook's playouts calibrated too, both fixed")
+    parser.add_argument("--settings", help="with --ms: rulebook's settings after the budget")
     args = parser.parse_args()
 
     import pyspiel
 
     mapping = GAMES[args.game]()
     game = pyspiel.load_game(mapping.openspiel)
-    rb = SearchingRulebook(args.rulebook, str(ROOT / mapping.rules), args.agent)
+    rb_playouts, agent = args.playouts, args.agent
+    if args.ms:
+        extra = f":{args.settings}" if args.settings else ""
+        agent = f"mcts:{args.ms}ms{extra}"
+
+        def openspiel_search(n):
+            pyspiel.MCTSBot(game, pyspiel.RandomRolloutEvaluator(1, 1), args.uct_c, n, 1000,
+                            not args.no_solve, 1, False).step(game.new_initial_state())
+
+        args.playouts = calibrate(openspiel_search, args.ms)
+        rb_playouts = None
+    rb = SearchingRulebook(args.rulebook, str(ROOT / mapping.rules), agent)
+    if args.ms and args.fixed:
+        rb.send({"cmd": "new", "players": 2, "seed": 0})
+        rb_playouts = calibrate(
+            lambda n: rb.send({"cmd": "suggest", "playouts": n}), args.ms)
+        agent = f"mcts:{rb_playouts}{extra}"
+        rb.close()
+        rb = SearchingRulebook(args.rulebook, str(ROOT / mapping.rules), agent)
     start = time.perf_counter()
     results = {"win": 0, "draw": 0, "loss": 0}
     by_seat = {"p1": {"win": 0, "draw": 0, "loss": 0}, "p2": {"win": 0, "draw": 0, "loss": 0}}
@@ -102,7 +146,7 @@ def main():
         evaluator = pyspiel.RandomRolloutEvaluator(1, args.seed * 100003 + index)
         bot = pyspiel.MCTSBot(game, evaluator, args.uct_c, args.playouts, 1000,
                               not args.no_solve, args.seed * 100003 + index, False)
-        r = play(game, mapping, rb, bot, index, args.playouts, rb_seat)
+        r = play(game, mapping, rb, bot, index, rb_playouts, rb_seat)
         key = {1.0: "win", 0.5: "draw", 0.0: "loss"}[r]
         results[key] += 1
         by_seat[f"p{rb_seat + 1}"][key] += 1
@@ -115,8 +159,10 @@ def main():
         "game": args.game,
         "games": n,
         "playouts": args.playouts,
+        "ms": args.ms,
+        "rulebook_playouts": rb_playouts,
         "openspiel": {"uct_c": args.uct_c, "solve": not args.no_solve, "rollouts": 1},
-        "rulebook_agent": args.agent or "default",
+        "rulebook_agent": agent or "default",
         "rulebook": results,
         "rulebook_by_seat": by_seat,
         "rulebook_win_rate": round(results["win"] / n, 3) if n else None,
