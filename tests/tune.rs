@@ -43,6 +43,7 @@ fn options(threads: usize) -> TuneOptions<'static> {
         agents: &[],
         max_turns: None,
         progress: None,
+        meeting: None,
     }
 }
 
@@ -68,6 +69,60 @@ fn tune_finds_a_target_that_meets_a_length_goal() {
         .find(|tr| tr.values == [100])
         .expect("tried");
     assert!(start.loss > 1.0, "{start:?}");
+}
+
+/// Shards (`tune --shard I/N --shard-dir DIR`): each plays its share of every batch and
+/// they meet in the directory; every shard ends with the result of one process playing all
+/// the games. A directory holding another search's files is refused, not added up.
+#[test]
+fn tune_over_shards_gives_the_result_of_one_process() {
+    use rulebook::run::meet::Meeting;
+    use rulebook::run::summary::Shard;
+    let g = pig();
+    let params = [Param::parse("WIN=10..100").unwrap()];
+    let goals = [Goal::parse("turns.mean in 20..30").unwrap()];
+    let one = tune(&g, &config(3), &params, &goals, options(1)).expect("searches");
+    let dir = std::env::temp_dir().join(format!("rulebook-tune-shards-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a directory");
+    let sharded = |index: u64, seed: u64| {
+        let opts = TuneOptions {
+            meeting: Some(Meeting {
+                shard: Shard { index, count: 3 },
+                dir: &dir,
+                wait: std::time::Duration::from_secs(120),
+            }),
+            ..options(1)
+        };
+        tune(&g, &config(seed), &params, &goals, opts)
+    };
+    let shards: Vec<_> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..3).map(|i| s.spawn(move || sharded(i, 3))).collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("joins"))
+            .collect()
+    });
+    for t in shards {
+        let t = t.expect("searches");
+        assert_eq!(t.best.values, one.best.values);
+        assert_eq!(t.games, one.games);
+        assert_eq!(t.best.estimates, one.best.estimates);
+        assert_eq!(t.trials.len(), one.trials.len());
+    }
+    // Another seed is another search: the first batch's files of the seed-3 search are in
+    // the directory, and shard 0 of the new search refuses them instead of waiting or adding.
+    let other = TuneOptions {
+        meeting: Some(Meeting {
+            shard: Shard { index: 0, count: 3 },
+            dir: &dir,
+            wait: std::time::Duration::from_secs(5),
+        }),
+        ..options(1)
+    };
+    let err = tune(&g, &config(4), &params, &goals, other).expect_err("refused");
+    assert!(format!("{err}").contains("another search"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The same seed gives the same search on one thread or several.
@@ -139,6 +194,19 @@ fn tune_refuses_what_it_cannot_search() {
         err.contains("a seat this 2-player match does not have"),
         "{err}"
     );
+    // A shard must say where the shards meet.
+    let (code, _, err) = rulebook(&[
+        "tune",
+        "rules/classic/pig.rules",
+        "--param",
+        "WIN=10..20",
+        "--goal",
+        "no_winner in 0..0.1",
+        "--shard",
+        "0/2",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--shard-dir"), "{err}");
 }
 
 /// `--json` prints best, metrics, intervals, met and games; the exit code says whether the

@@ -374,6 +374,7 @@ impl PyGame {
             agents: &agents,
             max_turns,
             progress: None,
+            meeting: None,
         };
         let t = py
             .detach(|| tune(&g, &cfg, &params, &goals, opts))

@@ -2,6 +2,8 @@
 //! HTML report of the search).
 
 use super::{json_safe, parse_agents, progress, report, threads, Agents, GameArgs, MAX_GAMES};
+use crate::run::meet::Meeting;
+use crate::run::summary::Shard;
 use crate::run::tune::{tune, Goal, Param, TuneOptions, Tuning};
 use clap::Args;
 use serde_json::{json, Map, Value};
@@ -39,6 +41,16 @@ pub(crate) struct TuneArgs {
     /// Also write an HTML report of the search (each metric across each parameter) here.
     #[arg(long, value_name = "FILE")]
     report: Option<PathBuf>,
+    /// Play only shard I of N of each batch's games (`I/N`, from 0), meeting the other
+    /// shards in `--shard-dir`: every shard runs the same search and prints the same result.
+    #[arg(long, value_name = "I/N", value_parser = Shard::parse, requires = "shard_dir")]
+    shard: Option<Shard>,
+    /// The directory where the shards of a search meet (shared by all; one per search).
+    #[arg(long, value_name = "DIR", requires = "shard")]
+    shard_dir: Option<PathBuf>,
+    /// How long a shard waits for the others' games of a batch, in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 3_600, value_parser = clap::value_parser!(u64).range(1..=604_800))]
+    shard_wait: u64,
 }
 
 /// Runs `tune`. Returns the exit code: 0 when the goals are met, 1 when not.
@@ -57,6 +69,14 @@ pub(crate) fn run(args: &TuneArgs) -> miette::Result<i32> {
         agents: &args.agents.0,
         max_turns: args.max_turns,
         progress: bar.as_ref().map(|_| &tick as &(dyn Fn(u64) + Sync)),
+        meeting: match (args.shard, &args.shard_dir) {
+            (Some(shard), Some(dir)) => Some(Meeting {
+                shard,
+                dir,
+                wait: std::time::Duration::from_secs(args.shard_wait),
+            }),
+            _ => None,
+        },
     };
     let agents = crate::run::simulate::seat_agents(&args.agents.0, cfg.players)
         .map_err(|e| report(&g, e))?;

@@ -17,6 +17,7 @@
 pub mod bench;
 pub mod compare;
 pub mod count;
+pub mod meet;
 pub mod play;
 pub mod scenarios;
 pub mod simulate;

@@ -261,6 +261,9 @@ pub struct TuneOptions<'a> {
     pub max_turns: Option<u64>,
     /// Called with the games played so far after each batch.
     pub progress: Option<&'a (dyn Fn(u64) + Sync)>,
+    /// With shards: this process's shard and where the shards meet ([`super::meet`]); each
+    /// batch's games are split between them, and every shard gets the same result.
+    pub meeting: Option<super::meet::Meeting<'a>>,
 }
 
 /// One candidate evaluated: the values of the parameters and what its games showed.
@@ -305,6 +308,8 @@ struct Search<'a> {
     seen: Vec<(Vec<i64>, Option<Summary>)>,
     played: u64,
     batches: u64,
+    /// What names this search among others (the shards' files carry it).
+    key: u64,
 }
 
 impl Search<'_> {
@@ -333,19 +338,25 @@ impl Search<'_> {
         }
         // A seed per batch: each batch plays new games.
         cfg.seed = super::game_seed(self.seed, self.batches);
+        let batch = self.batches;
         self.batches += 1;
         // The match must start with these values (a constant out of its declared range...).
         self.g.start(&cfg)?;
         let opts = Options {
             games: n,
             threads: self.opts.threads,
-            shard: None,
+            shard: self.opts.meeting.map(|m| m.shard),
             progress: None,
             agents: self.opts.agents,
             max_turns: self.opts.max_turns,
             lead: false,
         };
-        let s = simulate_with(self.g, &cfg, &opts);
+        let mut s = simulate_with(self.g, &cfg, &opts);
+        if let Some(m) = self.opts.meeting {
+            s = m
+                .exchange(self.key, batch, s)
+                .map_err(|e| RunError::rule(e, None))?;
+        }
         self.played += n;
         if let Some(p) = self.opts.progress {
             p(self.played);
@@ -409,6 +420,7 @@ pub fn tune(
         seen: vec![],
         played: 0,
         batches: 0,
+        key: search_key(g, cfg, params, goals, &opts),
     };
     // The values the rules give, kept within the ranges, then a seeded sample.
     let here: Vec<i64> = params
@@ -509,6 +521,24 @@ pub fn tune(
 }
 
 /// The value constant `name` has in the match `cfg` describes.
+/// A hash of what decides a search's games (FNV-1a of their description): the rules' name
+/// and actions, the configuration, parameters, goals, agents and sizes.
+fn search_key(g: &Game, cfg: &Config, params: &[Param], goals: &[Goal], o: &TuneOptions) -> u64 {
+    let actions: Vec<&str> = g.actions.iter().map(|a| a.name.as_str()).collect();
+    let text = format!(
+        "{}|{actions:?}|{cfg:?}|{params:?}|{goals:?}|{:?}|{}|{}|{:?}|{:?}",
+        g.name,
+        o.agents,
+        o.games,
+        o.budget,
+        o.max_turns,
+        o.meeting.map(|m| m.shard.count),
+    );
+    text.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
 fn current(g: &Game, cfg: &Config, name: &str) -> i64 {
     if let Some((_, v)) = cfg.set.iter().rev().find(|(n, _)| n == name) {
         if let Ok(v) = v.parse() {
