@@ -311,7 +311,13 @@ impl PlayStats {
             self.branching(),
             100.0 * self.forced_share()
         );
-        if self.lead_games > 0 {
+        if self.lead_games > 0 && self.won_games == 0 {
+            s += &format!(
+                "lead       changes {:.2} times a game; no game had one winner\n",
+                self.lead_changes_per_game()
+            );
+        }
+        if self.won_games > 0 {
             s += &format!(
                 "lead       changes {:.2} times a game; the winner was behind in the second half \
                  in {:.1}% and led for good after {:.0}% of the game\n",
@@ -476,5 +482,46 @@ impl PlayTrace {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The spreads the tests between variants read, from the sums, against a direct
+    /// computation over the games.
+    #[test]
+    fn spreads_match_a_direct_computation() {
+        // four games of (options, decisions): options a decision 45 / 18 = 2.5; residuals
+        // o - 2.5 d: -2.5, 2, -4.5, 5; their squares sum to 55.5, over 3 is 18.5; over the
+        // mean decisions (4.5) squared: 0.913580...
+        let games = [(10u64, 5u64), (12, 4), (3, 3), (20, 6)];
+        let mut s = PlayStats::default();
+        for (o, d) in games {
+            s.options += o;
+            s.decisions += d;
+            s.options_sq += o * o;
+            s.options_decisions += o * d;
+            s.decisions_sq += d * d;
+        }
+        let m = s.options_moments(4).expect("known");
+        assert_eq!((m.n, m.mean), (4, 2.5));
+        assert!((m.var - 18.5 / 20.25).abs() < 1e-12, "{m:?}");
+        // three won games in doubt for 0.1, 0.3, 0.8 of them: mean 0.4, variance 0.13
+        s.won_games = 3;
+        s.uncertain_permille = 100 + 300 + 800;
+        s.uncertain_sq = 100 * 100 + 300 * 300 + 800 * 800;
+        let m = s.uncertainty_moments().expect("known");
+        assert!(
+            (m.mean - 0.4).abs() < 1e-12 && (m.var - 0.13).abs() < 1e-12,
+            "{m:?}"
+        );
+        // a sum that reached its end, or the JSON of an earlier version: unknown
+        s.options_sq = u64::MAX;
+        assert_eq!(s.options_moments(4), None);
+        s.options_sq = 0;
+        s.older = true;
+        assert_eq!(s.uncertainty_moments(), None);
     }
 }
