@@ -186,8 +186,8 @@ fn comparisons_flag_the_measures_that_differ() {
     );
 }
 
-/// Shards of a run with `--lead` and two variants merge into byte for byte what one machine
-/// prints, the new counts with them; the text and the report carry the summary in words; and
+/// Shards of a run with `--lead` and two variants (one of them on two threads) merge into
+/// byte for byte what one machine prints, the new counts with them; the text and the report carry the summary in words; and
 /// the JSON of an earlier version, without the new counts, is still read.
 #[test]
 fn measures_merge_over_shards_and_show_in_words() {
@@ -229,6 +229,9 @@ fn measures_merge_over_shards_and_show_in_words() {
         let shard = format!("{i}/2");
         let mut args = base.to_vec();
         args.extend(["--shard", shard.as_str()]);
+        if i == 1 {
+            args.extend(["--threads", "2"]);
+        }
         let (code, out, err) = rulebook(&args);
         assert_eq!(code, 0, "{err}");
         let f =
