@@ -48,6 +48,7 @@ tr.clear td { background: #fff3cd; font-weight: 600; }
 .fail { color: #c92a2a; }
 pre { background: #f6f6f6; padding: 0.5em; overflow-x: auto; }
 .note { color: #555; font-size: 0.92em; }
+.words { background: #f1f3f5; border-left: 4px solid #1c7ed6; padding: 0.6em 0.9em; }
 "#;
 
 /// The report of a run: one summary, or several variants played on the same seeds (the first
@@ -73,6 +74,9 @@ pub fn html(runs: &[Summary]) -> String {
         esc(&first.agents.join(", ")),
         esc(&runs.iter().map(Summary::variant_label).collect::<Vec<_>>().join(", "))
     );
+    if runs.len() > 1 {
+        in_words(&mut h, runs);
+    }
     overview(&mut h, runs);
     if runs.len() > 1 {
         differences(&mut h, runs);
@@ -125,21 +129,55 @@ fn overview(h: &mut String, runs: &[Summary]) {
         row(h, "lead changes a game", &|r| {
             format!("{:.2}", r.play.lead_changes_per_game())
         });
+        // Of the games with one winner (none, say, in a cooperative game), and the
+        // uncertainty not in the JSON of earlier versions.
+        let won = |r: &Summary, since: bool, x: f64| {
+            if r.play.won_games == 0 || (since && r.play.older) {
+                "-".to_string()
+            } else {
+                pct(x)
+            }
+        };
         row(h, "winner behind in the second half", &|r| {
-            pct(r.play.comeback_share())
+            won(r, false, r.play.comeback_share())
         });
         row(h, "winner leads for good after", &|r| {
-            pct(r.play.decided_at())
+            won(r, false, r.play.decided_at())
         });
+        row(h, "winner not the sole leader for (uncertainty)", &|r| {
+            won(r, true, r.play.uncertainty())
+        });
+        for (k, at) in ["1/4", "1/2", "3/4"].iter().enumerate() {
+            let name = format!("leader at {at} of the game wins");
+            row(h, &name, &|r| won(r, true, r.play.leader_wins_share(k)));
+        }
     }
     h.push_str("</table>\n");
+}
+
+/// The summary in words of each comparison, at the top of the report: `name` in backquotes
+/// is set as code.
+fn in_words(h: &mut String, runs: &[Summary]) {
+    for r in runs.iter().skip(1) {
+        let diffs = compare::compare(&runs[0], r);
+        let words = crate::run::words::summary(&runs[0], r, &diffs);
+        let mut html = String::new();
+        for (i, part) in words.split('`').enumerate() {
+            if i % 2 == 1 {
+                let _ = write!(html, "<code>{}</code>", esc(part));
+            } else {
+                html.push_str(&esc(part));
+            }
+        }
+        let _ = writeln!(h, "<p class=\"words\">{html}</p>");
+    }
 }
 
 fn differences(h: &mut String, runs: &[Summary]) {
     h.push_str("<h2>Differences between variants</h2>\n");
     let _ = writeln!(
         h,
-        "<p class=\"note\">Each variant against <b>{}</b>, on the same seeds. Rates are compared with the {}, means with {}; the p-values are corrected with Holm's method over the measures of each comparison, and a difference is marked <span class=\"badge\">clear</span> when the corrected p is below {}.</p>",
+        "<p class=\"note\">Each variant against <b>{}</b>, on the same seeds. Rates are compared with the {}, means with {} (options a decision and the share of forced decisions, ratios of sums over games, with its delta-method form: the games are the independent units); the p-values are corrected with Holm's method over the measures of each comparison, and a difference is marked <span class=\"badge\">clear</span> when the corrected p is below {}.</p>",
         esc(runs[0].variant_label()),
         compare::Test::TwoProportions.name(),
         compare::Test::Welch.name(),
@@ -163,8 +201,13 @@ fn differences(h: &mut String, runs: &[Summary]) {
 }
 
 fn difference_row(h: &mut String, d: &Difference) {
-    let rate = matches!(d.test, compare::Test::TwoProportions);
-    let show = |x: f64| if rate { pct(x) } else { format!("{x:.2}") };
+    let show = |x: f64| {
+        if d.kind.percent() {
+            pct(x)
+        } else {
+            format!("{x:.2}")
+        }
+    };
     let _ = writeln!(
         h,
         "<tr{}><td>{}</td><td>{}</td><td>{}</td><td>{:.4}</td><td>{:.4}</td><td>{}</td><td>{}</td></tr>",

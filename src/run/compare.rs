@@ -13,6 +13,10 @@ pub enum Test {
     TwoProportions,
     /// Welch's t-test (unequal variances), for means.
     Welch,
+    /// Welch's t-test on a ratio of two sums over games (options a decision, the share of
+    /// forced decisions), with the delta method's variance: the games are the independent
+    /// units, not the decisions within them.
+    Ratio,
 }
 
 impl Test {
@@ -21,6 +25,78 @@ impl Test {
         match self {
             Test::TwoProportions => "two-proportion z-test",
             Test::Welch => "Welch's t-test",
+            Test::Ratio => "Welch's t-test on a ratio over games",
+        }
+    }
+}
+
+/// What a [`Difference`] measures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Measure {
+    /// The win rate of a seat (from 0).
+    WinRate(u8),
+    /// The share of completed games with no winner.
+    Draws,
+    /// The win rate of the player who took the first decision.
+    FirstPlayer,
+    /// The share of games stopped by an error.
+    Errors,
+    /// The mean length (player decisions).
+    Length,
+    /// The mean final score of a seat (from 0).
+    Score(u8),
+    /// Options a decision.
+    Options,
+    /// The share of decisions with one option.
+    Forced,
+    /// Lead changes a game.
+    LeadChanges,
+    /// The share of won games whose winner was behind in the second half.
+    Comebacks,
+    /// The mean share of a won game before its winner led for good.
+    DecidedAt,
+    /// The mean share of a won game before whose decisions the winner was not the sole
+    /// leader.
+    Uncertainty,
+    /// The share of won games whose sole leader after a quarter (0), half (1), three
+    /// quarters (2) of the game won.
+    LeaderWins(u8),
+}
+
+impl Measure {
+    /// Its name as the tables print it.
+    pub fn name(self) -> String {
+        match self {
+            Measure::WinRate(p) => format!("win rate p{}", p + 1),
+            Measure::Draws => "draw rate".into(),
+            Measure::FirstPlayer => "first player's win rate".into(),
+            Measure::Errors => "error rate".into(),
+            Measure::Length => "mean length".into(),
+            Measure::Score(p) => format!("mean score p{}", p + 1),
+            Measure::Options => "options a decision".into(),
+            Measure::Forced => "forced decisions".into(),
+            Measure::LeadChanges => "lead changes a game".into(),
+            Measure::Comebacks => "comebacks".into(),
+            Measure::DecidedAt => "winner leads for good after".into(),
+            Measure::Uncertainty => "uncertainty".into(),
+            Measure::LeaderWins(k) => format!("leader at {}/4 wins", k + 1),
+        }
+    }
+
+    /// Whether its values are shares, printed as percentages.
+    pub fn percent(self) -> bool {
+        !matches!(
+            self,
+            Measure::Length | Measure::Score(_) | Measure::Options | Measure::LeadChanges
+        )
+    }
+
+    /// A value of the measure as the tables print it.
+    pub fn show(self, x: f64) -> String {
+        if self.percent() {
+            format!("{:.1}%", 100.0 * x)
+        } else {
+            format!("{}", round2(x))
         }
     }
 }
@@ -28,8 +104,10 @@ impl Test {
 /// One measure of a variant against the base run.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Difference {
-    /// What is measured: `win rate p1`, `mean length`, ...
+    /// What is measured: `win rate p1`, `mean length`, ... (the name of `kind`).
     pub measure: String,
+    /// What is measured.
+    pub kind: Measure,
     /// Its value in the base run.
     pub base: f64,
     /// Its value in the variant.
@@ -52,13 +130,18 @@ impl Difference {
 
 /// Compares `other` with `base`, measure by measure: the win rate of each seat, the draw rate,
 /// the first player's win rate and the error rate (two-proportion z-tests), the mean game
-/// length and each seat's mean score (Welch's t-tests). The p-values are corrected with
-/// Holm's method over these measures, so that "clear" holds at a family-wise 5%.
+/// length and each seat's mean score (Welch's t-tests); then the measures of play when both
+/// runs have them: options a decision and the share of forced decisions (ratios over games),
+/// and with the lead, lead changes a game; and of the games with one winner, decisiveness
+/// and uncertainty (Welch's t-tests), comebacks and the leader at a quarter, half and three
+/// quarters of the game winning (two-proportion z-tests). The p-values are corrected with Holm's method over these
+/// measures, so that "clear" holds at a family-wise 5%.
 pub fn compare(base: &Summary, other: &Summary) -> Vec<Difference> {
     let mut out = Vec::new();
-    let mut rate = |measure: String, (k1, n1): (u64, u64), (k2, n2): (u64, u64)| {
+    let rate = |out: &mut Vec<Difference>, kind, (k1, n1): (u64, u64), (k2, n2): (u64, u64)| {
         out.push(Difference {
-            measure,
+            measure: Measure::name(kind),
+            kind,
             base: ratio(k1, n1),
             other: ratio(k2, n2),
             test: Test::TwoProportions,
@@ -66,47 +149,72 @@ pub fn compare(base: &Summary, other: &Summary) -> Vec<Difference> {
             p_holm: 1.0,
         })
     };
-    let seats = base.players.min(other.players) as usize;
-    for p in 0..seats {
-        rate(
-            format!("win rate p{}", p + 1),
-            (base.wins[p], base.completed),
-            (other.wins[p], other.completed),
-        );
-    }
-    rate(
-        "draw rate".into(),
-        (base.draws, base.completed),
-        (other.draws, other.completed),
-    );
-    let (fb, fo) = (base.first_player(), other.first_player());
-    rate("first player's win rate".into(), (fb.k, fb.n), (fo.k, fo.n));
-    rate(
-        "error rate".into(),
-        (base.errors, base.games),
-        (other.errors, other.games),
-    );
-    let mut mean = |measure: String, a: Moments, b: Moments| {
+    let mean = |out: &mut Vec<Difference>, kind, test, a: Moments, b: Moments| {
         out.push(Difference {
-            measure,
+            measure: Measure::name(kind),
+            kind,
             base: a.mean,
             other: b.mean,
-            test: Test::Welch,
+            test,
             p: stats::welch(a, b),
             p_holm: 1.0,
         })
     };
-    mean(
-        "mean length".into(),
-        base.length_moments(),
-        other.length_moments(),
-    );
+    let seats = base.players.min(other.players);
     for p in 0..seats {
-        mean(
-            format!("mean score p{}", p + 1),
-            base.score_moments(p),
-            other.score_moments(p),
+        let (i, kind) = (p as usize, Measure::WinRate(p));
+        let (b, o) = (
+            (base.wins[i], base.completed),
+            (other.wins[i], other.completed),
         );
+        rate(&mut out, kind, b, o);
+    }
+    let (b, o) = ((base.draws, base.completed), (other.draws, other.completed));
+    rate(&mut out, Measure::Draws, b, o);
+    let (fb, fo) = (base.first_player(), other.first_player());
+    rate(&mut out, Measure::FirstPlayer, (fb.k, fb.n), (fo.k, fo.n));
+    let (b, o) = ((base.errors, base.games), (other.errors, other.games));
+    rate(&mut out, Measure::Errors, b, o);
+    let (b, o) = (base.length_moments(), other.length_moments());
+    mean(&mut out, Measure::Length, Test::Welch, b, o);
+    for p in 0..seats {
+        let (b, o) = (
+            base.score_moments(p as usize),
+            other.score_moments(p as usize),
+        );
+        mean(&mut out, Measure::Score(p), Test::Welch, b, o);
+    }
+    let (pb, po) = (&base.play, &other.play);
+    if pb.decisions > 0 && po.decisions > 0 {
+        let (nb, no) = (base.completed, other.completed);
+        if let (Some(b), Some(o)) = (pb.options_moments(nb), po.options_moments(no)) {
+            mean(&mut out, Measure::Options, Test::Ratio, b, o);
+        }
+        if let (Some(b), Some(o)) = (pb.forced_moments(nb), po.forced_moments(no)) {
+            mean(&mut out, Measure::Forced, Test::Ratio, b, o);
+        }
+    }
+    if pb.lead_games > 0 && po.lead_games > 0 {
+        if let (Some(b), Some(o)) = (pb.lead_change_moments(), po.lead_change_moments()) {
+            mean(&mut out, Measure::LeadChanges, Test::Welch, b, o);
+        }
+    }
+    if pb.won_games > 0 && po.won_games > 0 {
+        let (b, o) = ((pb.comebacks, pb.won_games), (po.comebacks, po.won_games));
+        rate(&mut out, Measure::Comebacks, b, o);
+        if let (Some(b), Some(o)) = (pb.decided_moments(), po.decided_moments()) {
+            mean(&mut out, Measure::DecidedAt, Test::Welch, b, o);
+        }
+        if let (Some(b), Some(o)) = (pb.uncertainty_moments(), po.uncertainty_moments()) {
+            mean(&mut out, Measure::Uncertainty, Test::Welch, b, o);
+            for k in 0..3 {
+                let (b, o) = (
+                    (pb.leader_wins[k], pb.won_games),
+                    (po.leader_wins[k], po.won_games),
+                );
+                rate(&mut out, Measure::LeaderWins(k as u8), b, o);
+            }
+        }
     }
     let ps: Vec<f64> = out.iter().map(|d| d.p).collect();
     for (d, h) in out.iter_mut().zip(stats::holm(&ps)) {
@@ -134,10 +242,12 @@ pub fn runs_json(runs: &[Summary]) -> String {
                 .iter()
                 .skip(1)
                 .map(|r| {
+                    let diffs = compare(&runs[0], r);
                     json!({
                         "base": runs[0].variant,
                         "variant": r.variant,
-                        "measures": compare(&runs[0], r).iter().map(|d| json!({
+                        "summary": super::words::summary(&runs[0], r, &diffs),
+                        "measures": diffs.iter().map(|d| json!({
                             "measure": d.measure,
                             "base": round(d.base),
                             "variant": round(d.other),
@@ -269,23 +379,22 @@ fn same_run(a: &Summary, b: &Summary) -> Result<(), String> {
 pub fn differences_text(runs: &[Summary]) -> String {
     let mut s = String::new();
     for r in runs.iter().skip(1) {
+        let diffs = compare(&runs[0], r);
+        s += &super::words::wrap(&super::words::summary(&runs[0], r, &diffs), 92);
+        s += "\n";
         s += &format!(
             "{} against {} (clear: Holm-corrected p < {}):\n",
             r.variant_label(),
             runs[0].variant_label(),
             stats::ALPHA
         );
-        for d in compare(&runs[0], r) {
-            let show = |x: f64| match d.test {
-                Test::TwoProportions => format!("{:.1}%", 100.0 * x),
-                Test::Welch => format!("{}", round2(x)),
-            };
+        for d in diffs {
             s += &format!(
-                "  {} {:<26} {:>10} -> {:<10} p {:.4} (Holm {:.4}, {})\n",
+                "  {} {:<28} {:>10} -> {:<10} p {:.4} (Holm {:.4}, {})\n",
                 if d.clear() { "*" } else { " " },
                 d.measure,
-                show(d.base),
-                show(d.other),
+                d.kind.show(d.base),
+                d.kind.show(d.other),
                 d.p,
                 d.p_holm,
                 d.test.name()

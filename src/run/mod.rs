@@ -6,7 +6,7 @@
 //! - [`simulate::simulate`]: many seeded games, random or played by the agents given,
 //!   summarised in a [`Summary`] of counts that add up exactly across threads and shards
 //!   ([`compare::merge`]); [`compare::compare`] tests the differences between variants
-//!   ([`stats`]).
+//!   ([`stats`]), and [`words::summary`] says the clear ones in a paragraph.
 //! - [`count::count`]: the whole game tree to a depth.
 //! - [`bench::playouts_for`]: random playouts for a fixed time.
 //! - [`scenarios::run_text`]: the scenarios of a scenario file.
@@ -24,6 +24,7 @@ pub mod simulate;
 pub mod stats;
 pub mod summary;
 pub mod tune;
+pub mod words;
 
 pub use count::{count, count_threads, Counts, MAX_DEPTH};
 pub use simulate::{simulate, simulate_agents, simulate_with, Options};
