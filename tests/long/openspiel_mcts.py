@@ -61,14 +61,16 @@ def wilson(successes, n, z=1.959963984540054):
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
-def calibrate(search, ms, probes=2000):
-    """Simulations a search runs in `ms` milliseconds: the median of 3 timed probes."""
-    rates = []
+def calibrate(searches, ms, probes=2000):
+    """Simulations each search runs in `ms` milliseconds: the median of 3 timed probes each,
+    the searches' probes taken in turn (so that a change of load meets all of them)."""
+    rates = [[] for _ in searches]
     for _ in range(3):
-        start = time.perf_counter()
-        search(probes)
-        rates.append(probes / (time.perf_counter() - start))
-    return max(1, int(sorted(rates)[1] * ms / 1000))
+        for search, r in zip(searches, rates):
+            start = time.perf_counter()
+            search(probes)
+            r.append(probes / (time.perf_counter() - start))
+    return [max(1, int(sorted(r)[1] * ms / 1000)) for r in rates]
 
 
 def play(game, mapping, rb, bot, index, playouts, rb_seat):
@@ -128,16 +130,17 @@ def main():
             pyspiel.MCTSBot(game, pyspiel.RandomRolloutEvaluator(1, 1), args.uct_c, n, 1000,
                             not args.no_solve, 1, False).step(game.new_initial_state())
 
-        args.playouts = calibrate(openspiel_search, args.ms)
         rb_playouts = None
     rb = SearchingRulebook(args.rulebook, str(ROOT / mapping.rules), agent)
     if args.ms and args.fixed:
         rb.send({"cmd": "new", "players": 2, "seed": 0})
-        rb_playouts = calibrate(
-            lambda n: rb.send({"cmd": "suggest", "playouts": n}), args.ms)
+        args.playouts, rb_playouts = calibrate(
+            [openspiel_search, lambda n: rb.send({"cmd": "suggest", "playouts": n})], args.ms)
         agent = f"mcts:{rb_playouts}{extra}"
         rb.close()
         rb = SearchingRulebook(args.rulebook, str(ROOT / mapping.rules), agent)
+    elif args.ms:
+        (args.playouts,) = calibrate([openspiel_search], args.ms)
     start = time.perf_counter()
     results = {"win": 0, "draw": 0, "loss": 0}
     by_seat = {"p1": {"win": 0, "draw": 0, "loss": 0}, "p2": {"win": 0, "draw": 0, "loss": 0}}
