@@ -91,3 +91,13 @@ for seed in "rules/omega_shift.rules::35000" "rules/ominoes.rules::4000" \
     printf '| %s %s | %.0f | %s | %.2f | %s |\n' "$file" "$extra" "$a" "$target" \
         "$(echo "$a / $target" | bc -l)" "$s"
 done
+# Issue 36's load target: load, check and compile of the largest seed game plus one game
+# played, under 0.5 s of CPU (user + system; the median of ROUNDS runs).
+cpu=()
+for _ in $(seq "$rounds"); do
+    cpu+=("$( { /usr/bin/time -f '%U %S' taskset -c 0 "$bin" simulate rules/atlantis_rising.rules \
+        --players 4 --games 1 --seed 1 > /dev/null; } 2>&1 | awk '{print $1 + $2}')")
+done
+echo
+printf 'load, check, compile and one game of rules/atlantis_rising.rules (4 players): %s s of CPU (target: under 0.5 s)\n' \
+    "$(printf '%s\n' "${cpu[@]}" | median)"
