@@ -5,13 +5,15 @@
 //! search over what its seat may see); [`pick_chance`] draws a chance outcome by its weight.
 //! [`AgentSpec`] names an agent as the command line does (`random`, `mcts:2000`).
 
+mod config;
 mod mast;
 mod mcts;
 mod reward;
 mod spec;
 mod tree;
 
-pub use mcts::{ActionStats, Budget, Mcts, MctsConfig, Search, DEFAULT_PLAYOUTS};
+pub use config::{Budget, MctsConfig, DEFAULT_PLAYOUTS, REUSE_DEPTH};
+pub use mcts::{ActionStats, Mcts, Search};
 pub use spec::{AgentSpec, MAX_PLAYOUTS, MAX_TIME};
 
 use crate::engine::{Action, RunError, State};
