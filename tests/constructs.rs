@@ -617,3 +617,28 @@ fn a_procedure_refuses_an_argument_outside_its_range() {
     assert!(e.to_string().contains("`n` in 1..3, not 4"), "{e}");
     assert_eq!(m.state().decisions, 4, "the failed decision is not applied");
 }
+
+/// A `components` table is made when the file is read: a variant or `--set` that would
+/// change a constant it reads (a count or a field) is refused, naming the table's line,
+/// instead of playing a match whose table kept the value written; the value written, and a
+/// constant only the rules read, are accepted.
+#[test]
+fn a_constant_a_components_table_reads_cannot_be_changed_at_the_start() {
+    let g = game("tests/constructs/table_consts.rules");
+    let e = refused(&g, &config(2, Some("more"), &[]));
+    assert!(
+        e.contains("variant `more`") && e.contains("`COPIES`") && e.contains("line 14"),
+        "{e}"
+    );
+    let e = refused(&g, &config(2, None, &[("WORTH", "1")]));
+    assert!(e.contains("`--set`") && e.contains("`WORTH`"), "{e}");
+    for (variant, set) in [
+        (Some("same"), vec![]),
+        (Some("far"), vec![]),
+        (None, vec![("TARGET", "9")]),
+        (None, vec![("COPIES", "3")]),
+    ] {
+        let cfg = config(2, variant, &set);
+        assert!(g.start(&cfg).is_ok(), "{cfg:?}");
+    }
+}

@@ -34,6 +34,9 @@ impl Checker {
                     Some((Global::Const(c), _)) => {
                         self.used.insert(Global::Const(c));
                         self.note_use(e.span, names::Target::Global(Global::Const(c)));
+                        if self.reading_table && self.game.consts[c].table_read.is_none() {
+                            self.game.consts[c].table_read = Some(e.span);
+                        }
                         Some(self.game.consts[c].value)
                     }
                     Some((g @ Global::EnumValue(en, v), _)) => {

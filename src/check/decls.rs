@@ -109,6 +109,7 @@ impl Checker {
                 self.game.consts.push(ir::ConstDef {
                     name: name.name.clone(),
                     value: v,
+                    table_read: None,
                 });
             }
         }

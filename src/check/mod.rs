@@ -211,6 +211,9 @@ pub(crate) struct Checker {
     pub(crate) coll_stack: Vec<DefId>,
     /// The legends being laid out (one whose block lays itself out is refused).
     pub(crate) legend_stack: Vec<u16>,
+    /// While a `components` table is read: the constants it reads are marked
+    /// ([`ir::ConstDef::table_read`]).
+    pub(crate) reading_table: bool,
     /// Bytes of text written out where used so far ([`ir::MAX_WRITTEN_OUT`]); set past it
     /// once the limit is reported.
     pub(crate) written_out: usize,
@@ -321,6 +324,7 @@ impl Checker {
             coll_defs: HashMap::new(),
             coll_stack: Vec::new(),
             legend_stack: Vec::new(),
+            reading_table: false,
             written_out: 0,
             legends: Vec::new(),
             procedures: HashSet::new(),

@@ -6,6 +6,12 @@ use crate::syntax::ast;
 
 impl Checker {
     pub(crate) fn components(&mut self, ty: &ast::Ident, zone: &ast::Expr, entries: &[ast::Entry]) {
+        self.reading_table = true;
+        self.components_table(ty, zone, entries);
+        self.reading_table = false;
+    }
+
+    fn components_table(&mut self, ty: &ast::Ident, zone: &ast::Expr, entries: &[ast::Entry]) {
         let t = match self.globals.get(&ty.name).copied() {
             Some((Global::Type(t), _)) => {
                 self.note_use(ty.span, names::Target::Global(Global::Type(t)));

@@ -255,6 +255,7 @@ impl Game {
                 }
             }
             for (c, x) in &v.sets {
+                self.settable(*c, *x, &format!("variant `{name}`"))?;
                 consts[*c] = *x;
             }
             chosen.push(id);
@@ -272,9 +273,31 @@ impl Game {
                     }
                 )));
             };
-            consts[c] = self.const_value(c, text)?;
+            let v = self.const_value(c, text)?;
+            self.settable(c, v, "`--set`")?;
+            consts[c] = v;
         }
         Ok((consts, chosen.first().copied()))
+    }
+
+    /// Refuses to give constant `c` the value `v` (by `by`, a variant or `--set`) when a
+    /// `components` table reads it: tables are made when the file is read, so the table would
+    /// keep the value written, and the match would not be the one asked for.
+    fn settable(&self, c: ConstId, v: Value, by: &str) -> Result<(), RunError> {
+        let def = &self.consts[c];
+        match def.table_read {
+            Some(at) if v != def.value => {
+                let (line, _) = self.source(at).line_col(at.start);
+                Err(RunError::config(format!(
+                    "{by} cannot change `{}`: the `components` table at line {line} reads it \
+                     when the file is read, so that table would keep {}; a rule that reads it \
+                     in `setup` (deal that many, write the field) changes with it",
+                    def.name,
+                    self.show_static(def.value)
+                )))
+            }
+            _ => Ok(()),
+        }
     }
 
     /// A value written for a constant (`--set NAME=VALUE`), read as the constant's type.

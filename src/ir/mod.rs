@@ -239,6 +239,9 @@ pub struct ConstDef {
     pub name: String,
     /// Its value in the file, computed when the file is checked (a variant may override it).
     pub value: Value,
+    /// Where a `components` table first reads it (a count or a field): tables are fixed when
+    /// the file is read, so a variant or `--set` that changes it is refused at the start.
+    pub table_read: Option<Span>,
 }
 
 /// A `variant`: a named set of constant overrides.
