@@ -173,6 +173,16 @@ const ATLANTIS_RISING: Rulebook = Rulebook {
         ("misdiscard", Sees::Everyone, "misfortunes resolved"),
         ("misdrawn", Sees::Everyone, "the misfortune being resolved"),
         (
+            "floodbox",
+            Sees::Everyone,
+            "AR-A3 AR-A13 basic Floods not in the deck",
+        ),
+        (
+            "misbox",
+            Sees::Everyone,
+            "AR-A3 AR-A13 special misfortunes not in the deck",
+        ),
+        (
             "calmbox",
             Sees::Unchecked,
             "Calm Seas not used at this level",

@@ -10,7 +10,9 @@
 # README.md ("Agents"). Environment: THREADS (games played at once, default 2), GAMES_SCALE
 # (divides the number of games, default 1, for a quick look), RISING_PLAYERS (default "2 3"),
 # RISING_LEVELS (default "1 2 3 4 5"), RISING_GAMES (MCTS games per cell, default 4),
-# RISING_AGENT (default mcts:50:rollout=40) and OMNI_AGENT (default mcts:200:rollout=30:g=1).
+# RISING_AGENT (default mcts:50:rollout=40), RISING_VARIANT (added to each level, e.g.
+# first_assumption for the numbers assumed before the calibration, seeds/atlantis_rising.md
+# AR-A14), RISING_SEED (default 0) and OMNI_AGENT (default mcts:200:rollout=30:g=1).
 # The seed games are slow to search: their budgets and game counts are small.
 set -euo pipefail
 
@@ -113,13 +115,14 @@ for part in "${parts[@]}"; do
         # `give_energy` or `give_resource` is a contribution to the power core.
         rising=rules/atlantis_rising.rules
         agent="${RISING_AGENT:-mcts:50:rollout=40}"
+        extra="${RISING_VARIANT:+,$RISING_VARIANT}"
         for players in ${RISING_PLAYERS:-2 3}; do
             for level in ${RISING_LEVELS:-1 2 3 4 5}; do
-                sim "Atlantis Rising, level $level, $players players, random team" 200 "$rising" \
-                    --players "$players" --variant "level$level" --agents random
-                sim "Atlantis Rising, level $level, $players players, $agent team" \
-                    "${RISING_GAMES:-4}" "$rising" --players "$players" --variant "level$level" \
-                    --agents "$agent"
+                sim "Atlantis Rising, level $level$extra, $players players, random team" 200 "$rising" \
+                    --players "$players" --variant "level$level$extra" --agents random
+                sim "Atlantis Rising, level $level$extra, $players players, $agent team" \
+                    "${RISING_GAMES:-4}" "$rising" --players "$players" --variant "level$level$extra" \
+                    --agents "$agent" --seed "${RISING_SEED:-0}"
             done
         done
         ;;
