@@ -323,7 +323,12 @@ fn board_block(
     match b.shape {
         BoardShape::Grid { width, height, .. } => {
             let cells: Vec<String> = (0..width * height).map(cell).collect();
-            let w = cells.iter().map(|c| c.len()).max().unwrap_or(1).max(2);
+            let w = cells
+                .iter()
+                .map(|c| c.chars().count())
+                .max()
+                .unwrap_or(1)
+                .max(2);
             for y in (0..height).rev() {
                 block.body.push(format!(
                     "  {:>2} {}",
@@ -371,9 +376,18 @@ fn board_block(
     block
 }
 
-/// A variable's value as a board's cell: `.` for none.
+/// A variable's value as a board's cell: `.` for none; an enum value the rules' `present`
+/// section gives a label or a glyph, as that (the label first: it is written for a terminal).
 fn var_cell(g: &Game, st: &State, slot: usize) -> String {
-    let val = crate::engine::show_value(g, st, st.var(slot));
+    let x = st.var(slot);
+    if let crate::ir::Value::Enum(e, i) = x {
+        if let Some(l) = g.present.look(e, i) {
+            if let Some(t) = l.label.as_ref().or(l.glyph.as_ref()) {
+                return t.clone();
+            }
+        }
+    }
+    let val = crate::engine::show_value(g, st, x);
     if val == "none" {
         ".".into()
     } else {
