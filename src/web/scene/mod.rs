@@ -400,7 +400,8 @@ pub fn short_label(values: &[String], value: &str) -> String {
 /// On a space, the values that are the same seat's disc are one disc (a seat's own record of
 /// the space beside the space itself, once the game is over and both show); then, with one
 /// seat's disc left and other values (the `H` of a piece whose level is high), the others'
-/// labels are drawn inside the disc: one token, every value in its tooltip.
+/// labels are drawn inside the disc (in the first one's colour, if its look gives one): one
+/// token, every value in its tooltip.
 fn merge_into_disc(tokens: &mut Vec<Token>) {
     let disc = |t: &Token| t.kind == "value" && t.seat.is_some();
     let mut i = 0;
@@ -430,6 +431,7 @@ fn merge_into_disc(tokens: &mut Vec<Token>) {
     let label: Vec<String> = others.iter().map(|&i| tokens[i].label.clone()).collect();
     let text: Vec<String> = others.iter().map(|&i| tokens[i].text.clone()).collect();
     tokens[disc].label = label.join(" ");
+    tokens[disc].colour = others.iter().find_map(|&i| tokens[i].colour);
     tokens[disc].text = format!("{} / {}", tokens[disc].text, text.join(" / "));
     let mut k = 0;
     tokens.retain(|_| {
