@@ -619,3 +619,20 @@ pub fn outcome(o: &crate::engine::Outcome) -> String {
     };
     format!("scores: {}\n{winners}\n", scores.join(", "))
 }
+
+#[cfg(test)]
+mod tests {
+    // Issue 38: `play` prints a value the rules' `present` section labels by its label (its
+    // glyph when it has no label), other values as written, and the columns stay aligned.
+    #[test]
+    fn a_labelled_value_is_printed_by_its_label() {
+        let text = "game \"T\"\nplayers 2\nenum Kind { pawn, king, queen }\nboard grid = grid(3, 1)\n\
+                    var kind[grid]: Kind\nsetup { kind[a1] = king  kind[b1] = queen  kind[c1] = pawn }\n\
+                    action pass() { end draw }\nflow { turn seat(0) { choose { pass } } }\n\
+                    present {\n value Kind.king label \"K\"\n value Kind.queen glyph \"♛\"\n}\n";
+        let g = crate::check::load("t.rules", text).game.expect("valid");
+        let st = g.start(&crate::engine::Config::seeded(2, 1)).expect("starts");
+        let drawn = super::draw(&g, &st, &g.view(&st, Some(0)));
+        assert!(drawn.contains("   1 K    ♛    pawn\n     a    b    c"), "{drawn}");
+    }
+}
