@@ -76,11 +76,19 @@ fn a_game_plays_identically_with_and_without_its_presentation() {
         let a = simulate_with(&with, &cfg, &opts).to_json().to_string();
         let b = simulate_with(&without, &cfg, &opts).to_json().to_string();
         assert_eq!(a, b, "{}: the summaries differ", f.display());
-        let (mut s1, mut s2) = (with.start(&cfg).expect("starts"), without.start(&cfg).expect("starts"));
+        let (mut s1, mut s2) = (
+            with.start(&cfg).expect("starts"),
+            without.start(&cfg).expect("starts"),
+        );
         let (mut l1, mut l2) = (Vec::new(), Vec::new());
         for step in 0..200u64 {
             for seat in (0..cfg.players).map(Some).chain([None]) {
-                assert_eq!(with.view(&s1, seat), without.view(&s2, seat), "{}", f.display());
+                assert_eq!(
+                    with.view(&s1, seat),
+                    without.view(&s2, seat),
+                    "{}",
+                    f.display()
+                );
             }
             if s1.is_over() {
                 break;
@@ -94,7 +102,7 @@ fn a_game_plays_identically_with_and_without_its_presentation() {
             let t2: Vec<String> = l2.iter().map(|a| without.action_text(&s2, a)).collect();
             assert_eq!(t1, t2, "{} step {step}", f.display());
             let k = (step * 7919 % l1.len() as u64) as usize;
-            let (a1, a2) = (l1[k].clone(), l2[k].clone());
+            let (a1, a2) = (l1[k], l2[k]);
             with.apply(&mut s1, &a1).expect("applies");
             without.apply(&mut s2, &a2).expect("applies");
         }
@@ -119,7 +127,14 @@ fn a_value_is_drawn_by_its_glyph_and_colour_and_only_pieces_on_the_spaces() {
         let st = g.start(&Config::seeded(2, 1)).expect("starts");
         let s = scene(&g, &g.view(&st, Some(0)), 2);
         let at = |name: &str| {
-            let k = g.boards.iter().next().unwrap().space_names.iter().position(|n| n == name);
+            let k = g
+                .boards
+                .iter()
+                .next()
+                .unwrap()
+                .space_names
+                .iter()
+                .position(|n| n == name);
             s.boards[0][k.expect(name)].clone()
         };
         (at("a1"), at("b2"))
@@ -129,7 +144,9 @@ fn a_value_is_drawn_by_its_glyph_and_colour_and_only_pieces_on_the_spaces() {
     assert_eq!(drawn.len(), 1);
     assert_eq!((drawn[0].label.as_str(), drawn[0].seat), ("♛", Some(1)));
     assert_eq!(drawn[0].colour, Some("#b8860b"));
-    assert!(a1.iter().any(|t| t.kind == "note" && t.text == "taken[a1]: true"));
+    assert!(a1
+        .iter()
+        .any(|t| t.kind == "note" && t.text == "taken[a1]: true"));
     assert!(!a1.iter().any(|t| t.kind == "value" && t.label == "taken"));
     let (a1, b2) = view(DRAUGHTS);
     let drawn: Vec<_> = b2.iter().filter(|t| t.kind != "note").collect();
@@ -146,7 +163,12 @@ fn a_board_is_checkered_or_plain_as_the_section_says() {
     let g = load(&format!("{DRAUGHTS}present {{ board side checkered }}\n"));
     assert_eq!(checkered(&g), [None, Some(0)]);
     let l = layouts(&g);
-    let dark: Vec<&str> = l[1].spaces.iter().filter(|s| s.dark).map(|s| s.name.as_str()).collect();
+    let dark: Vec<&str> = l[1]
+        .spaces
+        .iter()
+        .filter(|s| s.dark)
+        .map(|s| s.name.as_str())
+        .collect();
     assert_eq!(dark, ["a1", "c1", "b2", "a3", "c3"]);
     let start = "setup { piece[a1] = seat(0)  piece[c1] = seat(0)  piece[b2] = seat(1)  piece[d2] = seat(1) }\n";
     let text = DRAUGHTS.replace(
@@ -178,7 +200,12 @@ fn a_card_shows_the_fields_named_and_no_more_than_the_seat_sees() {
     let zones: Vec<(&str, &str)> = s.zones.iter().map(|z| (z.zone.as_str(), z.kind)).collect();
     assert_eq!(
         zones,
-        [("market", "row"), ("deck", "deck"), ("hand[p1]", "hand"), ("hand[p2]", "hand")]
+        [
+            ("market", "row"),
+            ("deck", "deck"),
+            ("hand[p1]", "hand"),
+            ("hand[p2]", "hand")
+        ]
     );
     let market = &s.zones[0];
     assert_eq!(market.cards.len(), 2);
@@ -191,7 +218,10 @@ fn a_card_shows_the_fields_named_and_no_more_than_the_seat_sees() {
     assert_eq!((theirs.cards.len(), theirs.backs), (0, 3));
     // p2 sees the notes of the market's cards; without the section, every field is shown.
     let s2 = scene(&g, &g.view(&st, Some(1)), 2);
-    assert!(s2.zones[0].cards.iter().all(|c| c.fields[1] == ("secret_note".into(), "5".into())));
+    assert!(s2.zones[0]
+        .cards
+        .iter()
+        .all(|c| c.fields[1] == ("secret_note".into(), "5".into())));
     let bare = load(CARDS);
     let s = scene(&bare, &bare.view(&st, Some(0)), 2);
     let market = s.zones.iter().find(|z| z.zone == "market").expect("market");

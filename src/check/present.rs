@@ -77,7 +77,11 @@ impl Checker {
         let Some(Global::Enum(e)) = self.present_global(enum_name, "an enum") else {
             return;
         };
-        let Some(v) = self.game.enums[e].values.iter().position(|x| *x == value.name) else {
+        let Some(v) = self.game.enums[e]
+            .values
+            .iter()
+            .position(|x| *x == value.name)
+        else {
             let values = self.game.enums[e].values.join(", ");
             let p = self.error(
                 Code::UnknownName,
@@ -128,7 +132,11 @@ impl Checker {
                 }
             },
             (w @ ("glyph" | "label"), LookArg::Text(t, span)) => {
-                let most = if w == "glyph" { GLYPH_CHARS } else { LABEL_CHARS };
+                let most = if w == "glyph" {
+                    GLYPH_CHARS
+                } else {
+                    LABEL_CHARS
+                };
                 let n = t.chars().count();
                 if n == 0 || n > most {
                     let p = self.error(
@@ -176,7 +184,9 @@ impl Checker {
                 format!("`{}` is not indexed by a board alone", name.name),
                 "not a variable of a board's spaces",
             );
-            p.help = Some("a piece is a variable with one value per space: `var kind[field]: Kind`".into());
+            p.help = Some(
+                "a piece is a variable with one value per space: `var kind[field]: Kind`".into(),
+            );
             return;
         }
         if self.game.present.pieces.contains(&v) {
@@ -231,7 +241,11 @@ impl Checker {
         }
         let mut shown: Vec<u16> = Vec::new();
         for f in fields {
-            let Some(i) = self.game.types[t].fields.iter().position(|x| x.name == f.name) else {
+            let Some(i) = self.game.types[t]
+                .fields
+                .iter()
+                .position(|x| x.name == f.name)
+            else {
                 let names: Vec<String> = self.game.types[t]
                     .fields
                     .iter()

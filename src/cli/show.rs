@@ -631,8 +631,13 @@ mod tests {
                     action pass() { end draw }\nflow { turn seat(0) { choose { pass } } }\n\
                     present {\n value Kind.king label \"K\"\n value Kind.queen glyph \"♛\"\n}\n";
         let g = crate::check::load("t.rules", text).game.expect("valid");
-        let st = g.start(&crate::engine::Config::seeded(2, 1)).expect("starts");
+        let st = g
+            .start(&crate::engine::Config::seeded(2, 1))
+            .expect("starts");
         let drawn = super::draw(&g, &st, &g.view(&st, Some(0)));
-        assert!(drawn.contains("   1 K    ♛    pawn\n     a    b    c"), "{drawn}");
+        assert!(
+            drawn.contains("   1 K    ♛    pawn\n     a    b    c"),
+            "{drawn}"
+        );
     }
 }

@@ -54,7 +54,10 @@ pub struct Presentation {
 impl Presentation {
     /// How value `v` of enum `e` looks, if the section says.
     pub fn look(&self, e: EnumId, v: u16) -> Option<&Look> {
-        self.looks.iter().find(|(k, _)| *k == (e, v)).map(|(_, l)| l)
+        self.looks
+            .iter()
+            .find(|(k, _)| *k == (e, v))
+            .map(|(_, l)| l)
     }
 
     /// The role given to zone `z`, if any.
