@@ -193,7 +193,7 @@ const CARDS: &str = "game \"C\"\nplayers 2\ncomponent Card { holder: Player, cos
 // given a role come first, in the order written, under that role.
 #[test]
 fn a_card_shows_the_fields_named_and_no_more_than_the_seat_sees() {
-    let present = "present {\n zone market as row\n zone deck as deck\n component Card shows points, secret_note\n}\n";
+    let present = "present {\n zone market as row\n zone deck as deck\n component Card shows points, secret_note, holder\n}\n";
     let g = load(&format!("{CARDS}{present}"));
     let st = g.start(&Config::seeded(2, 3)).expect("starts");
     let s = scene(&g, &g.view(&st, Some(0)), 2);
@@ -211,8 +211,13 @@ fn a_card_shows_the_fields_named_and_no_more_than_the_seat_sees() {
     assert_eq!(market.cards.len(), 2);
     for c in &market.cards {
         let names: Vec<&str> = c.fields.iter().map(|(k, _)| k.as_str()).collect();
-        assert_eq!(names, ["points", "secret_note"], "{}", c.name);
+        assert_eq!(names, ["points", "secret_note", "holder"], "{}", c.name);
         assert_eq!(c.fields[1].1, "?", "held by p2: p1 does not see it");
+    }
+    // In the seat's own hand, no holder: a field whose value is `none` is not shown.
+    for c in &s.zones[2].cards {
+        let names: Vec<&str> = c.fields.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(names, ["points", "secret_note"], "{}", c.name);
     }
     let theirs = &s.zones[3];
     assert_eq!((theirs.cards.len(), theirs.backs), (0, 3));

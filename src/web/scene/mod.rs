@@ -358,8 +358,9 @@ fn value_token(
 }
 
 /// The fields a card shows when the rules name them (`component Card shows cost, points`):
-/// those of the seat's view of it (`?` where it may not see one), in the order named. A field
-/// its name already tells is not in the view's list, and is left out here too.
+/// those of the seat's view of it (`?` where it may not see one), in the order named, but for
+/// those whose value is `none` (which marks nothing, as on a space). A field its name already
+/// tells is not in the view's list, and is left out here too.
 fn shown_fields(
     g: &Game,
     ty: crate::ir::TypeId,
@@ -370,7 +371,10 @@ fn shown_fields(
         .iter()
         .filter_map(|&f| {
             let name = &g.types[ty].fields[f as usize].name;
-            fields.iter().find(|(n, _)| n == name).cloned()
+            fields
+                .iter()
+                .find(|(n, v)| n == name && v != "none")
+                .cloned()
         })
         .collect()
 }
