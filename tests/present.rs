@@ -232,3 +232,28 @@ fn a_card_shows_the_fields_named_and_no_more_than_the_seat_sees() {
     let market = s.zones.iter().find(|z| z.zone == "market").expect("market");
     assert_eq!(market.cards[0].fields.len(), 5);
 }
+
+// A component whose type has a look is drawn on its space by its glyph, in its colour, equal
+// ones counted; a component of a type without one keeps its name.
+#[test]
+fn a_component_on_a_space_is_drawn_by_its_types_glyph() {
+    let text = "game \"B\"\nplayers 2\nboard field = grid(2, 1)\ncomponent Block { }\n\
+        component Stone { }\nzone supply: Block\nzone stones: Stone\nzone pile[field]: Block public\n\
+        zone heap[field]: Stone public\ncomponents Block in supply { \"block\" for i in 1..3 { } }\n\
+        components Stone in stones { \"stone\" { } }\n\
+        setup { for k in 1..3 { move top(supply) to pile[a1] } move top(stones) to heap[a1] }\n\
+        action pass() { end draw }\nflow { turn seat(0) { choose { pass } } }\n\
+        present { component Block glyph \"■\" colour brown }\n";
+    let g = load(text);
+    let st = g.start(&Config::seeded(2, 1)).expect("starts");
+    let s = scene(&g, &g.view(&st, Some(0)), 2);
+    let drawn: Vec<(&str, usize, Option<&str>)> = s.boards[0][0]
+        .iter()
+        .map(|t| (t.label.as_str(), t.count, t.colour))
+        .collect();
+    assert_eq!(drawn, [("■", 3, Some("#6d4c41")), ("stone", 1, None)]);
+    assert_eq!(
+        s.boards[0][0][0].value, "block",
+        "a click still names the component"
+    );
+}

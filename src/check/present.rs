@@ -27,7 +27,9 @@ impl Checker {
                     } => self.present_value(enum_name, value, looks),
                     PresentItem::Piece(vars) => vars.iter().for_each(|v| self.present_piece(v)),
                     PresentItem::Zone { zone, role } => self.present_zone(zone, role),
-                    PresentItem::Shows { ty, fields } => self.present_shows(ty, fields),
+                    PresentItem::Shows { ty, looks, fields } => {
+                        self.present_shows(ty, looks, fields)
+                    }
                     PresentItem::Board { board, style } => self.present_board(board, style),
                 }
             }
@@ -231,12 +233,36 @@ impl Checker {
         self.game.present.zones.push((z, r));
     }
 
-    fn present_shows(&mut self, ty: &Ident, fields: &[Ident]) {
+    fn present_shows(&mut self, ty: &Ident, looks: &[(Ident, LookArg)], fields: &[Ident]) {
         let Some(Global::Type(t)) = self.present_global(ty, "a component type") else {
             return;
         };
-        if self.game.present.shows(t).is_some() {
-            self.present_twice(ty.span, format!("what a `{}` shows", ty.name));
+        if looks.is_empty() && fields.is_empty() {
+            let p = self.error(
+                Code::Present,
+                ty.span,
+                format!("this line says nothing of `{}`", ty.name),
+                "no look, no field",
+            );
+            p.help = Some(format!(
+                "give it a look or the fields it shows: `component {} glyph \"■\"` or `component {} shows ...`",
+                ty.name, ty.name
+            ));
+            return;
+        }
+        let p = &self.game.present;
+        if p.shows(t).is_some() || p.comp_look(t).is_some() {
+            self.present_twice(ty.span, format!("component type `{}`", ty.name));
+            return;
+        }
+        if !looks.is_empty() {
+            let mut look = Look::default();
+            for (word, arg) in looks {
+                self.present_look(&mut look, word, arg);
+            }
+            self.game.present.comp_looks.push((t, look));
+        }
+        if fields.is_empty() {
             return;
         }
         let mut shown: Vec<u16> = Vec::new();

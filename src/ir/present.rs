@@ -47,6 +47,8 @@ pub struct Presentation {
     pub zones: Vec<(ZoneId, &'static str)>,
     /// Per component type, the fields its cards show beside the name, in order (by index).
     pub shows: Vec<(TypeId, Vec<u16>)>,
+    /// Looks of component types: how a component is drawn on a space.
+    pub comp_looks: Vec<(TypeId, Look)>,
     /// Boards drawn checkered (`true`) or plain (`false`) whatever the default would say.
     pub boards: Vec<(BoardId, bool)>,
 }
@@ -71,6 +73,14 @@ impl Presentation {
             .iter()
             .find(|(k, _)| *k == t)
             .map(|(_, f)| f.as_slice())
+    }
+
+    /// How a component of type `t` looks on a space, if the section says.
+    pub fn comp_look(&self, t: TypeId) -> Option<&Look> {
+        self.comp_looks
+            .iter()
+            .find(|(k, _)| *k == t)
+            .map(|(_, l)| l)
     }
 
     /// Whether board `b` is drawn checkered (`Some(true)`), plain (`Some(false)`), or as the

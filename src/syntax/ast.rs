@@ -65,10 +65,12 @@ pub enum PresentItem {
         /// Its role as written.
         role: Ident,
     },
-    /// `component T shows f, g`.
+    /// `component T glyph "x" colour red shows f, g` (looks, fields or both).
     Shows {
         /// The component type.
         ty: Ident,
+        /// Its looks on a space, as for a value.
+        looks: Vec<(Ident, LookArg)>,
         /// The fields shown, in order.
         fields: Vec<Ident>,
     },

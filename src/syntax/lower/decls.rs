@@ -468,21 +468,7 @@ fn present_item(p: Pair<Rule>) -> PresentItem {
         Rule::present_value => {
             let enum_name = it.next().map(ident).expect("a name");
             let value = it.next().map(ident).expect("a name");
-            let looks = it
-                .map(|q| {
-                    let mut l = q.into_inner();
-                    let word = ident(l.next().expect("look word"));
-                    let arg = l.next().expect("look argument");
-                    let arg = match arg.as_rule() {
-                        Rule::string => {
-                            let sp = span(&arg);
-                            LookArg::Text(string(arg), sp)
-                        }
-                        _ => LookArg::Name(ident(arg)),
-                    };
-                    (word, arg)
-                })
-                .collect();
+            let looks = it.map(look).collect();
             PresentItem::Value {
                 enum_name,
                 value,
@@ -500,11 +486,15 @@ fn present_item(p: Pair<Rule>) -> PresentItem {
         }
         Rule::present_shows => {
             let ty = it.next().map(ident).expect("a name");
-            it.next(); // `shows`
-            PresentItem::Shows {
-                ty,
-                fields: it.map(ident).collect(),
+            let (mut looks, mut fields) = (Vec::new(), Vec::new());
+            for q in it {
+                match q.as_rule() {
+                    Rule::present_look => looks.push(look(q)),
+                    Rule::ident => fields.push(ident(q)),
+                    _ => {} // `shows`
+                }
             }
+            PresentItem::Shows { ty, looks, fields }
         }
         _ => {
             let board = it.next().map(ident).expect("a name");
@@ -514,4 +504,19 @@ fn present_item(p: Pair<Rule>) -> PresentItem {
             }
         }
     }
+}
+
+/// A look: its word and what follows (`glyph "♚"`, `colour red`).
+fn look(q: Pair<Rule>) -> (Ident, LookArg) {
+    let mut l = q.into_inner();
+    let word = ident(l.next().expect("look word"));
+    let arg = l.next().expect("look argument");
+    let arg = match arg.as_rule() {
+        Rule::string => {
+            let sp = span(&arg);
+            LookArg::Text(string(arg), sp)
+        }
+        _ => LookArg::Name(ident(arg)),
+    };
+    (word, arg)
 }

@@ -107,7 +107,14 @@ pub fn scene(g: &Game, view: &View, players: u8) -> Scene {
             let empty = Vec::new();
             for (k, name) in z.visible.iter().enumerate() {
                 let fields = z.fields.get(k).unwrap_or(&empty);
-                add_piece(tokens, name, &z.zone, comp_seat(g, info.zone, fields));
+                let seat = comp_seat(g, info.zone, fields);
+                add_piece(
+                    tokens,
+                    name,
+                    &z.zone,
+                    seat,
+                    g.present.comp_look(g.zones[info.zone].ty),
+                );
             }
             if z.count > z.visible.len() {
                 let n = z.count - z.visible.len();
@@ -232,20 +239,31 @@ pub fn scene(g: &Game, view: &View, players: u8) -> Scene {
 
 /// Adds a component to a space's tokens: one token per name and seat, counted (`block ×3`),
 /// its tooltip a line per zone instance (`pile[b2,west]: block ×2`).
-fn add_piece(tokens: &mut Vec<Token>, name: &str, zone: &str, seat: Option<u8>) {
+/// A component whose type the rules' `present` section gives a look is drawn by its glyph
+/// (or label) in its colour.
+fn add_piece(
+    tokens: &mut Vec<Token>,
+    name: &str,
+    zone: &str,
+    seat: Option<u8>,
+    look: Option<&crate::ir::Look>,
+) {
     let line = format!("{zone}: {name}");
     let Some(t) = tokens
         .iter_mut()
         .find(|t| t.kind == "piece" && t.value == name && t.seat == seat)
     else {
+        let label = look.and_then(|l| l.glyph.as_ref().or(l.label.as_ref()));
         tokens.push(Token {
             kind: "piece",
             text: line,
-            label: name.to_string(),
+            label: label.map_or(name, |l| l.as_str()).to_string(),
             seat,
             count: 1,
             value: name.to_string(),
-            colour: None,
+            colour: look
+                .and_then(|l| l.colour)
+                .and_then(crate::ir::Presentation::css),
         });
         return;
     };
