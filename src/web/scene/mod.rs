@@ -136,14 +136,6 @@ pub fn scene(g: &Game, view: &View, players: u8) -> Scene {
             }
             continue;
         }
-        let def = &g.zones[info.zone];
-        let kind = g.present.role(info.zone).unwrap_or(match def.visibility {
-            Visibility::Owner => "hand",
-            Visibility::Public if info.owner.is_some() => "hand",
-            Visibility::Public => "row",
-            Visibility::Hidden | Visibility::Secret | Visibility::Top => "pile",
-        });
-        let shows = g.present.shows(def.ty);
         order.push(
             g.present
                 .zones
@@ -151,25 +143,7 @@ pub fn scene(g: &Game, view: &View, players: u8) -> Scene {
                 .position(|(k, _)| *k == info.zone)
                 .unwrap_or(usize::MAX),
         );
-        out.zones.push(ZoneScene {
-            zone: z.zone.clone(),
-            kind,
-            owner: info.owner,
-            count: z.count,
-            cards: z
-                .visible
-                .iter()
-                .zip(z.fields.iter().chain(std::iter::repeat(&Vec::new())))
-                .map(|(name, fields)| Card {
-                    name: name.clone(),
-                    fields: match shows {
-                        Some(shown) => shown_fields(g, def.ty, shown, fields),
-                        None => fields.clone(),
-                    },
-                })
-                .collect(),
-            backs: z.count.saturating_sub(z.visible.len()),
-        });
+        out.zones.push(zone_scene(g, z, info));
     }
     // The zones the rules give a role first, in the order written; then the others.
     let mut ranked: Vec<(usize, ZoneScene)> = order.into_iter().zip(out.zones).collect();
@@ -235,6 +209,39 @@ pub fn scene(g: &Game, view: &View, players: u8) -> Scene {
         out.won.dedup();
     }
     out
+}
+
+/// A zone instance off the board as the seat sees it: its kind (the role the rules'
+/// `present` section gives it, else by its visibility and owner), its cards with the fields
+/// their type shows, and its backs.
+fn zone_scene(g: &Game, z: &crate::engine::ZoneView, info: crate::ir::Instance) -> ZoneScene {
+    let def = &g.zones[info.zone];
+    let kind = g.present.role(info.zone).unwrap_or(match def.visibility {
+        Visibility::Owner => "hand",
+        Visibility::Public if info.owner.is_some() => "hand",
+        Visibility::Public => "row",
+        Visibility::Hidden | Visibility::Secret | Visibility::Top => "pile",
+    });
+    let shows = g.present.shows(def.ty);
+    ZoneScene {
+        zone: z.zone.clone(),
+        kind,
+        owner: info.owner,
+        count: z.count,
+        cards: z
+            .visible
+            .iter()
+            .zip(z.fields.iter().chain(std::iter::repeat(&Vec::new())))
+            .map(|(name, fields)| Card {
+                name: name.clone(),
+                fields: match shows {
+                    Some(shown) => shown_fields(g, def.ty, shown, fields),
+                    None => fields.clone(),
+                },
+            })
+            .collect(),
+        backs: z.count.saturating_sub(z.visible.len()),
+    }
 }
 
 /// Adds a component to a space's tokens: one token per name and seat, counted (`block ×3`),
