@@ -379,6 +379,18 @@ codes! {
     /// flow { end }
     /// ```
     Layout = "check::layout";
+    /// A `present` section that does not fit the game: a name of the wrong kind, a look
+    /// without its value or too long, an unknown colour, role or style, a piece that is not a
+    /// variable of a board's spaces, a zone on a board given a role, something said twice.
+    /// ```rules
+    /// players 2
+    /// board grid = grid(3, 3)
+    /// var mark[grid]: Player
+    /// var turns: int
+    /// present { piece turns }
+    /// flow { end }
+    /// ```
+    Present = "check::present";
     /// A scenario's `chance` step names no chance mode.
     /// ```rules
     /// rules "../../rules/classic/tic_tac_toe.rules"

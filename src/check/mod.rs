@@ -15,6 +15,7 @@ mod legend;
 mod lower;
 mod memory;
 mod names;
+mod present;
 pub mod scenario;
 mod tables;
 mod warnings;
@@ -285,6 +286,7 @@ impl Checker {
                 score_locals: 1,
                 ties_shared: true,
                 memories: vec![],
+                present: Default::default(),
                 program: Default::default(),
                 native: Default::default(),
             },
@@ -512,6 +514,7 @@ impl Checker {
         self.memory_parts(file);
         self.lower_bodies(file);
         self.check_legends();
+        self.check_present(file);
         self.check_effects();
         self.window_choices();
         let flow_seen = self.lower_flow(file);

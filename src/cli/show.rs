@@ -323,7 +323,12 @@ fn board_block(
     match b.shape {
         BoardShape::Grid { width, height, .. } => {
             let cells: Vec<String> = (0..width * height).map(cell).collect();
-            let w = cells.iter().map(|c| c.len()).max().unwrap_or(1).max(2);
+            let w = cells
+                .iter()
+                .map(|c| c.chars().count())
+                .max()
+                .unwrap_or(1)
+                .max(2);
             for y in (0..height).rev() {
                 block.body.push(format!(
                     "  {:>2} {}",
@@ -371,9 +376,18 @@ fn board_block(
     block
 }
 
-/// A variable's value as a board's cell: `.` for none.
+/// A variable's value as a board's cell: `.` for none; an enum value the rules' `present`
+/// section gives a label or a glyph, as that (the label first: it is written for a terminal).
 fn var_cell(g: &Game, st: &State, slot: usize) -> String {
-    let val = crate::engine::show_value(g, st, st.var(slot));
+    let x = st.var(slot);
+    if let crate::ir::Value::Enum(e, i) = x {
+        if let Some(l) = g.present.look(e, i) {
+            if let Some(t) = l.label.as_ref().or(l.glyph.as_ref()) {
+                return t.clone();
+            }
+        }
+    }
+    let val = crate::engine::show_value(g, st, x);
     if val == "none" {
         ".".into()
     } else {
@@ -604,4 +618,26 @@ pub fn outcome(o: &crate::engine::Outcome) -> String {
         )
     };
     format!("scores: {}\n{winners}\n", scores.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    // Issue 38: `play` prints a value the rules' `present` section labels by its label (its
+    // glyph when it has no label), other values as written, and the columns stay aligned.
+    #[test]
+    fn a_labelled_value_is_printed_by_its_label() {
+        let text = "game \"T\"\nplayers 2\nenum Kind { pawn, king, queen }\nboard grid = grid(3, 1)\n\
+                    var kind[grid]: Kind\nsetup { kind[a1] = king  kind[b1] = queen  kind[c1] = pawn }\n\
+                    action pass() { end draw }\nflow { turn seat(0) { choose { pass } } }\n\
+                    present {\n value Kind.king label \"K\"\n value Kind.queen glyph \"♛\"\n}\n";
+        let g = crate::check::load("t.rules", text).game.expect("valid");
+        let st = g
+            .start(&crate::engine::Config::seeded(2, 1))
+            .expect("starts");
+        let drawn = super::draw(&g, &st, &g.view(&st, Some(0)));
+        assert!(
+            drawn.contains("   1 K    ♛    pawn\n     a    b    c"),
+            "{drawn}"
+        );
+    }
 }

@@ -174,3 +174,13 @@ fn unknown_characters_and_words_keep_the_authors_spacing() {
     // only the file must parse, which this checks without a grammar that knows them.
     assert_eq!(super::layout("a ;b@ c"), "a ;b@ c\n");
 }
+
+// Issue 38: a `present` section keeps a line per item, one space between words, a comma
+// and a space between names, and `Enum.value` joined.
+#[test]
+fn a_presentation_keeps_its_lines_and_joins_enum_values() {
+    check(
+        "present {\n  value Kind . king   glyph \"♚\" colour red\n    piece kind ,colour\n  component Card shows cost,points\n}\n",
+        "present {\n    value Kind.king glyph \"♚\" colour red\n    piece kind, colour\n    component Card shows cost, points\n}\n",
+    );
+}

@@ -13,6 +13,7 @@ pub mod geometry;
 pub mod ids;
 pub mod limits;
 mod names;
+pub mod present;
 pub mod scenario;
 pub mod vm;
 
@@ -22,6 +23,7 @@ pub use geometry::*;
 pub use ids::*;
 pub use limits::*;
 pub use names::*;
+pub use present::{Look, Presentation};
 
 /// A run-time value. Small and `Copy`: the interpreter never allocates to hold one.
 ///
@@ -179,6 +181,8 @@ pub struct Game {
     pub ties_shared: bool,
     /// `memory` declarations: positions remembered by `remember`, in declaration order.
     pub memories: Vec<MemoryDef>,
+    /// How the game is drawn (`present { }`): read by the page and the terminal only.
+    pub present: Presentation,
     /// Everything above compiled to flat code: what the engine runs.
     pub program: vm::Program,
     /// The actions' options compiled to native enumerators (issue 36), built by the stage

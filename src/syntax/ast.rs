@@ -44,6 +44,54 @@ pub enum IndexType {
     },
 }
 
+/// One line of a `present` section.
+#[derive(Clone, Debug)]
+pub enum PresentItem {
+    /// `value Enum.value glyph "x" label "K" colour red`.
+    Value {
+        /// The enum.
+        enum_name: Ident,
+        /// Its value.
+        value: Ident,
+        /// Each look: its word (`glyph`, `label`, `colour`, with its span) and what follows.
+        looks: Vec<(Ident, LookArg)>,
+    },
+    /// `piece a, b`: board-indexed variables drawn on the spaces.
+    Piece(Vec<Ident>),
+    /// `zone z as role`.
+    Zone {
+        /// The zone.
+        zone: Ident,
+        /// Its role as written.
+        role: Ident,
+    },
+    /// `component T glyph "x" colour red shows f, g` (looks, fields or both).
+    Shows {
+        /// The component type.
+        ty: Ident,
+        /// Its looks on a space, as for a value.
+        looks: Vec<(Ident, LookArg)>,
+        /// The fields shown, in order.
+        fields: Vec<Ident>,
+    },
+    /// `board b checkered` or `board b plain`.
+    Board {
+        /// The board.
+        board: Ident,
+        /// `checkered` or `plain`, as written.
+        style: Ident,
+    },
+}
+
+/// What follows a look's word: a string (`"♚"`) or a name (`red`).
+#[derive(Clone, Debug)]
+pub enum LookArg {
+    /// A string, with its span.
+    Text(String, Span),
+    /// A name.
+    Name(Ident),
+}
+
 /// The kinds of top-level declaration.
 #[derive(Clone, Debug)]
 pub enum DeclKind {
@@ -197,6 +245,8 @@ pub enum DeclKind {
         /// The characters (as written, with the string's span) and their blocks, in order.
         entries: Vec<(String, Span, Block)>,
     },
+    /// `present { ... }`: how the game is drawn, never a rule.
+    Present(Vec<PresentItem>),
     /// `setup { ... }`.
     Setup(Block),
     /// `flow { ... }`.

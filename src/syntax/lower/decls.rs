@@ -273,6 +273,7 @@ pub(in crate::syntax) fn decl(p: Pair<Rule>) -> Decl {
                 entries,
             }
         }
+        Rule::present_decl => DeclKind::Present(it.map(present_item).collect()),
         Rule::setup_decl => DeclKind::Setup(block(it.next().expect("setup block"))),
         Rule::flow_decl => DeclKind::Flow(block(it.next().expect("flow block"))),
         Rule::end_when_decl => {
@@ -456,4 +457,66 @@ fn param(p: Pair<Rule>) -> (Ident, TypeExpr) {
     let mut q = p.into_inner();
     let n = ident(q.next().expect("param"));
     (n, type_expr(q.next().expect("param type")))
+}
+
+/// One line of a `present` section.
+fn present_item(p: Pair<Rule>) -> PresentItem {
+    let rule = p.as_rule();
+    let mut it = p.into_inner();
+    it.next(); // the keyword
+    match rule {
+        Rule::present_value => {
+            let enum_name = it.next().map(ident).expect("a name");
+            let value = it.next().map(ident).expect("a name");
+            let looks = it.map(look).collect();
+            PresentItem::Value {
+                enum_name,
+                value,
+                looks,
+            }
+        }
+        Rule::present_piece => PresentItem::Piece(it.map(ident).collect()),
+        Rule::present_zone => {
+            let zone = it.next().map(ident).expect("a name");
+            it.next(); // `as`
+            PresentItem::Zone {
+                zone,
+                role: it.next().map(ident).expect("role"),
+            }
+        }
+        Rule::present_shows => {
+            let ty = it.next().map(ident).expect("a name");
+            let (mut looks, mut fields) = (Vec::new(), Vec::new());
+            for q in it {
+                match q.as_rule() {
+                    Rule::present_look => looks.push(look(q)),
+                    Rule::ident => fields.push(ident(q)),
+                    _ => {} // `shows`
+                }
+            }
+            PresentItem::Shows { ty, looks, fields }
+        }
+        _ => {
+            let board = it.next().map(ident).expect("a name");
+            PresentItem::Board {
+                board,
+                style: it.next().map(ident).expect("style"),
+            }
+        }
+    }
+}
+
+/// A look: its word and what follows (`glyph "♚"`, `colour red`).
+fn look(q: Pair<Rule>) -> (Ident, LookArg) {
+    let mut l = q.into_inner();
+    let word = ident(l.next().expect("look word"));
+    let arg = l.next().expect("look argument");
+    let arg = match arg.as_rule() {
+        Rule::string => {
+            let sp = span(&arg);
+            LookArg::Text(string(arg), sp)
+        }
+        _ => LookArg::Name(ident(arg)),
+    };
+    (word, arg)
 }

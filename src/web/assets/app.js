@@ -106,7 +106,7 @@ function shown() {
     for (const b of info.boards) for (const s of b.spaces) { out.add(s.name); if (s.column) out.add(s.column); }
     for (const z of page.scene.zones) {
       out.add(z.zone);
-      for (const c of z.kind === "pile" ? z.cards.slice(-1) : z.cards) out.add(c.name);
+      for (const c of z.kind === "pile" || z.kind === "deck" ? z.cards.slice(-1) : z.cards) out.add(c.name);
     }
     page._shown = out;
   }
@@ -337,6 +337,8 @@ function drawTokens(grp, tokens, room, cx, cy) {
     e.textContent = s;
     return e;
   };
+  // A label in the colour the rules' `present` section gives its value.
+  const paint = (e, t) => { if (t.colour) e.style.fill = t.colour; return e; };
   if (tokens.length === 1) {
     const t = tokens[0], tg = token(t);
     const y = room.y + room.h / 2;
@@ -344,9 +346,9 @@ function drawTokens(grp, tokens, room, cx, cy) {
       const r = Math.min(room.w, room.h) * 0.46;
       tg.append(svg("circle", { class: "disc seat" + t.seat, cx, cy: y, r }));
       const s = tokenText(t);
-      if (s) tg.append(text(cx, y, s, r * 1.7, "tlabel ondisc"));
+      if (s) tg.append(paint(text(cx, y, s, r * 1.7, "tlabel ondisc"), t));
     } else {
-      tg.append(text(cx, y, tokenText(t), room.w));
+      tg.append(paint(text(cx, y, tokenText(t), room.w), t));
     }
     grp.append(tg);
     return;
@@ -367,7 +369,7 @@ function drawTokens(grp, tokens, room, cx, cy) {
       tg.append(svg("circle", { class: "disc seat" + t.seat, cx: x + 5, cy: y, r: 5 }));
       dx = 12;
     }
-    const e = text(x + dx, y, tokenText(t), colw - dx - 2, "tlabel small");
+    const e = paint(text(x + dx, y, tokenText(t), colw - dx - 2, "tlabel small"), t);
     tg.append(e);
     grp.append(tg);
   });
@@ -409,8 +411,10 @@ function drawZone(z, targets) {
   const box = el("div", { class: cls.join(" "), "data-zone": z.zone, "data-value": z.zone });
   box.append(el("h3", {}, `${z.zone} · ${z.kind} · ${z.count}`));
   const row = el("div", { class: "cards" });
-  const cards = z.kind === "pile" ? z.cards.slice(-1) : z.cards;
-  if (z.kind === "pile" && z.cards.length === 0 && z.backs > 0) row.append(el("div", { class: "card back" }));
+  // A deck is drawn as a pile: its top card (or back) and its count.
+  const pile = z.kind === "pile" || z.kind === "deck";
+  const cards = pile ? z.cards.slice(-1) : z.cards;
+  if (pile && z.cards.length === 0 && z.backs > 0) row.append(el("div", { class: "card back" }));
   for (const c of cards) {
     const ccls = ["card"];
     if (cardTarget(z, c, targets)) ccls.push("target");
@@ -421,8 +425,8 @@ function drawZone(z, targets) {
     hoverWhy(card, c.name, "card");
     row.append(card);
   }
-  if (z.kind !== "pile") for (let i = 0; i < z.backs; i++) row.append(el("div", { class: "card back" }));
-  if (z.kind === "pile") row.append(el("span", { class: "count" }, `${z.count}`));
+  if (!pile) for (let i = 0; i < z.backs; i++) row.append(el("div", { class: "card back" }));
+  if (pile) row.append(el("span", { class: "count" }, `${z.count}`));
   box.append(row);
   box.addEventListener("click", () => click(z.zone));
   hoverWhy(box, z.zone, "zone");

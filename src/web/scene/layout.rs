@@ -132,7 +132,8 @@ pub(super) fn square_colour(b: &crate::ir::Board, s: u32) -> Option<u8> {
     Some(((s % width + s / width) % 2) as u8)
 }
 
-/// Per board, the colour of the dark squares when the grid is drawn checkered: a grid whose
+/// Per board, the colour of the dark squares when the grid is drawn checkered: as the rules'
+/// `present` section says (`board field checkered`: a1 dark; `plain`), else a grid whose
 /// pieces at the start stand on squares of one colour only (four at least), as a game played
 /// on the dark squares sets them out, has those squares dark. What the start holds is read
 /// from a spectator's view of a match of the base rules with the fewest players (seed 0):
@@ -140,11 +141,18 @@ pub(super) fn square_colour(b: &crate::ir::Board, s: u32) -> Option<u8> {
 /// or uses both colours, are plain.
 pub fn checkered(g: &Game) -> Vec<Option<u8>> {
     let mut out = vec![None; g.boards.len()];
+    // The rules' `present` section decides where it names a board: checkered with a1 dark
+    // (as a chessboard's), or plain.
+    let said = |k: usize| g.present.checkered(crate::ir::BoardId(k as _));
     if !g
         .boards
         .iter()
-        .any(|b| matches!(b.shape, BoardShape::Grid { .. }))
+        .enumerate()
+        .any(|(k, b)| matches!(b.shape, BoardShape::Grid { .. }) && said(k).is_none())
     {
+        for (k, o) in out.iter_mut().enumerate() {
+            *o = said(k).and_then(|c| c.then_some(0));
+        }
         return out;
     }
     let Ok(st) = g.start(&crate::engine::Config::seeded(g.min_players, 0)) else {
@@ -158,7 +166,9 @@ pub fn checkered(g: &Game) -> Vec<Option<u8>> {
             .filter(|(_, t)| t.iter().any(|t| t.kind != "note"))
             .map(|(s, _)| square_colour(b, s as u32))
             .collect();
-        if colours.len() >= 4 && colours.iter().all(|c| c.is_some() && *c == colours[0]) {
+        if let Some(c) = said(k) {
+            out[k] = c.then_some(0);
+        } else if colours.len() >= 4 && colours.iter().all(|c| c.is_some() && *c == colours[0]) {
             out[k] = colours[0];
         }
     }

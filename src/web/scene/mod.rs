@@ -30,6 +30,10 @@ pub struct Token {
     pub count: usize,
     /// The canonical text a click on it stands for (a component's name, or the space's).
     pub value: String,
+    /// The colour its label is drawn in (CSS), from the look the rules' `present` section
+    /// gives its value.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub colour: Option<&'static str>,
 }
 
 /// A zone that is not on a board, as a pile (hidden or top-only), a row (public) or a hand
@@ -38,7 +42,8 @@ pub struct Token {
 pub struct ZoneScene {
     /// The zone instance's name (`hand[p2]`), also what a click on it stands for.
     pub zone: String,
-    /// `pile`, `row` or `hand`.
+    /// `pile`, `row` or `hand` by its visibility, or the role the rules' `present` section
+    /// gives it (`hand`, `row`, `deck`, `pile`).
     pub kind: &'static str,
     /// The owning seat, from 0.
     pub owner: Option<u8>,
@@ -55,7 +60,8 @@ pub struct ZoneScene {
 pub struct Card {
     /// Its canonical name.
     pub name: String,
-    /// Fields not shown by its name (`?` for a secret one).
+    /// Fields not shown by its name (`?` for a secret one): those the rules' `present`
+    /// section names for its type (`component Card shows cost`), in that order, else all.
     pub fields: Vec<(String, String)>,
 }
 
@@ -92,6 +98,7 @@ pub fn scene(g: &Game, view: &View, players: u8) -> Scene {
             .collect(),
         ..Scene::default()
     };
+    let mut order = Vec::new();
     for (z, inst) in view.zones.iter().zip(shown_instances(g, players)) {
         let info = g.instances[inst];
         if let Some((b, s)) = info.space {
@@ -100,7 +107,14 @@ pub fn scene(g: &Game, view: &View, players: u8) -> Scene {
             let empty = Vec::new();
             for (k, name) in z.visible.iter().enumerate() {
                 let fields = z.fields.get(k).unwrap_or(&empty);
-                add_piece(tokens, name, &z.zone, comp_seat(g, info.zone, fields));
+                let seat = comp_seat(g, info.zone, fields);
+                add_piece(
+                    tokens,
+                    name,
+                    &z.zone,
+                    seat,
+                    g.present.comp_look(g.zones[info.zone].ty),
+                );
             }
             if z.count > z.visible.len() {
                 let n = z.count - z.visible.len();
@@ -116,35 +130,25 @@ pub fn scene(g: &Game, view: &View, players: u8) -> Scene {
                         seat: None,
                         count: n,
                         value: space.clone(),
+                        colour: None,
                     }),
                 }
             }
             continue;
         }
-        let def = &g.zones[info.zone];
-        let kind = match def.visibility {
-            Visibility::Owner => "hand",
-            Visibility::Public if info.owner.is_some() => "hand",
-            Visibility::Public => "row",
-            Visibility::Hidden | Visibility::Secret | Visibility::Top => "pile",
-        };
-        out.zones.push(ZoneScene {
-            zone: z.zone.clone(),
-            kind,
-            owner: info.owner,
-            count: z.count,
-            cards: z
-                .visible
+        order.push(
+            g.present
+                .zones
                 .iter()
-                .zip(z.fields.iter().chain(std::iter::repeat(&Vec::new())))
-                .map(|(name, fields)| Card {
-                    name: name.clone(),
-                    fields: fields.clone(),
-                })
-                .collect(),
-            backs: z.count.saturating_sub(z.visible.len()),
-        });
+                .position(|(k, _)| *k == info.zone)
+                .unwrap_or(usize::MAX),
+        );
+        out.zones.push(zone_scene(g, z, info));
     }
+    // The zones the rules give a role first, in the order written; then the others.
+    let mut ranked: Vec<(usize, ZoneScene)> = order.into_iter().zip(out.zones).collect();
+    ranked.sort_by_key(|(r, _)| *r);
+    out.zones = ranked.into_iter().map(|(_, z)| z).collect();
     // Variables, in the order the view lists them.
     let mut entries = view.vars.iter();
     // The value of each variable indexed by a board alone, per space, as the view shows it.
@@ -207,21 +211,66 @@ pub fn scene(g: &Game, view: &View, players: u8) -> Scene {
     out
 }
 
+/// A zone instance off the board as the seat sees it: its kind (the role the rules'
+/// `present` section gives it, else by its visibility and owner), its cards with the fields
+/// their type shows, and its backs.
+fn zone_scene(g: &Game, z: &crate::engine::ZoneView, info: crate::ir::Instance) -> ZoneScene {
+    let def = &g.zones[info.zone];
+    let kind = g.present.role(info.zone).unwrap_or(match def.visibility {
+        Visibility::Owner => "hand",
+        Visibility::Public if info.owner.is_some() => "hand",
+        Visibility::Public => "row",
+        Visibility::Hidden | Visibility::Secret | Visibility::Top => "pile",
+    });
+    let shows = g.present.shows(def.ty);
+    ZoneScene {
+        zone: z.zone.clone(),
+        kind,
+        owner: info.owner,
+        count: z.count,
+        cards: z
+            .visible
+            .iter()
+            .zip(z.fields.iter().chain(std::iter::repeat(&Vec::new())))
+            .map(|(name, fields)| Card {
+                name: name.clone(),
+                fields: match shows {
+                    Some(shown) => shown_fields(g, def.ty, shown, fields),
+                    None => fields.clone(),
+                },
+            })
+            .collect(),
+        backs: z.count.saturating_sub(z.visible.len()),
+    }
+}
+
 /// Adds a component to a space's tokens: one token per name and seat, counted (`block ×3`),
 /// its tooltip a line per zone instance (`pile[b2,west]: block ×2`).
-fn add_piece(tokens: &mut Vec<Token>, name: &str, zone: &str, seat: Option<u8>) {
+/// A component whose type the rules' `present` section gives a look is drawn by its glyph
+/// (or label) in its colour.
+fn add_piece(
+    tokens: &mut Vec<Token>,
+    name: &str,
+    zone: &str,
+    seat: Option<u8>,
+    look: Option<&crate::ir::Look>,
+) {
     let line = format!("{zone}: {name}");
     let Some(t) = tokens
         .iter_mut()
         .find(|t| t.kind == "piece" && t.value == name && t.seat == seat)
     else {
+        let label = look.and_then(|l| l.glyph.as_ref().or(l.label.as_ref()));
         tokens.push(Token {
             kind: "piece",
             text: line,
-            label: name.to_string(),
+            label: label.map_or(name, |l| l.as_str()).to_string(),
             seat,
             count: 1,
             value: name.to_string(),
+            colour: look
+                .and_then(|l| l.colour)
+                .and_then(crate::ir::Presentation::css),
         });
         return;
     };
@@ -305,16 +354,54 @@ fn value_token(
         seat,
         count: 1,
         value: space.to_string(),
+        colour: None,
     };
-    if g.program.frozen.contains(&vid) {
+    let pieces = &g.present.pieces;
+    if g.program.frozen.contains(&vid) || !(pieces.is_empty() || pieces.contains(&vid)) {
         return Some(token("note", String::new(), None));
     }
     Some(match v.ty {
         Type::Player => token("value", String::new(), seat_of(value)),
-        Type::Enum(e) => token("value", short_label(&g.enums[e].values, value), None),
+        Type::Enum(e) => {
+            let values = &g.enums[e].values;
+            let look = values
+                .iter()
+                .position(|x| x == value)
+                .and_then(|i| g.present.look(e, i as u16));
+            let label = look
+                .and_then(|l| l.glyph.clone().or_else(|| l.label.clone()))
+                .unwrap_or_else(|| short_label(values, value));
+            let mut t = token("value", label, None);
+            t.colour = look
+                .and_then(|l| l.colour)
+                .and_then(crate::ir::Presentation::css);
+            t
+        }
         Type::Bool => token("value", v.name.clone(), None),
         _ => token("value", value.to_string(), None),
     })
+}
+
+/// The fields a card shows when the rules name them (`component Card shows cost, points`):
+/// those of the seat's view of it (`?` where it may not see one), in the order named, but for
+/// those whose value is `none` (which marks nothing, as on a space). A field its name already
+/// tells is not in the view's list, and is left out here too.
+fn shown_fields(
+    g: &Game,
+    ty: crate::ir::TypeId,
+    shown: &[u16],
+    fields: &[(String, String)],
+) -> Vec<(String, String)> {
+    shown
+        .iter()
+        .filter_map(|&f| {
+            let name = &g.types[ty].fields[f as usize].name;
+            fields
+                .iter()
+                .find(|(n, v)| n == name && v != "none")
+                .cloned()
+        })
+        .collect()
 }
 
 /// The shortest prefix of `value` that no other of `values` begins with (the whole value when
@@ -342,7 +429,8 @@ pub fn short_label(values: &[String], value: &str) -> String {
 /// On a space, the values that are the same seat's disc are one disc (a seat's own record of
 /// the space beside the space itself, once the game is over and both show); then, with one
 /// seat's disc left and other values (the `H` of a piece whose level is high), the others'
-/// labels are drawn inside the disc: one token, every value in its tooltip.
+/// labels are drawn inside the disc (in the first one's colour, if its look gives one): one
+/// token, every value in its tooltip.
 fn merge_into_disc(tokens: &mut Vec<Token>) {
     let disc = |t: &Token| t.kind == "value" && t.seat.is_some();
     let mut i = 0;
@@ -372,6 +460,7 @@ fn merge_into_disc(tokens: &mut Vec<Token>) {
     let label: Vec<String> = others.iter().map(|&i| tokens[i].label.clone()).collect();
     let text: Vec<String> = others.iter().map(|&i| tokens[i].text.clone()).collect();
     tokens[disc].label = label.join(" ");
+    tokens[disc].colour = others.iter().find_map(|&i| tokens[i].colour);
     tokens[disc].text = format!("{} / {}", tokens[disc].text, text.join(" / "));
     let mut k = 0;
     tokens.retain(|_| {
