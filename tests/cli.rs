@@ -1,18 +1,8 @@
 //! The command line, run as a user runs it.
 
+mod common;
+use common::rulebook;
 use std::process::Command;
-
-fn rulebook(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_rulebook"))
-        .args(args)
-        .output()
-        .expect("runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 #[test]
 fn check_passes_valid_files_and_fails_broken_ones() {

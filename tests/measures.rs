@@ -3,26 +3,15 @@
 //! between variants, the summary in words at the top of a comparison, and shards of a run
 //! with `--lead` merged into exactly one machine's output.
 
+mod common;
+use common::rulebook;
 use rulebook::engine::{ChanceMode, Config};
 use rulebook::run::compare::{self, Measure};
 use rulebook::run::play::PlayStats;
 use rulebook::run::{simulate_with, words, Options};
 use rulebook::Game;
-use std::process::Command;
 
 const RACE: &str = "tests/measures/race.rules";
-
-fn rulebook(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_rulebook"))
-        .args(args)
-        .output()
-        .expect("runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 fn config(variant: Option<&str>, seed: u64) -> Config {
     Config {

@@ -2,22 +2,11 @@
 //! output, variants compared on the same seeds, the figures of the JSON, HTML reports, and
 //! errors with their places.
 
+mod common;
+use common::rulebook;
 use rulebook::engine::{ChanceMode, Config};
 use rulebook::run::{compare, simulate_with, Options, Shard};
 use rulebook::Game;
-use std::process::Command;
-
-fn rulebook(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_rulebook"))
-        .args(args)
-        .output()
-        .expect("runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 fn file(path: &str) -> Game {
     let text = std::fs::read_to_string(path).expect("readable");

@@ -1,22 +1,11 @@
 //! `rulebook tune` (issue 40): a search over integer constants that meets goals measured on
 //! simulated play, the same for any number of threads, refusing what it cannot search.
 
+mod common;
+use common::rulebook;
 use rulebook::engine::{ChanceMode, Config};
 use rulebook::run::tune::{tune, Goal, Metric, Param, TuneOptions};
 use rulebook::Game;
-use std::process::Command;
-
-fn rulebook(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_rulebook"))
-        .args(args)
-        .output()
-        .expect("runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 fn pig() -> Game {
     let path = "rules/classic/pig.rules";
