@@ -213,27 +213,13 @@ fn measures_merge_over_shards_and_show_in_words() {
         summary.contains("decisions offer more options"),
         "{summary}"
     );
-    let mut files = vec![];
-    for i in 0..2 {
-        let shard = format!("{i}/2");
-        let mut args = base.to_vec();
-        args.extend(["--shard", shard.as_str()]);
-        if i == 1 {
-            args.extend(["--threads", "2"]);
-        }
-        let (code, out, err) = rulebook(&args);
-        assert_eq!(code, 0, "{err}");
-        let f =
-            std::env::temp_dir().join(format!("rulebook-measures-{}-{i}.json", std::process::id()));
-        std::fs::write(&f, &out).expect("written");
-        files.push(f);
-    }
+    let files = common::shard_files(&base, 2, "measures");
     let report =
         std::env::temp_dir().join(format!("rulebook-measures-{}.html", std::process::id()));
     let (code, merged, err) = rulebook(&[
         "merge",
-        &files[1].display().to_string(),
-        &files[0].display().to_string(),
+        &files[1],
+        &files[0],
         "--report",
         &report.display().to_string(),
     ]);

@@ -49,21 +49,7 @@ fn merged_shards_print_exactly_what_one_machine_prints() {
     ];
     let (code, whole, err) = rulebook(&base);
     assert_eq!(code, 0, "{err}");
-    let mut files = vec![];
-    for i in 0..3 {
-        let shard = format!("{i}/3");
-        let mut args = base.to_vec();
-        args.extend(["--shard", shard.as_str()]);
-        if i == 1 {
-            args.extend(["--threads", "2"]);
-        }
-        let (code, out, err) = rulebook(&args);
-        assert_eq!(code, 0, "{err}");
-        assert!(out.contains("\"shard\""), "{out}");
-        let f = temp(&format!("shard{i}.json"));
-        std::fs::write(&f, &out).expect("written");
-        files.push(f.display().to_string());
-    }
+    let files = common::shard_files(&base, 3, "simulate");
     // in any order
     let mut args = vec![
         "merge",
@@ -114,17 +100,7 @@ fn shards_with_agents_and_a_turn_limit_merge_exactly() {
     assert!(v["unfinished"].as_u64() > Some(0), "{whole}");
     let n = |k: &str| v[k].as_u64().unwrap_or(u64::MAX);
     assert_eq!(n("completed") + n("errors") + n("unfinished"), 6, "{whole}");
-    let mut files = vec![];
-    for i in 0..2 {
-        let shard = format!("{i}/2");
-        let mut args = base.to_vec();
-        args.extend(["--shard", shard.as_str()]);
-        let (code, out, err) = rulebook(&args);
-        assert_eq!(code, 0, "{err}");
-        let f = temp(&format!("agents_shard{i}.json"));
-        std::fs::write(&f, &out).expect("written");
-        files.push(f.display().to_string());
-    }
+    let files = common::shard_files(&base, 2, "simulate-agents");
     let (code, merged, err) = rulebook(&["merge", files[0].as_str(), files[1].as_str()]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(merged, whole);

@@ -15,3 +15,29 @@ pub fn rulebook(args: &[&str]) -> (i32, String, String) {
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
 }
+
+/// Runs `rulebook` with `base` (a `simulate ... --json` command) as shards `0/n` .. of it,
+/// shard 1 on two threads, checks each succeeds, and writes each shard's JSON to a file
+/// named after `tag`; returns the files' paths in shard order.
+#[allow(dead_code)] // not every test crate runs shards
+pub fn shard_files(base: &[&str], n: usize, tag: &str) -> Vec<String> {
+    (0..n)
+        .map(|i| {
+            let shard = format!("{i}/{n}");
+            let mut args = base.to_vec();
+            args.extend(["--shard", shard.as_str()]);
+            if i == 1 {
+                args.extend(["--threads", "2"]);
+            }
+            let (code, out, err) = rulebook(&args);
+            assert_eq!(code, 0, "{err}");
+            assert!(out.contains("\"shard\""), "{out}");
+            let f = std::env::temp_dir().join(format!(
+                "rulebook-{tag}-{}-shard{i}.json",
+                std::process::id()
+            ));
+            std::fs::write(&f, &out).expect("written");
+            f.display().to_string()
+        })
+        .collect()
+}
