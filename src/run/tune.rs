@@ -353,9 +353,7 @@ impl Search<'_> {
         };
         let mut s = simulate_with(self.g, &cfg, &opts);
         if let Some(m) = self.opts.meeting {
-            s = m
-                .exchange(self.key, batch, s)
-                .map_err(|e| RunError::rule(e, None))?;
+            s = m.exchange(self.key, batch, s).map_err(RunError::config)?;
         }
         self.played += n;
         if let Some(p) = self.opts.progress {
