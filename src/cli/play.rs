@@ -14,34 +14,13 @@ pub(crate) fn play(
     seat: u8,
     opponents: &[AgentSpec],
 ) -> miette::Result<()> {
-    if seat >= cfg.players {
-        return Err(miette::miette!(
-            "there is no seat {} with {} players",
-            seat + 1,
-            cfg.players
-        ));
-    }
-    let others = cfg.players as usize - 1;
-    if opponents.len() != 1 && opponents.len() != others {
-        return Err(miette::miette!(
-            "{} opponents for {others} other seats: give one agent for all, or one per other seat",
-            opponents.len()
-        ));
-    }
+    let mut searching = searching_agents(cfg, seat, opponents)?;
     let mut m = Match::new(g, cfg.clone()).map_err(|e| super::report(g, e))?;
     // The other seats' decisions are told as this seat may read them (their hidden parts
     // hidden); `told` counts the decisions of the log told so far.
     let mut told = 0;
-    // The random agent of every other seat and of chance, as before agents could be chosen;
-    // a searching agent per seat, seeded as `simulate` seeds it.
+    // The random agent of every other seat and of chance, as before agents could be chosen.
     let mut agent = RandomAgent::new(crate::run::agent_seed(cfg.seed));
-    let mut searching: Vec<Option<Box<dyn Agent + Send>>> = (0..cfg.players)
-        .map(|p| {
-            let k = (p as usize).saturating_sub(usize::from(p > seat));
-            let spec = opponents.get(k).unwrap_or(&opponents[0]);
-            (p != seat && !spec.is_random()).then(|| spec.build(crate::run::seat_seed(cfg.seed, p)))
-        })
-        .collect();
     let mut buf = Vec::new();
     let stdin = std::io::stdin();
     let mut lines = stdin.lock().lines();
@@ -127,32 +106,12 @@ pub(crate) fn play(
                                 }
                                 told = n;
                                 shown = None;
-                                sayln!(
-                                    "took back your last decision{}",
-                                    match back {
-                                        1 => String::new(),
-                                        2 => " and the decision after it".to_string(),
-                                        k => format!(" and the {} decisions after it", k - 1),
-                                    }
-                                );
+                                sayln!("{}", took_back(back));
                                 continue 'game;
                             }
                             None => sayln!("nothing to undo: you have made no decision yet"),
                         },
-                        ("why", text) if !text.is_empty() => match m.why_for(Some(seat), text) {
-                            Ok(w) if w.legal => sayln!("`{text}` is legal now"),
-                            Ok(w) => {
-                                let at = w.span.map_or(String::new(), |sp| {
-                                    let (line, _) = g.source(sp).line_col(sp.start);
-                                    format!(
-                                        " (line {line}: `{}`)",
-                                        crate::source::quote(g.source(sp).snippet(sp), 80)
-                                    )
-                                });
-                                sayln!("`{text}` is not legal now: {}{at}", w.reason);
-                            }
-                            Err(e) => sayln!("{}", e.message()),
-                        },
+                        ("why", text) if !text.is_empty() => sayln!("{}", why(g, &m, seat, text)),
                         _ => sayln!(
                             "`{line}` is not one of the legal actions; choose again (type help)"
                         ),
@@ -179,6 +138,66 @@ pub(crate) fn play(
     sayln!("\n{}", show::draw(g, st, &view));
     say!("{}", show::outcome(st.outcome().expect("over")));
     Ok(())
+}
+
+/// A searching agent for each other seat whose opponent is not `random` (one spec for all,
+/// or one per other seat in seat order), seeded as `simulate` seeds it; refuses a seat the
+/// match does not have or a count of opponents that fits neither.
+fn searching_agents(
+    cfg: &Config,
+    seat: u8,
+    opponents: &[AgentSpec],
+) -> miette::Result<Vec<Option<Box<dyn Agent + Send>>>> {
+    if seat >= cfg.players {
+        return Err(miette::miette!(
+            "there is no seat {} with {} players",
+            seat + 1,
+            cfg.players
+        ));
+    }
+    let others = cfg.players as usize - 1;
+    if opponents.len() != 1 && opponents.len() != others {
+        return Err(miette::miette!(
+            "{} opponents for {others} other seats: give one agent for all, or one per other seat",
+            opponents.len()
+        ));
+    }
+    Ok((0..cfg.players)
+        .map(|p| {
+            let k = (p as usize).saturating_sub(usize::from(p > seat));
+            let spec = opponents.get(k).unwrap_or(&opponents[0]);
+            (p != seat && !spec.is_random()).then(|| spec.build(crate::run::seat_seed(cfg.seed, p)))
+        })
+        .collect())
+}
+
+/// The answer to `why TEXT`: whether the action is legal now for `seat`, and if not why,
+/// with the line of the rule that says so.
+fn why(g: &Game, m: &Match, seat: u8, text: &str) -> String {
+    match m.why_for(Some(seat), text) {
+        Ok(w) if w.legal => format!("`{text}` is legal now"),
+        Ok(w) => {
+            let at = w.span.map_or(String::new(), |sp| {
+                let (line, _) = g.source(sp).line_col(sp.start);
+                format!(
+                    " (line {line}: `{}`)",
+                    crate::source::quote(g.source(sp).snippet(sp), 80)
+                )
+            });
+            format!("`{text}` is not legal now: {}{at}", w.reason)
+        }
+        Err(e) => e.message().to_string(),
+    }
+}
+
+/// What `undo` says after taking back `back` decisions (the seat's own and those after it).
+fn took_back(back: usize) -> String {
+    let after = match back {
+        0 | 1 => String::new(),
+        2 => " and the decision after it".to_string(),
+        k => format!(" and the {} decisions after it", k - 1),
+    };
+    format!("took back your last decision{after}")
 }
 
 /// What `help` prints; `example` is the text of a legal action.
