@@ -88,6 +88,33 @@ impl Game {
                     ));
                 }
                 let options = std::mem::take(&mut node.cache);
+                if self.rest_free(&node, choice, depth) {
+                    // Nothing after this choice can pause: each option ends one run.
+                    let mut go = true;
+                    for o in &options {
+                        if self.program.check_caches {
+                            if let Err(e) = self.check_free(m, &node, depth, choice, o) {
+                                node.cache = options;
+                                m.recycle(node);
+                                return Err(e);
+                            }
+                        }
+                        path.push((choice, *o));
+                        let steps = Steps {
+                            start: runs.len() as u32,
+                            len: path.len() as u32,
+                        };
+                        runs.extend_from_slice(path);
+                        path.pop();
+                        go = f(Action { steps, ..first });
+                        if !go {
+                            break;
+                        }
+                    }
+                    node.cache = options;
+                    m.recycle(node);
+                    return Ok(go);
+                }
                 let mut go = Ok(true);
                 for o in &options {
                     let mut child = m.spare(&node);
@@ -126,6 +153,57 @@ impl Game {
                 ))
             }
         }
+    }
+
+    /// Whether the effect paused at `choice` (frames from `depth - 1` up) certainly gets back
+    /// out without pausing again whichever option is taken: the choice's options all run on
+    /// to its procedure's return without pausing, and so does every caller's frame inside
+    /// the effect from where it will go on (`check::compile::pauses`). Then every option
+    /// is one complete run, and running each to its end would only repeat the apply.
+    fn rest_free(&self, node: &State, choice: ChoiceId, depth: usize) -> bool {
+        let Some(home) = self.program.choices[choice].free_in else {
+            return false;
+        };
+        let Some((top, callers)) = node.frames.split_last() else {
+            return false;
+        };
+        top.proc == home
+            && depth >= 1
+            && callers.len() >= depth - 1
+            && callers[depth - 1..].iter().all(|f| {
+                self.program.pause_free[f.proc]
+                    .get(f.pc as usize)
+                    .copied()
+                    .unwrap_or(true)
+            })
+    }
+
+    /// Check mode: option `o` of `choice`, taken in `node`, runs out of the effect without
+    /// pausing, as [`Game::rest_free`] said when the option was recorded without running it.
+    fn check_free(
+        &self,
+        m: &mut Machine,
+        node: &State,
+        depth: usize,
+        choice: ChoiceId,
+        o: &Action,
+    ) -> Result<(), RunError> {
+        let mut child = m.spare(node);
+        let saved = std::mem::replace(&mut m.stop_depth, depth);
+        let r = self
+            .enter(&mut child, o)
+            .and_then(|()| self.run_m(m, &mut child));
+        m.stop_depth = saved;
+        let done = child.wait == Wait::Over || child.frames.len() < depth;
+        m.recycle(child);
+        r?;
+        if !done {
+            super::vm::stale(
+                "a sequence action's options recorded without running them (check::compile::pauses)",
+                format!("option {o:?} of choice {choice:?} paused again"),
+            );
+        }
+        Ok(())
     }
 
     /// Runs a sequence action's effect (its frame just pushed) answering its choices from the
@@ -176,14 +254,20 @@ impl Game {
 }
 
 impl Machine {
-    /// A copy of `from` in a spare state (its room reused).
+    /// A copy of `from` in a spare state (its room reused), without the options listed at
+    /// `from`'s pause and their runs: the copy runs on and lists its own.
     pub(crate) fn spare(&mut self, from: &State) -> State {
         match self.spares.pop() {
             Some(mut s) => {
-                s.clone_from(from);
+                s.copy_from(from, false);
                 s
             }
-            None => from.clone(),
+            None => {
+                let mut s = from.clone();
+                s.cache.clear();
+                s.runs.clear();
+                s
+            }
         }
     }
 

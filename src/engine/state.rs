@@ -223,6 +223,14 @@ impl Clone for State {
     }
 
     fn clone_from(&mut self, src: &Self) {
+        self.copy_from(src, true);
+    }
+}
+
+impl State {
+    /// `clone_from`, with the options listed at the pause and their runs copied only when
+    /// `lists` (a copy that runs on to its own next pause lists its own).
+    pub(crate) fn copy_from(&mut self, src: &Self, lists: bool) {
         self.players = src.players;
         self.variant = src.variant;
         self.consts.clone_from(&src.consts);
@@ -245,8 +253,13 @@ impl Clone for State {
         self.rng.clone_from(&src.rng);
         self.chance = src.chance;
         self.chance_step = src.chance_step;
-        self.cache.clone_from(&src.cache);
-        self.runs.clone_from(&src.runs);
+        if lists {
+            self.cache.clone_from(&src.cache);
+            self.runs.clone_from(&src.runs);
+        } else {
+            self.cache.clear();
+            self.runs.clear();
+        }
         self.commits.clone_from(&src.commits);
         self.block.clone_from(&src.block);
         self.decisions = src.decisions;
@@ -254,9 +267,7 @@ impl Clone for State {
         self.outcome.clone_from(&src.outcome);
         self.stamps = Stamps::default();
     }
-}
 
-impl State {
     /// Decisions (players' and external chance's) and changes of the game so far: a window
     /// reopens only after one of them.
     pub(crate) fn events(&self) -> u64 {

@@ -10,6 +10,7 @@
 //! only those places.
 
 mod expr;
+mod pauses;
 mod plan;
 
 use crate::ir::vm::*;
@@ -130,6 +131,12 @@ pub(crate) fn compile(g: &Game) -> Program {
         .iter()
         .map(|p| fuse_loops(c.proc(&p.code)))
         .collect();
+    let free = pauses::pause_free(&procs, g.actions.as_slice());
+    let homes = pauses::choice_homes(&procs, g.choices.len());
+    for ((ch, cc), home) in g.choices.iter().zip(c.p.choices.iter_mut()).zip(homes) {
+        cc.free_in = home.filter(|p| pauses::choice_free(ch, &free[p.0 as usize]));
+    }
+    c.p.pause_free = free.into();
     c.p.procs = procs.into();
     c.p.finish();
     c.p

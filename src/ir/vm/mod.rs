@@ -54,6 +54,10 @@ pub struct Program {
     pub spans: Vec<(u32, Span)>,
     /// The procedures, as steps.
     pub procs: Table<ProcId, Vec<Step>>,
+    /// Per procedure, per step: running on from it certainly returns without pausing
+    /// (`check::compile::pauses`; a sequence action's listing stops at a choice after which
+    /// nothing pauses).
+    pub pause_free: Table<ProcId, Vec<bool>>,
     /// Every choice.
     pub choices: Table<ChoiceId, CChoice>,
     /// Every action's parameters and guard.

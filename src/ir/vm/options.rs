@@ -117,6 +117,9 @@ pub struct CChoice {
     /// Per arm: the inline options' bindings and guards (`None` for an action, whose options
     /// are in [`Program::actions`]).
     pub arms: Vec<Option<COptions>>,
+    /// The procedure whose steps hold this `choose`, when every option of it runs on to that
+    /// procedure's return without pausing (`check::compile::pauses`); `None` otherwise.
+    pub free_in: Option<ProcId>,
 }
 
 /// Something a value is assigned or rolled to.

@@ -106,6 +106,7 @@ impl Compiler<'_> {
                     } => Some(self.options(binds, guard_parts, guard.as_ref())),
                 })
                 .collect(),
+            free_in: None,
         }
     }
 

@@ -109,7 +109,7 @@ impl Machine {
         if exit <= head + 3 || t > exit {
             return Ok(pc);
         }
-        let Some(d) = SpaceCmp::of_cmp(g, i, slot, me) else {
+        let Some(d) = SpaceCmp::of_cmp(g, i, slot, me, locals) else {
             return Ok(pc);
         };
         // Where an answer leads: back to the head (0), back after counting (1), elsewhere (2).

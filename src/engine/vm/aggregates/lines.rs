@@ -60,7 +60,7 @@ impl Machine {
         // of work, charged together when the walk is over or before the condition goes
         // through the machine (the walk itself only reads, so the budget runs out on the
         // same walks as when it was charged space by space).
-        let d = cond.and_then(|c| SpaceCmp::of(g, c, slot, me));
+        let d = cond.and_then(|c| SpaceCmp::of(g, c, slot, me, locals));
         // On an open board whose every space the comparison reads and always decides, the
         // walk reads the variable's slots and nothing else.
         let len = board.len();
@@ -176,30 +176,83 @@ impl SpacePred {
 }
 
 impl SpaceCmp {
-    /// The fast form of `code` when it is one comparison of `var[slot]` with `me`, `none`
-    /// or a small number ([`crate::ir::vm::FastCmp`]), `me` being the seat it runs for.
+    /// The fast form of `code` when it is one comparison of `var[slot]` with a value fixed
+    /// for the walk ([`SpaceCmp::of_cmp`]), `me` being the seat it runs for.
     #[inline]
-    pub(super) fn of(g: &Game, code: Code, slot: u16, me: u8) -> Option<SpaceCmp> {
+    pub(super) fn of(
+        g: &Game,
+        code: Code,
+        slot: u16,
+        me: u8,
+        locals: &[Value],
+    ) -> Option<SpaceCmp> {
         let Some(&[Op::Cmp(i)]) = g.program.ops.get(code.start as usize..code.end as usize) else {
             return None;
         };
-        SpaceCmp::of_cmp(g, i, slot, me)
+        SpaceCmp::of_cmp(g, i, slot, me, locals)
     }
 
-    /// The fast form of comparison `i` when it compares `var[slot]` with `me`, `none` or a
-    /// small number.
+    /// The fast form of comparison `i` when it compares `var[slot]` with `me`, `none`, a
+    /// small number, or another local that holds a player or `none` (a walk binds `slot`
+    /// only, so the other local keeps its value for the whole walk).
     #[inline]
-    pub(super) fn of_cmp(g: &Game, i: u32, slot: u16, me: u8) -> Option<SpaceCmp> {
+    pub(super) fn of_cmp(
+        g: &Game,
+        i: u32,
+        slot: u16,
+        me: u8,
+        locals: &[Value],
+    ) -> Option<SpaceCmp> {
         use crate::ir::vm::FastCmp;
         let (at, pred) = match *g.program.fast.get(i as usize)? {
             FastCmp::AtMe { at, ne } => (at, SpacePred::Player(me, ne)),
             FastCmp::AtNone { at, ne } => (at, SpacePred::None(ne)),
             FastCmp::AtInt { at, n, op } => (at, SpacePred::Int(n as i64, op)),
-            _ => return None,
+            _ => return SpaceCmp::against_local(g, i, slot, locals),
         };
         (at.slot == slot).then_some(SpaceCmp {
             base: at.base,
             size: at.size as u32,
+            pred,
+        })
+    }
+
+    /// `var[slot] == l` or `!=` (either side), `l` another local holding a player or `none`.
+    fn against_local(g: &Game, i: u32, slot: u16, locals: &[Value]) -> Option<SpaceCmp> {
+        use crate::ir::vm::Operand;
+        let c = g.program.cmps.get(i as usize)?;
+        let ne = match c.op {
+            BinOp::Eq => false,
+            BinOp::Ne => true,
+            _ => return None,
+        };
+        let (base, size, l) = match (c.a, c.b) {
+            (
+                Operand::VarAt {
+                    base,
+                    size,
+                    slot: at,
+                },
+                Operand::Local(l),
+            )
+            | (
+                Operand::Local(l),
+                Operand::VarAt {
+                    base,
+                    size,
+                    slot: at,
+                },
+            ) if at == slot && l != slot => (base, size, l),
+            _ => return None,
+        };
+        let pred = match *locals.get(l as usize)? {
+            Value::Player(p) => SpacePred::Player(p, ne),
+            Value::None => SpacePred::None(ne),
+            _ => return None,
+        };
+        Some(SpaceCmp {
+            base,
+            size: size as u32,
             pred,
         })
     }
