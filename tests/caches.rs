@@ -52,7 +52,7 @@ fn random_games_of_every_rules_file_serve_no_stale_answer() {
     }
 }
 
-/// The compiled enumerators (issue 36) change nothing a simulation reports: seeded games of
+/// The compiled enumerators and `end when` tests (issue 36) change nothing a simulation reports: seeded games of
 /// every rules file, summarised as `simulate` does (every figure it reports, results and
 /// errors), are the same with them and with the engine listing every option its own way.
 #[test]
@@ -76,5 +76,8 @@ fn compiled_enumerators_leave_every_simulation_unchanged() {
     g.apply(&mut st, &legal[0]).expect("applies");
     if cfg!(feature = "jit") && std::env::var_os(rulebook::lir::listing::OFF_VAR).is_none() {
         assert!(rulebook::lir::listing::enumerators(&g).is_some_and(|b| b.count() > 0));
+        // And Kalah's `end when` (sums over the pits through functions) is compiled.
+        let k = game("rules/classic/kalah.rules");
+        assert!(rulebook::lir::listing::enumerators(&k).is_some_and(|b| b.end_count() == 1));
     }
 }

@@ -81,6 +81,36 @@ impl Env for StateEnv<'_> {
 }
 
 impl Game {
+    /// Whether some `end when` condition holds, by the compiled conditions; `None` when one
+    /// has no compiled function or failed (the engine then evaluates them its own way, which
+    /// says what failed). Check mode evaluates them the engine's way too when they do not
+    /// hold.
+    pub(crate) fn ended_native(&self, m: &mut Machine, st: &State) -> Option<bool> {
+        if m.native_off {
+            return None;
+        }
+        let built = crate::lir::listing::enumerators(self)?;
+        let me = st.current().unwrap_or(0);
+        let env = StateEnv::new(self, st, me);
+        for i in 0..self.program.end_when.len() {
+            if built.holds(self, i, &env, &mut m.fuel)? {
+                return Some(true);
+            }
+        }
+        if self.program.check_caches {
+            for (i, (cond, _)) in self.program.end_when.iter().enumerate() {
+                let mut locals = [Value::None; MAX_LOCALS];
+                if m.eval_bool(self, st, *cond, &mut locals, me) != Ok(false) {
+                    super::vm::stale(
+                        "the compiled `end when` conditions (lir::listing)",
+                        format!("condition {i} holds, or fails, the engine's way"),
+                    );
+                }
+            }
+        }
+        Some(false)
+    }
+
     /// Lists the options of action `a` (arm `arm` of the waiting choice) for `actor` with its
     /// enumerator into `sink`: false when it has none or it failed (nothing listed then).
     /// `go_on` is set false when the sink's function asks to stop.

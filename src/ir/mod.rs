@@ -185,9 +185,10 @@ pub struct Game {
     pub present: Presentation,
     /// Everything above compiled to flat code: what the engine runs.
     pub program: vm::Program,
-    /// The actions' options compiled to native enumerators (issue 36), built by the stage
-    /// above the IR that compiles them (`lir::listing`) when options are first listed, and
-    /// kept here; the engine lists an action's options with its enumerator when it has one.
+    /// The actions' options compiled to native enumerators and the `end when` conditions to
+    /// native tests (issue 36), built by the stage above the IR that compiles them
+    /// (`lir::listing`) when first needed, and kept here; the engine lists an action's
+    /// options with its enumerator, and tests a condition natively, when it has one.
     pub native: Lazy,
 }
 

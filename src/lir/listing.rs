@@ -1,7 +1,8 @@
 //! Each action's options compiled to a native enumerator ([`lower::lower_options`], then
-//! [`jit`]), built once per game when the engine first lists options
-//! ([`enumerators`], kept in [`crate::ir::Game::native`]), and what the engine calls to list
-//! them.
+//! [`jit`]), and each `end when` condition to a native test ([`lower::lower_expr`]), built
+//! once per game when the engine first needs one ([`enumerators`], kept in
+//! [`crate::ir::Game::native`]), and what the engine calls to list options and test the
+//! conditions.
 
 use super::*;
 use crate::ir::{ActionId, Game};
@@ -10,6 +11,8 @@ use crate::ir::{ActionId, Game};
 pub struct Built {
     /// Per action: its enumerator's position in `code` and its number of parameters.
     of: Vec<Option<(u32, u8)>>,
+    /// Per `end when` condition: its function's position in `code`.
+    ends: Vec<Option<u32>>,
     #[cfg(feature = "jit")]
     code: jit::Compiled,
 }
@@ -53,11 +56,20 @@ impl Built {
                 }
             }
         }
+        let mut ends = vec![None; g.end_when.len()];
+        for (i, (cond, _)) in g.end_when.iter().enumerate() {
+            if let Ok(f) = lower::lower_expr(g, "end when", cond, &[]) {
+                if f.ret == Ty::Bool && verify::verify(&f, g).is_ok() {
+                    ends[i] = Some(funcs.len() as u32);
+                    funcs.push(f);
+                }
+            }
+        }
         if funcs.is_empty() {
             return None;
         }
         let code = jit::Compiled::new(g, &funcs.iter().collect::<Vec<_>>()).ok()?;
-        Some(Built { of, code })
+        Some(Built { of, ends, code })
     }
 
     #[cfg(not(feature = "jit"))]
@@ -68,6 +80,38 @@ impl Built {
     /// How many actions have an enumerator.
     pub fn count(&self) -> usize {
         self.of.iter().flatten().count()
+    }
+
+    /// How many `end when` conditions are compiled.
+    pub fn end_count(&self) -> usize {
+        self.ends.iter().flatten().count()
+    }
+
+    /// Whether `end when` condition `i` holds at the moment `env` stands for. `None`: it
+    /// has no compiled function, or it failed (a rule error or the budget: evaluate it the
+    /// other way, which says which).
+    pub fn holds(&self, g: &Game, i: usize, env: &dyn interp::Env, fuel: &mut u64) -> Option<bool> {
+        let k = (*self.ends.get(i)?)?;
+        #[cfg(feature = "jit")]
+        {
+            let mut left = *fuel;
+            let mut out = Vec::new();
+            match self
+                .code
+                .run_into(k as usize, g, env, &[], &mut left, &mut out)
+            {
+                Ok(Value::Bool(b)) => {
+                    *fuel = left;
+                    Some(b)
+                }
+                _ => None,
+            }
+        }
+        #[cfg(not(feature = "jit"))]
+        {
+            let _ = (g, env, fuel, k);
+            None
+        }
     }
 
     /// Lists the options of action `a` for the moment `env` stands for: their values, `n`

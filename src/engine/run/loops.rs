@@ -239,6 +239,11 @@ impl Game {
         {
             return Ok(false);
         }
+        // Compiled, the conditions are tested straight from the state; one that holds (or
+        // fails) is tested again the general way, which ends the game (or says why not).
+        if self.ended_native(m, st) == Some(false) {
+            return Ok(false);
+        }
         st.locals = std::mem::take(locals);
         let r = self.check_end_m(m, st);
         *locals = std::mem::take(&mut st.locals);
