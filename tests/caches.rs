@@ -52,9 +52,10 @@ fn random_games_of_every_rules_file_serve_no_stale_answer() {
     }
 }
 
-/// The compiled enumerators and `end when` tests (issue 36) change nothing a simulation reports: seeded games of
-/// every rules file, summarised as `simulate` does (every figure it reports, results and
-/// errors), are the same with them and with the engine listing every option its own way.
+/// The compiled enumerators, `end when` tests and functions (issue 36) change nothing a
+/// simulation reports: seeded games of every rules file, summarised as `simulate` does
+/// (every figure it reports, results and errors), are the same with them and with the
+/// engine running everything its own way.
 #[test]
 fn compiled_enumerators_leave_every_simulation_unchanged() {
     for path in rules_files() {
@@ -79,5 +80,8 @@ fn compiled_enumerators_leave_every_simulation_unchanged() {
         // And Kalah's `end when` (sums over the pits through functions) is compiled.
         let k = game("rules/classic/kalah.rules");
         assert!(rulebook::lir::listing::enumerators(&k).is_some_and(|b| b.end_count() == 1));
+        // And its functions that walk the pits (`row_seeds`, `facing`), which the effects
+        // and `score` call.
+        assert!(rulebook::lir::listing::enumerators(&k).is_some_and(|b| b.def_count() >= 2));
     }
 }

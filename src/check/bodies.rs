@@ -74,6 +74,7 @@ impl Checker {
         self.game.defs.push(ir::Def {
             name: "score".into(),
             params: 1,
+            param_types: vec![ir::Type::Player],
             locals: 0,
             body: ir::Expr::Lit(ir::Value::Int(0)),
         });
@@ -228,8 +229,10 @@ impl Checker {
             return self.coll_def_body(d, params);
         }
         self.begin_locals();
+        let mut types = Vec::with_capacity(params.len());
         for (p, t) in params {
             let (ty, _) = self.value_type_expr(t);
+            types.push(ty);
             self.bind_local_at(p, ty, "parameter");
         }
         let (x, t) = self.expr(body);
@@ -240,6 +243,7 @@ impl Checker {
         let def = &mut self.game.defs[d];
         def.body = x;
         def.locals = n;
+        def.param_types = types;
     }
 
     /// Splits a guard at `and` and tags each part with how many of the bindings it needs.

@@ -337,6 +337,7 @@ impl Checker {
                     self.game.defs.push(ir::Def {
                         name: name.name.clone(),
                         params: params.len() as u16,
+                        param_types: vec![],
                         locals: 0,
                         body: ir::Expr::Lit(Value::None),
                     });

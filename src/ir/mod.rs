@@ -502,6 +502,9 @@ pub struct Def {
     pub name: String,
     /// Number of parameters, bound to locals `0..params`.
     pub params: u16,
+    /// The parameters' types, once its body is checked (empty before, and for a function
+    /// whose body is a collection).
+    pub param_types: Vec<Type>,
     /// Local slots its body needs, parameters included (at most
     /// [`DEF_LOCALS`]).
     pub locals: u16,

@@ -13,6 +13,9 @@ pub struct Built {
     of: Vec<Option<(u32, u8)>>,
     /// Per `end when` condition: its function's position in `code`.
     ends: Vec<Option<u32>>,
+    /// Per function (`def`) worth compiling: its position in `code` and its parameters'
+    /// register types.
+    defs: Vec<Option<(u32, Vec<Ty>)>>,
     #[cfg(feature = "jit")]
     code: jit::Compiled,
 }
@@ -65,11 +68,43 @@ impl Built {
                 }
             }
         }
+        // Functions whose bodies walk a collection or call functions (the others cost less
+        // interpreted than a call into native code): called from effects, scores and the
+        // guards that are not compiled, they run natively.
+        let mut defs = vec![None; g.defs.len()];
+        for (i, def) in g.defs.iter().enumerate() {
+            let worth = g.program.defs.as_slice().get(i).is_some_and(|c| c.remember);
+            if !worth
+                || def.param_types.len() != def.params as usize
+                || def.param_types.len() > crate::ir::MAX_ARGS
+            {
+                continue;
+            }
+            let Some(tys) = def
+                .param_types
+                .iter()
+                .map(|&t| Ty::of(t))
+                .collect::<Option<Vec<_>>>()
+            else {
+                continue;
+            };
+            if let Ok(f) = lower::lower_expr(g, &def.name, &def.body, &def.param_types) {
+                if verify::verify(&f, g).is_ok() {
+                    defs[i] = Some((funcs.len() as u32, tys));
+                    funcs.push(f);
+                }
+            }
+        }
         if funcs.is_empty() {
             return None;
         }
         let code = jit::Compiled::new(g, &funcs.iter().collect::<Vec<_>>()).ok()?;
-        Some(Built { of, ends, code })
+        Some(Built {
+            of,
+            ends,
+            defs,
+            code,
+        })
     }
 
     #[cfg(not(feature = "jit"))]
@@ -112,6 +147,48 @@ impl Built {
             let _ = (g, env, fuel, k);
             None
         }
+    }
+
+    /// Function `d` on arguments `args` at the moment `env` stands for. `None`: it has no
+    /// compiled function, an argument is not of its parameter's type, or it failed (a rule
+    /// error or the budget: call it the other way, which says which).
+    pub fn call(
+        &self,
+        g: &Game,
+        d: crate::ir::DefId,
+        env: &dyn interp::Env,
+        args: &[Value],
+        fuel: &mut u64,
+    ) -> Option<Value> {
+        let (k, tys) = self.defs.get(d.0 as usize)?.as_ref()?;
+        let mut raw = [0i64; crate::ir::MAX_ARGS];
+        if args.len() != tys.len() {
+            return None;
+        }
+        for ((r, t), v) in raw.iter_mut().zip(tys).zip(args) {
+            *r = t.encode(*v)?;
+        }
+        #[cfg(feature = "jit")]
+        {
+            let mut left = *fuel;
+            let mut out = Vec::new();
+            let v = self
+                .code
+                .run_into(*k as usize, g, env, &raw[..tys.len()], &mut left, &mut out)
+                .ok()?;
+            *fuel = left;
+            Some(v)
+        }
+        #[cfg(not(feature = "jit"))]
+        {
+            let _ = (g, env, fuel, k, raw);
+            None
+        }
+    }
+
+    /// How many functions are compiled.
+    pub fn def_count(&self) -> usize {
+        self.defs.iter().flatten().count()
     }
 
     /// Lists the options of action `a` for the moment `env` stands for: their values, `n`

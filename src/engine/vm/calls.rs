@@ -165,7 +165,14 @@ impl Machine {
             {
                 let result = e.result;
                 if g.program.check_caches {
-                    return self.check_call(g, s, d, me, result);
+                    return self.check_call(
+                        g,
+                        s,
+                        d,
+                        me,
+                        result,
+                        "a remembered function result (vm/calls.rs)",
+                    );
                 }
                 self.stack.truncate(from);
                 self.stack.push(result);
@@ -176,7 +183,7 @@ impl Machine {
         for (a, v) in args.iter_mut().zip(&self.stack[from..]) {
             *a = *v;
         }
-        self.call_body(g, s, d, me)?;
+        self.call_computed(g, s, d, me)?;
         let result = self.stack.last().copied().unwrap_or_default();
         if let Some(e) = self.calls.entries.get_mut(slot) {
             e.listing = listing;
@@ -190,12 +197,50 @@ impl Machine {
         Ok(())
     }
 
-    /// Check mode: the call on top of the stack computed again (its result left there, as
-    /// [`Machine::call_body`] leaves it) and compared with the remembered `result`; the work
-    /// it costs is given back.
+    /// Runs function `d` on the arguments on top of the stack (popped), natively when it is
+    /// compiled (`lir::listing`), else its body; its result is left on the stack. A native
+    /// call that fails (a rule error, the budget) is made again the other way, which says
+    /// what failed. Check mode makes every native call the other way too and compares.
+    fn call_computed(&mut self, g: &Game, s: &State, d: DefId, me: u8) -> Eval<()> {
+        if !self.native_off {
+            if let Some(built) = crate::lir::listing::enumerators(g) {
+                let n = g.program.defs[d].params as usize;
+                let from = self.stack.len().saturating_sub(n);
+                let env = crate::engine::StateEnv::new(g, s, me);
+                if let Some(v) = built.call(g, d, &env, &self.stack[from..], &mut self.fuel) {
+                    if g.program.check_caches {
+                        return self.check_call(
+                            g,
+                            s,
+                            d,
+                            me,
+                            v,
+                            "a compiled function (lir::listing)",
+                        );
+                    }
+                    self.stack.truncate(from);
+                    self.stack.push(v);
+                    return Ok(());
+                }
+            }
+        }
+        self.call_body(g, s, d, me)
+    }
+
+    /// Check mode: the call on top of the stack computed again by its body (its result left
+    /// there, as [`Machine::call_body`] leaves it) and compared with `result`, which `what`
+    /// served (a remembered result, a native call); the work it costs is given back.
     #[cold]
     #[inline(never)]
-    fn check_call(&mut self, g: &Game, s: &State, d: DefId, me: u8, result: Value) -> Eval<()> {
+    fn check_call(
+        &mut self,
+        g: &Game,
+        s: &State,
+        d: DefId,
+        me: u8,
+        result: Value,
+        what: &str,
+    ) -> Eval<()> {
         let n = g.program.defs[d].params as usize;
         let args = self.stack[self.stack.len().saturating_sub(n)..].to_vec();
         let fuel = self.fuel;
@@ -204,7 +249,7 @@ impl Machine {
         let fresh = self.stack.last().copied().unwrap_or_default();
         if fresh != result {
             stale(
-                "a remembered function result (vm/calls.rs)",
+                what,
                 format!(
                     "`{}` of {args:?} for p{}: remembered {result:?}, computed again {fresh:?}",
                     g.defs[d].name,
