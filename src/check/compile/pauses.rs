@@ -158,7 +158,7 @@ flow { repeat { for p in players { turn p { choose { plain again rolled called }
 "#;
 
     fn game() -> Game {
-        let loaded = crate::load("pauses.rules", GAME);
+        let loaded = crate::check::load("pauses.rules", GAME);
         match loaded.game {
             Some(g) => g,
             None => panic!("{}", loaded.diagnostics),
