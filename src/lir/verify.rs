@@ -161,6 +161,8 @@ fn dominators(f: &Func) -> Vec<Vec<bool>> {
     }
 }
 
+/// The types an instruction's registers must have: values computed from values here, reads
+/// of the state and the game in [`check_read_types`].
 fn check_types(f: &Func, g: &Game, inst: &Inst) -> Result<(), String> {
     let t = |r: Reg| f.ty(r);
     let want = |ok: bool, what: &str| if ok { Ok(()) } else { Err(what.to_string()) };
@@ -181,29 +183,10 @@ fn check_types(f: &Func, g: &Game, inst: &Inst) -> Result<(), String> {
             },
             "a read of another type",
         ),
-        Inst::Var { dst, var, index } => {
-            let Some(def) = g.vars.get(var) else {
-                return Err("no such variable".into());
-            };
-            want(Ty::of(def.ty) == Some(t(dst)), "a variable of another type")?;
-            want(
-                index.is_some() != def.sizes.is_empty() && index.is_none_or(|i| t(i) == Ty::Int),
-                "an index that does not fit the variable",
-            )
-        }
         Inst::Index { dst, acc, .. } => want(
             t(dst) == Ty::Int && acc.is_none_or(|a| t(a) == Ty::Int),
             "an index that is not a number",
         ),
-        Inst::Field { dst, comp, field } => {
-            let Ty::Comp(ty) = t(comp) else {
-                return Err("a field of something that is not a component".into());
-            };
-            let Some(fd) = g.types.get(ty).and_then(|d| d.fields.get(field as usize)) else {
-                return Err("no such field".into());
-            };
-            want(Ty::of(fd.ty) == Some(t(dst)), "a field of another type")
-        }
         Inst::Arith { dst, a, b, .. } => want(
             t(dst) == Ty::Int && t(a) == Ty::Int && t(b) == Ty::Int,
             "arithmetic on something that is not a number",
@@ -236,6 +219,55 @@ fn check_types(f: &Func, g: &Game, inst: &Inst) -> Result<(), String> {
             matches!(t(space), Ty::Space(_)) && t(dst) == t(space) && matches!(t(dir), Ty::Enum(_)),
             "a step that is not from a space in a direction",
         ),
+        Inst::Cast { .. } => Ok(()),
+        Inst::Out { dst, .. } => want(t(dst) == Ty::Int, "an output's register not a number"),
+        Inst::Near { dst, space, k } => want(
+            matches!(t(space), Ty::Space(_)) && t(dst) == t(space) && t(k) == Ty::Int,
+            "a neighbour that is not of a space by a number",
+        ),
+        Inst::Twin { dst, comp } => want(
+            matches!(t(comp), Ty::Comp(_)) && t(dst) == Ty::Bool,
+            "a twin of something that is not a component",
+        ),
+        Inst::Closed { dst, space } => want(
+            t(dst) == Ty::Bool && matches!(t(space), Ty::Space(_)),
+            "closedness of something that is not a space",
+        ),
+        Inst::Var { .. }
+        | Inst::Field { .. }
+        | Inst::Zone { .. }
+        | Inst::Held { .. }
+        | Inst::Seek { .. }
+        | Inst::ZoneAt { .. }
+        | Inst::Place { .. } => check_read_types(f, g, inst),
+    }
+}
+
+/// The types of an instruction that reads the state or the game's tables: a variable, a
+/// field, a zone instance, what it holds, where a component is.
+fn check_read_types(f: &Func, g: &Game, inst: &Inst) -> Result<(), String> {
+    let t = |r: Reg| f.ty(r);
+    let want = |ok: bool, what: &str| if ok { Ok(()) } else { Err(what.to_string()) };
+    match *inst {
+        Inst::Var { dst, var, index } => {
+            let Some(def) = g.vars.get(var) else {
+                return Err("no such variable".into());
+            };
+            want(Ty::of(def.ty) == Some(t(dst)), "a variable of another type")?;
+            want(
+                index.is_some() != def.sizes.is_empty() && index.is_none_or(|i| t(i) == Ty::Int),
+                "an index that does not fit the variable",
+            )
+        }
+        Inst::Field { dst, comp, field } => {
+            let Ty::Comp(ty) = t(comp) else {
+                return Err("a field of something that is not a component".into());
+            };
+            let Some(fd) = g.types.get(ty).and_then(|d| d.fields.get(field as usize)) else {
+                return Err("no such field".into());
+            };
+            want(Ty::of(fd.ty) == Some(t(dst)), "a field of another type")
+        }
         Inst::Zone { dst, zone, index } => {
             let Some(def) = g.zones.get(zone) else {
                 return Err("no such zone".into());
@@ -261,12 +293,6 @@ fn check_types(f: &Func, g: &Game, inst: &Inst) -> Result<(), String> {
                 "contents of another type",
             )
         }
-        Inst::Cast { .. } => Ok(()),
-        Inst::Out { dst, .. } => want(t(dst) == Ty::Int, "an output's register not a number"),
-        Inst::Near { dst, space, k } => want(
-            matches!(t(space), Ty::Space(_)) && t(dst) == t(space) && t(k) == Ty::Int,
-            "a neighbour that is not of a space by a number",
-        ),
         Inst::Seek {
             dst,
             var,
@@ -282,14 +308,6 @@ fn check_types(f: &Func, g: &Game, inst: &Inst) -> Result<(), String> {
                 "a seek in a variable of another type or not of one dimension",
             )
         }
-        Inst::Twin { dst, comp } => want(
-            matches!(t(comp), Ty::Comp(_)) && t(dst) == Ty::Bool,
-            "a twin of something that is not a component",
-        ),
-        Inst::Closed { dst, space } => want(
-            t(dst) == Ty::Bool && matches!(t(space), Ty::Space(_)),
-            "closedness of something that is not a space",
-        ),
         Inst::ZoneAt { dst, zone, k } => {
             let Ty::Zone(ct) = t(zone) else {
                 return Err("a component of something that is not a zone".into());
@@ -312,5 +330,7 @@ fn check_types(f: &Func, g: &Game, inst: &Inst) -> Result<(), String> {
                 "a place of another type",
             )
         }
+        // The others are checked by `check_types`, which sends only reads here.
+        _ => Ok(()),
     }
 }
