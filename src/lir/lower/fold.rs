@@ -74,103 +74,7 @@ impl Lower<'_> {
             }
             coll => {
                 // The number of elements, and how the i-th is read.
-                let (n, read): (Reg, ReadElem) = match coll {
-                    Coll::Range(lo, hi) => {
-                        let (lo, hi) = (self.expr(lo)?, self.expr(hi)?);
-                        if self.f.ty(lo) != Ty::Int || self.f.ty(hi) != Ty::Int {
-                            return Err("a range of something that is not a number".into());
-                        }
-                        // hi - lo + 1 elements (none when hi < lo); too long fails.
-                        let one = self.konst(Ty::Int, 1);
-                        let span = self.f.reg(Ty::Int);
-                        self.push(Inst::Arith {
-                            dst: span,
-                            op: Arith::Sub,
-                            a: hi,
-                            b: lo,
-                        });
-                        let limit = self.konst(Ty::Int, 10_000_000);
-                        let long = self.f.reg(Ty::Bool);
-                        self.push(Inst::Cmp {
-                            dst: long,
-                            op: Cmp::Ge,
-                            a: span,
-                            b: limit,
-                        });
-                        let fail = self.block(vec![]);
-                        let fine = self.block(vec![]);
-                        self.branch(long, (fail, vec![]), (fine, vec![]));
-                        self.cur = fail;
-                        self.end(Term::Fail(Fail::Limit));
-                        self.cur = fine;
-                        let n = self.f.reg(Ty::Int);
-                        self.push(Inst::Arith {
-                            dst: n,
-                            op: Arith::Add,
-                            a: span,
-                            b: one,
-                        });
-                        let zero = self.konst(Ty::Int, 0);
-                        let n2 = self.f.reg(Ty::Int);
-                        self.push(Inst::Arith {
-                            dst: n2,
-                            op: Arith::Max,
-                            a: n,
-                            b: zero,
-                        });
-                        (n2, ReadElem::Offset(lo))
-                    }
-                    Coll::Players | Coll::Enum(_) => {
-                        let n = match coll {
-                            Coll::Players => {
-                                let dst = self.f.reg(Ty::Int);
-                                self.push(Inst::Read {
-                                    dst,
-                                    what: Read::PlayerCount,
-                                })
-                            }
-                            Coll::Enum(e) => {
-                                let n = self.g.enums[*e].values.len() as i64;
-                                self.konst(Ty::Int, n)
-                            }
-                            _ => unreachable!("matched above"),
-                        };
-                        (n, ReadElem::Cast(elem_ty))
-                    }
-                    Coll::Zone(z) => {
-                        let zone = self.expr(z)?;
-                        if !matches!(self.f.ty(zone), Ty::Zone(_)) {
-                            return Err("the components of something that is not a zone".into());
-                        }
-                        let n = self.f.reg(Ty::Int);
-                        self.push(Inst::Held {
-                            dst: n,
-                            what: Held::Count,
-                            zone,
-                        });
-                        (n, ReadElem::ZoneAt(zone, elem_ty))
-                    }
-                    Coll::Board(b) => {
-                        let n = self.konst(Ty::Int, self.g.boards[*b].len() as i64);
-                        (n, ReadElem::Cast(elem_ty))
-                    }
-                    Coll::Type(t) => {
-                        // Every component of the type, in table order: a loop when their ids
-                        // follow one another.
-                        let ids: Vec<u32> = (self.g.comps.ids())
-                            .filter(|c| self.g.comps[*c].ty == *t)
-                            .map(|c| c.0)
-                            .collect();
-                        let lo = ids.first().copied().unwrap_or(0);
-                        if ids.iter().enumerate().any(|(k, &c)| c != lo + k as u32) {
-                            return Err("components of a type whose ids do not follow".into());
-                        }
-                        let n = self.konst(Ty::Int, ids.len() as i64);
-                        let lo = self.konst(Ty::Int, lo as i64);
-                        (n, ReadElem::OffsetCast(lo, elem_ty))
-                    }
-                    _ => return Err("an aggregate over this kind of collection".into()),
-                };
+                let (n, read) = self.elements(coll, elem_ty)?;
                 // Narrowed by a variable's value: the next position holding it.
                 let narrow = match coll {
                     Coll::Board(_) | Coll::Enum(_) | Coll::Players => self.narrowing(a, k)?,
@@ -212,36 +116,7 @@ impl Lower<'_> {
                 let done = self.block(vec![acc_out]);
                 self.branch(more, (body, vec![]), (done, vec![acc_in]));
                 self.cur = body;
-                let e = match read {
-                    ReadElem::Offset(lo) => {
-                        let dst = self.f.reg(Ty::Int);
-                        self.push(Inst::Arith {
-                            dst,
-                            op: Arith::Add,
-                            a: lo,
-                            b: i,
-                        })
-                    }
-                    ReadElem::Cast(t) => {
-                        let dst = self.f.reg(t);
-                        self.push(Inst::Cast { dst, a: i })
-                    }
-                    ReadElem::ZoneAt(zone, t) => {
-                        let dst = self.f.reg(t);
-                        self.push(Inst::ZoneAt { dst, zone, k: i })
-                    }
-                    ReadElem::OffsetCast(lo, t) => {
-                        let at = self.f.reg(Ty::Int);
-                        self.push(Inst::Arith {
-                            dst: at,
-                            op: Arith::Add,
-                            a: lo,
-                            b: i,
-                        });
-                        let dst = self.f.reg(t);
-                        self.push(Inst::Cast { dst, a: at })
-                    }
-                };
+                let e = self.read_elem(read, i);
                 // next(acc): i + 1, back to the head.
                 let acc_next = self.f.reg(acc_ty);
                 let next_blk = self.block(vec![acc_next]);
@@ -283,6 +158,143 @@ impl Lower<'_> {
                 acc_out
             }
         })
+    }
+
+    /// The number of elements of collection `coll` (of elements of type `elem_ty`), and how
+    /// the i-th is read; `Err` for a collection not lowered yet.
+    fn elements(&mut self, coll: &crate::ir::Coll, elem_ty: Ty) -> Result<(Reg, ReadElem), String> {
+        use crate::ir::Coll;
+        Ok(match coll {
+            Coll::Range(lo, hi) => {
+                let (lo, hi) = (self.expr(lo)?, self.expr(hi)?);
+                if self.f.ty(lo) != Ty::Int || self.f.ty(hi) != Ty::Int {
+                    return Err("a range of something that is not a number".into());
+                }
+                // hi - lo + 1 elements (none when hi < lo); too long fails.
+                let one = self.konst(Ty::Int, 1);
+                let span = self.f.reg(Ty::Int);
+                self.push(Inst::Arith {
+                    dst: span,
+                    op: Arith::Sub,
+                    a: hi,
+                    b: lo,
+                });
+                let limit = self.konst(Ty::Int, 10_000_000);
+                let long = self.f.reg(Ty::Bool);
+                self.push(Inst::Cmp {
+                    dst: long,
+                    op: Cmp::Ge,
+                    a: span,
+                    b: limit,
+                });
+                let fail = self.block(vec![]);
+                let fine = self.block(vec![]);
+                self.branch(long, (fail, vec![]), (fine, vec![]));
+                self.cur = fail;
+                self.end(Term::Fail(Fail::Limit));
+                self.cur = fine;
+                let n = self.f.reg(Ty::Int);
+                self.push(Inst::Arith {
+                    dst: n,
+                    op: Arith::Add,
+                    a: span,
+                    b: one,
+                });
+                let zero = self.konst(Ty::Int, 0);
+                let n2 = self.f.reg(Ty::Int);
+                self.push(Inst::Arith {
+                    dst: n2,
+                    op: Arith::Max,
+                    a: n,
+                    b: zero,
+                });
+                (n2, ReadElem::Offset(lo))
+            }
+            Coll::Players | Coll::Enum(_) => {
+                let n = match coll {
+                    Coll::Players => {
+                        let dst = self.f.reg(Ty::Int);
+                        self.push(Inst::Read {
+                            dst,
+                            what: Read::PlayerCount,
+                        })
+                    }
+                    Coll::Enum(e) => {
+                        let n = self.g.enums[*e].values.len() as i64;
+                        self.konst(Ty::Int, n)
+                    }
+                    _ => unreachable!("matched above"),
+                };
+                (n, ReadElem::Cast(elem_ty))
+            }
+            Coll::Zone(z) => {
+                let zone = self.expr(z)?;
+                if !matches!(self.f.ty(zone), Ty::Zone(_)) {
+                    return Err("the components of something that is not a zone".into());
+                }
+                let n = self.f.reg(Ty::Int);
+                self.push(Inst::Held {
+                    dst: n,
+                    what: Held::Count,
+                    zone,
+                });
+                (n, ReadElem::ZoneAt(zone, elem_ty))
+            }
+            Coll::Board(b) => {
+                let n = self.konst(Ty::Int, self.g.boards[*b].len() as i64);
+                (n, ReadElem::Cast(elem_ty))
+            }
+            Coll::Type(t) => {
+                // Every component of the type, in table order: a loop when their ids
+                // follow one another.
+                let ids: Vec<u32> = (self.g.comps.ids())
+                    .filter(|c| self.g.comps[*c].ty == *t)
+                    .map(|c| c.0)
+                    .collect();
+                let lo = ids.first().copied().unwrap_or(0);
+                if ids.iter().enumerate().any(|(k, &c)| c != lo + k as u32) {
+                    return Err("components of a type whose ids do not follow".into());
+                }
+                let n = self.konst(Ty::Int, ids.len() as i64);
+                let lo = self.konst(Ty::Int, lo as i64);
+                (n, ReadElem::OffsetCast(lo, elem_ty))
+            }
+            _ => return Err("an aggregate over this kind of collection".into()),
+        })
+    }
+
+    /// The i-th element, read as `read` says.
+    fn read_elem(&mut self, read: ReadElem, i: Reg) -> Reg {
+        match read {
+            ReadElem::Offset(lo) => {
+                let dst = self.f.reg(Ty::Int);
+                self.push(Inst::Arith {
+                    dst,
+                    op: Arith::Add,
+                    a: lo,
+                    b: i,
+                })
+            }
+            ReadElem::Cast(t) => {
+                let dst = self.f.reg(t);
+                self.push(Inst::Cast { dst, a: i })
+            }
+            ReadElem::ZoneAt(zone, t) => {
+                let dst = self.f.reg(t);
+                self.push(Inst::ZoneAt { dst, zone, k: i })
+            }
+            ReadElem::OffsetCast(lo, t) => {
+                let at = self.f.reg(Ty::Int);
+                self.push(Inst::Arith {
+                    dst: at,
+                    op: Arith::Add,
+                    a: lo,
+                    b: i,
+                });
+                let dst = self.f.reg(t);
+                self.push(Inst::Cast { dst, a: at })
+            }
+        }
     }
 
     /// Whether a component of type `t` may look the same as another (the engine's
