@@ -252,112 +252,16 @@ impl<'a, 'b> Lower<'a, 'b> {
                     self.b.use_var(var(dst))
                 }
             },
-            Inst::Var { dst, var: v, index } => {
-                let def = &g.vars[v];
-                let slot = match index {
-                    Some(i) => {
-                        let k = self.use_(i);
-                        if self.below[i.0 as usize].is_none_or(|n| n > def.count as u64) {
-                            self.check_below(k, def.count as i64);
-                        }
-                        self.b.ins().iadd_imm_s(k, def.base as i64)
-                    }
-                    None if def.count == 0 => {
-                        let fail = self.fail_block(Fail::Index);
-                        self.b.ins().jump(fail, &[]);
-                        let dead = self.b.create_block();
-                        self.b.switch_to_block(dead);
-                        self.iconst(def.base as i64)
-                    }
-                    None => self.iconst(def.base as i64),
-                };
-                self.read_var(slot, ty(dst), dst)
-            }
-            Inst::Index { acc, x, size, .. } => {
-                let pos = self.use_(x);
-                self.check_below(pos, size as i64);
-                let none = ty(x).none();
-                if (0..size as i64).contains(&none) {
-                    let c = self.b.ins().icmp_imm_s(IntCC::Equal, pos, none);
-                    self.fail_if(c, Fail::Index);
-                }
-                match acc {
-                    Some(a) => {
-                        let a = self.use_(a);
-                        let m = self.b.ins().imul_imm_s(a, size as i64);
-                        self.b.ins().iadd(m, pos)
-                    }
-                    None => pos,
-                }
-            }
+            Inst::Var { dst, var: v, index } => self.var_inst(g, dst, v, index),
+            Inst::Index { acc, x, size, .. } => self.index(acc, x, size),
             Inst::Field { dst, comp, field } => self.read_field(comp, field, ty(dst), dst),
-            Inst::Arith { op, a, b, .. } => {
-                let (x, y) = (self.use_(a), self.use_(b));
-                match op {
-                    Arith::Div | Arith::Mod | Arith::Pow => {
-                        let k = ARITHS.iter().position(|o| *o == op).unwrap_or(0) as i64;
-                        self.call(h_arith, k, x, y)
-                    }
-                    Arith::Max | Arith::Min => {
-                        let (x, y) = (self.number(a), self.number(b));
-                        let cc = if op == Arith::Max {
-                            IntCC::SignedGreaterThan
-                        } else {
-                            IntCC::SignedLessThan
-                        };
-                        let c = self.b.ins().icmp(cc, x, y);
-                        self.b.ins().select(c, x, y)
-                    }
-                    _ => {
-                        let (x, y) = (self.number(a), self.number(b));
-                        let (v, over) = match op {
-                            Arith::Add => self.b.ins().sadd_overflow(x, y),
-                            Arith::Sub => self.b.ins().ssub_overflow(x, y),
-                            _ => self.b.ins().smul_overflow(x, y),
-                        };
-                        self.fail_if(over, Fail::Arithmetic);
-                        let c = self.b.ins().icmp_imm_s(IntCC::Equal, v, INT_NONE);
-                        self.fail_if(c, Fail::Arithmetic);
-                        v
-                    }
-                }
-            }
+            Inst::Arith { op, a, b, .. } => self.arith(op, a, b),
             Inst::Neg { a, .. } => {
                 // Never overflows: the one number without a negative is none.
                 let x = self.number(a);
                 self.b.ins().ineg(x)
             }
-            Inst::Cmp { dst, op, a, b } => {
-                self.sure[dst.0 as usize] = true;
-                let (x, y) = (self.use_(a), self.use_(b));
-                let c = match op {
-                    Cmp::Eq | Cmp::Ne => {
-                        let same = if rt::raw_equal(ty(a), ty(b)) {
-                            self.b.ins().icmp(IntCC::Equal, x, y)
-                        } else {
-                            let p = self.b.ins().icmp_imm_s(IntCC::Equal, x, ty(a).none());
-                            let q = self.b.ins().icmp_imm_s(IntCC::Equal, y, ty(b).none());
-                            self.b.ins().band(p, q)
-                        };
-                        if op == Cmp::Eq {
-                            same
-                        } else {
-                            self.b.ins().bxor_imm_s(same, 1)
-                        }
-                    }
-                    _ => {
-                        let (x, y) = (self.number(a), self.number(b));
-                        let cc = match op {
-                            Cmp::Lt => IntCC::SignedLessThan,
-                            Cmp::Le => IntCC::SignedLessThanOrEqual,
-                            Cmp::Gt => IntCC::SignedGreaterThan,
-                            _ => IntCC::SignedGreaterThanOrEqual,
-                        };
-                        self.b.ins().icmp(cc, x, y)
-                    }
-                };
-                self.b.ins().uextend(types::I64, c)
-            }
+            Inst::Cmp { dst, op, a, b } => self.compare(dst, op, a, b),
             Inst::Not { dst, a } => {
                 self.sure[dst.0 as usize] = true;
                 let x = self.use_(a);
@@ -450,6 +354,120 @@ impl<'a, 'b> Lower<'a, 'b> {
             Inst::Place { dst, what, comp } => self.place(what, comp, dst),
         };
         self.b.def_var(var(inst.dst()), v);
+    }
+
+    /// A variable's value: its slot (an index checked against the variable's slots), read.
+    fn var_inst(&mut self, g: &Game, dst: Reg, v: crate::ir::VarId, index: Option<Reg>) -> CValue {
+        let ty = self.f.ty(dst);
+        let def = &g.vars[v];
+        let slot = match index {
+            Some(i) => {
+                let k = self.use_(i);
+                if self.below[i.0 as usize].is_none_or(|n| n > def.count as u64) {
+                    self.check_below(k, def.count as i64);
+                }
+                self.b.ins().iadd_imm_s(k, def.base as i64)
+            }
+            None if def.count == 0 => {
+                let fail = self.fail_block(Fail::Index);
+                self.b.ins().jump(fail, &[]);
+                let dead = self.b.create_block();
+                self.b.switch_to_block(dead);
+                self.iconst(def.base as i64)
+            }
+            None => self.iconst(def.base as i64),
+        };
+        self.read_var(slot, ty, dst)
+    }
+
+    /// A flat index: `acc * size + x`, `x` checked against `size` (and not none).
+    fn index(&mut self, acc: Option<Reg>, x: Reg, size: u32) -> CValue {
+        let f = self.f;
+        let ty = |r: Reg| f.ty(r);
+        let pos = self.use_(x);
+        self.check_below(pos, size as i64);
+        let none = ty(x).none();
+        if (0..size as i64).contains(&none) {
+            let c = self.b.ins().icmp_imm_s(IntCC::Equal, pos, none);
+            self.fail_if(c, Fail::Index);
+        }
+        match acc {
+            Some(a) => {
+                let a = self.use_(a);
+                let m = self.b.ins().imul_imm_s(a, size as i64);
+                self.b.ins().iadd(m, pos)
+            }
+            None => pos,
+        }
+    }
+
+    /// Checked arithmetic: overflow and none fail; `/`, `%` and powers through a helper.
+    fn arith(&mut self, op: Arith, a: Reg, b: Reg) -> CValue {
+        let (x, y) = (self.use_(a), self.use_(b));
+        match op {
+            Arith::Div | Arith::Mod | Arith::Pow => {
+                let k = ARITHS.iter().position(|o| *o == op).unwrap_or(0) as i64;
+                self.call(h_arith, k, x, y)
+            }
+            Arith::Max | Arith::Min => {
+                let (x, y) = (self.number(a), self.number(b));
+                let cc = if op == Arith::Max {
+                    IntCC::SignedGreaterThan
+                } else {
+                    IntCC::SignedLessThan
+                };
+                let c = self.b.ins().icmp(cc, x, y);
+                self.b.ins().select(c, x, y)
+            }
+            _ => {
+                let (x, y) = (self.number(a), self.number(b));
+                let (v, over) = match op {
+                    Arith::Add => self.b.ins().sadd_overflow(x, y),
+                    Arith::Sub => self.b.ins().ssub_overflow(x, y),
+                    _ => self.b.ins().smul_overflow(x, y),
+                };
+                self.fail_if(over, Fail::Arithmetic);
+                let c = self.b.ins().icmp_imm_s(IntCC::Equal, v, INT_NONE);
+                self.fail_if(c, Fail::Arithmetic);
+                v
+            }
+        }
+    }
+
+    /// A comparison as 0 or 1: `==` and `!=` of any two values (none equal only to none),
+    /// the orders of numbers.
+    fn compare(&mut self, dst: Reg, op: Cmp, a: Reg, b: Reg) -> CValue {
+        let f = self.f;
+        let ty = |r: Reg| f.ty(r);
+        self.sure[dst.0 as usize] = true;
+        let (x, y) = (self.use_(a), self.use_(b));
+        let c = match op {
+            Cmp::Eq | Cmp::Ne => {
+                let same = if rt::raw_equal(ty(a), ty(b)) {
+                    self.b.ins().icmp(IntCC::Equal, x, y)
+                } else {
+                    let p = self.b.ins().icmp_imm_s(IntCC::Equal, x, ty(a).none());
+                    let q = self.b.ins().icmp_imm_s(IntCC::Equal, y, ty(b).none());
+                    self.b.ins().band(p, q)
+                };
+                if op == Cmp::Eq {
+                    same
+                } else {
+                    self.b.ins().bxor_imm_s(same, 1)
+                }
+            }
+            _ => {
+                let (x, y) = (self.number(a), self.number(b));
+                let cc = match op {
+                    Cmp::Lt => IntCC::SignedLessThan,
+                    Cmp::Le => IntCC::SignedLessThanOrEqual,
+                    Cmp::Gt => IntCC::SignedGreaterThan,
+                    _ => IntCC::SignedGreaterThanOrEqual,
+                };
+                self.b.ins().icmp(cc, x, y)
+            }
+        };
+        self.b.ins().uextend(types::I64, c)
     }
 
     /// Writes a value of type `t` as the next of the options: in place while the buffer has
