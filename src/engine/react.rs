@@ -195,8 +195,6 @@ impl Game {
         if m.windows.is_empty() {
             m.windows.resize(2 * 64 * 8 * 3, (0, 0));
         }
-        let first = &self.program.action_first;
-        let sures = &self.program.action_sure;
         m.listing_at(self, at, |m| {
             for k in 0..st.players {
                 let p = (start + k) % st.players;
@@ -210,31 +208,8 @@ impl Game {
                 runs.clear();
                 // `pass` is never what makes a seat worth asking: it is not listed here; nor
                 // is an action the seat had no option of while nothing its guard reads changed.
-                let mut skip = if pass_arm < 64 { 1u64 << pass_arm } else { 0 };
-                // The actions whose first part, which cannot fail, was found true here: no
-                // answer to keep for it below, and no need to test it again there.
-                let mut held = 0u64;
-                for (ai, a) in actions.iter().enumerate() {
-                    let at = memo + (ai * 8 + p as usize) * 3;
-                    let (e, empty, off) = (m.windows[at], m.windows[at + 1], m.windows[at + 2]);
-                    if let Some(a) = a {
-                        let stamps = &st.stamps;
-                        if (e.0 == stamps.lineage
-                            && stamps.unchanged(self.program.action_reads[a.0 as usize], e.1))
-                            || (empty.0 == stamps.lineage
-                                && first[a.0 as usize]
-                                    .is_some_and(|f| stamps.unchanged(f.reads, empty.1)))
-                            || (off.0 == stamps.lineage
-                                && sures[a.0 as usize].as_ref().is_some_and(|t| {
-                                    let holds = sure(st, t, p);
-                                    held |= (holds as u64) << ai;
-                                    !holds
-                                }))
-                        {
-                            skip |= 1 << ai;
-                        }
-                    }
-                }
+                let pass_bit = if pass_arm < 64 { 1u64 << pass_arm } else { 0 };
+                let (skip, held) = self.window_skips(m, st, actions, memo, p, pass_bit);
                 m.skip_arms = Some((cid, skip));
                 let r = self.options(m, st, cid, p, &mut runs, &mut |a| {
                     any = a.arm as usize != pass_arm
@@ -250,7 +225,6 @@ impl Game {
                 st.runs = runs;
                 // Check mode: the actions passed over above (answers remembered, or a first
                 // part found false) listed too: the first with an option must be the same.
-                let pass_bit = if pass_arm < 64 { 1u64 << pass_arm } else { 0 };
                 if self.program.check_caches && r.is_ok() && skip & !pass_bit != 0 {
                     self.check_window(m, st, cid, p, pass_arm, only_before, found);
                 }
@@ -260,32 +234,7 @@ impl Game {
                 }
                 // The actions listed before the one found (all, when none was) had no option.
                 if !only_before {
-                    let at = (st.stamps.lineage, st.stamps.clock);
-                    for ai in (0..found.min(actions.len())).filter(|ai| skip >> ai & 1 == 0) {
-                        if let Some(a) = actions[ai] {
-                            let e = memo + (ai * 8 + p as usize) * 3;
-                            m.windows[e] = at;
-                            // Its first part, which cannot fail, is false for this seat: the
-                            // answer holds while it stays false.
-                            if held >> ai & 1 == 0
-                                && sures[a.0 as usize]
-                                    .as_ref()
-                                    .is_some_and(|t| !sure(st, t, p))
-                            {
-                                m.windows[e + 2] = at;
-                            }
-                            // The first parameter's zone is empty for this seat: the answer
-                            // holds while that and the parts before it are unchanged.
-                            if let Some(f) = first[a.0 as usize] {
-                                let inst = InstId(f.inst.0 + if f.me { p as u32 } else { 0 });
-                                if (inst.0 as usize) < st.zones.instances()
-                                    && st.zones.len(inst) == 0
-                                {
-                                    m.windows[e + 1] = at;
-                                }
-                            }
-                        }
-                    }
+                    self.window_remember(m, st, actions, memo, p, (found, skip, held));
                 }
                 if any {
                     let mut cache = std::mem::take(&mut st.cache);
@@ -316,6 +265,88 @@ impl Game {
                     ..WindowState::default()
                 };
                 Ok(WindowStep::Closed)
+            }
+        }
+    }
+
+    /// The window's actions seat `p` need not be listed for (`skip`, one bit per arm, `pass`
+    /// among them): no option while nothing their guard reads changed, while their first
+    /// parameter's zone stays empty, or while their first part, which cannot fail, is false;
+    /// and those whose first part was found true here (`held`).
+    fn window_skips(
+        &self,
+        m: &Machine,
+        st: &State,
+        actions: &[Option<ActionId>],
+        memo: usize,
+        p: u8,
+        pass_bit: u64,
+    ) -> (u64, u64) {
+        let first = &self.program.action_first;
+        let sures = &self.program.action_sure;
+        let mut skip = pass_bit;
+        // The actions whose first part, which cannot fail, was found true here: no
+        // answer to keep for it below, and no need to test it again there.
+        let mut held = 0u64;
+        for (ai, a) in actions.iter().enumerate() {
+            let at = memo + (ai * 8 + p as usize) * 3;
+            let (e, empty, off) = (m.windows[at], m.windows[at + 1], m.windows[at + 2]);
+            if let Some(a) = a {
+                let stamps = &st.stamps;
+                if (e.0 == stamps.lineage
+                    && stamps.unchanged(self.program.action_reads[a.0 as usize], e.1))
+                    || (empty.0 == stamps.lineage
+                        && first[a.0 as usize].is_some_and(|f| stamps.unchanged(f.reads, empty.1)))
+                    || (off.0 == stamps.lineage
+                        && sures[a.0 as usize].as_ref().is_some_and(|t| {
+                            let holds = sure(st, t, p);
+                            held |= (holds as u64) << ai;
+                            !holds
+                        }))
+                {
+                    skip |= 1 << ai;
+                }
+            }
+        }
+        (skip, held)
+    }
+
+    /// Remembers, for seat `p`, that the window's actions listed before the one `found` (all,
+    /// when none was) had no option, with the answers that hold while their first zone stays
+    /// empty or their first part stays false.
+    fn window_remember(
+        &self,
+        m: &mut Machine,
+        st: &State,
+        actions: &[Option<ActionId>],
+        memo: usize,
+        p: u8,
+        (found, skip, held): (usize, u64, u64),
+    ) {
+        let first = &self.program.action_first;
+        let sures = &self.program.action_sure;
+        let at = (st.stamps.lineage, st.stamps.clock);
+        for ai in (0..found.min(actions.len())).filter(|ai| skip >> ai & 1 == 0) {
+            if let Some(a) = actions[ai] {
+                let e = memo + (ai * 8 + p as usize) * 3;
+                m.windows[e] = at;
+                // Its first part, which cannot fail, is false for this seat: the
+                // answer holds while it stays false.
+                if held >> ai & 1 == 0
+                    && sures[a.0 as usize]
+                        .as_ref()
+                        .is_some_and(|t| !sure(st, t, p))
+                {
+                    m.windows[e + 2] = at;
+                }
+                // The first parameter's zone is empty for this seat: the answer
+                // holds while that and the parts before it are unchanged.
+                if let Some(f) = first[a.0 as usize] {
+                    let inst = InstId(f.inst.0 + if f.me { p as u32 } else { 0 });
+                    if (inst.0 as usize) < st.zones.instances() && st.zones.len(inst) == 0 {
+                        m.windows[e + 1] = at;
+                    }
+                }
             }
         }
     }
