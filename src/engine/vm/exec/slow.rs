@@ -73,41 +73,8 @@ impl Machine {
                 let v = field(g, s, local(locals, l), f)?;
                 self.stack.push(v);
             }
-            Op::Not => {
-                let v = self.pop();
-                match v {
-                    Value::Bool(b) => self.stack.push(Value::Bool(!b)),
-                    other => return Err(expected(g, s, "true or false", other, None)),
-                }
-            }
-            Op::Neg => match self.pop() {
-                Value::Int(n) => match n.checked_neg() {
-                    Some(m) => self.stack.push(Value::Int(m)),
-                    None => return Err(err("arithmetic overflow in `-`", None)),
-                },
-                other => return Err(expected(g, s, "a number", other, None)),
-            },
-            Op::Bin(op) => {
-                let b = self.pop();
-                let a = self.pop();
-                let v = binary(g, s, op, a, b).map_err(|e| with(e, p.span_at(*pc - 1)))?;
-                self.stack.push(v);
-            }
-            Op::IsNone => {
-                let v = self.pop();
-                self.stack.push(Value::Bool(v == Value::None));
-            }
-            Op::NotNone => {
-                let v = self.pop();
-                self.stack.push(Value::Bool(v != Value::None));
-            }
-            Op::IsMe => {
-                let v = self.pop();
-                self.stack.push(Value::Bool(v == Value::Player(me)));
-            }
-            Op::Cmp(i) => {
-                let v = self.cmp(g, s, i, *pc - 1, locals, me)?;
-                self.stack.push(Value::Bool(v));
+            Op::Not | Op::Neg | Op::Bin(_) | Op::IsNone | Op::NotNone | Op::IsMe | Op::Cmp(_) => {
+                self.value_op(g, s, op, *pc, locals, me)?
             }
             Op::Jump(t) => *pc = t,
             Op::JumpIfNot(t) => match self.pop() {
@@ -140,6 +107,105 @@ impl Machine {
             Op::After(i) => self
                 .after(g, s, i, pc, locals, me)
                 .map_err(|e| with(e, p.span_at(*pc - 1)))?,
+            Op::IterIndexed(_) | Op::IterList(_) | Op::IterAdjacent | Op::IterRay => {
+                self.start_iter(g, s, op)?
+            }
+            Op::IterRays(_)
+            | Op::IterPaths(_)
+            | Op::IterGroup(_)
+            | Op::IterGroups(_)
+            | Op::IterBoard(_)
+            | Op::ZoneWalk(_)
+            | Op::Line(_)
+            | Op::BestSets(_)
+            | Op::Connected(_)
+            | Op::Majority(_) => self.walk_op(g, s, op, pc, locals, me)?,
+            Op::IterNext { slot, exit } => match self.next(g, s, p.span_at(*pc - 1))? {
+                Some(v) => {
+                    if let Some(l) = locals.get_mut(slot as usize) {
+                        *l = v;
+                    }
+                }
+                None => *pc = exit,
+            },
+            Op::IterEnd => self.stop(),
+            Op::AccCount => {
+                if let Value::Int(n) = self.top() {
+                    *n += 1;
+                }
+            }
+            Op::Var(_)
+            | Op::Zone(_)
+            | Op::ElseJump(_)
+            | Op::IterZone
+            | Op::IterRange
+            | Op::IterEnum(_)
+            | Op::IterType(_)
+            | Op::IterPlayers
+            | Op::AccSum
+            | Op::AccMax(_) => self.mid_op(g, s, op, pc)?,
+        }
+        Ok(())
+    }
+
+    /// The ops that compute a value from values: `not`, `-`, binary operators, the tests of
+    /// none and `me`, comparisons (`pc`: the position after the op).
+    fn value_op(
+        &mut self,
+        g: &Game,
+        s: &State,
+        op: Op,
+        pc: u32,
+        locals: &mut [Value],
+        me: u8,
+    ) -> Eval<()> {
+        let p = &g.program;
+        match op {
+            Op::Not => {
+                let v = self.pop();
+                match v {
+                    Value::Bool(b) => self.stack.push(Value::Bool(!b)),
+                    other => return Err(expected(g, s, "true or false", other, None)),
+                }
+            }
+            Op::Neg => match self.pop() {
+                Value::Int(n) => match n.checked_neg() {
+                    Some(m) => self.stack.push(Value::Int(m)),
+                    None => return Err(err("arithmetic overflow in `-`", None)),
+                },
+                other => return Err(expected(g, s, "a number", other, None)),
+            },
+            Op::Bin(op) => {
+                let b = self.pop();
+                let a = self.pop();
+                let v = binary(g, s, op, a, b).map_err(|e| with(e, p.span_at(pc - 1)))?;
+                self.stack.push(v);
+            }
+            Op::IsNone => {
+                let v = self.pop();
+                self.stack.push(Value::Bool(v == Value::None));
+            }
+            Op::NotNone => {
+                let v = self.pop();
+                self.stack.push(Value::Bool(v != Value::None));
+            }
+            Op::IsMe => {
+                let v = self.pop();
+                self.stack.push(Value::Bool(v == Value::Player(me)));
+            }
+            Op::Cmp(i) => {
+                let v = self.cmp(g, s, i, pc - 1, locals, me)?;
+                self.stack.push(Value::Bool(v));
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// The start of a loop over indexed components, a list, a space's neighbours or a ray.
+    fn start_iter(&mut self, g: &Game, s: &State, op: Op) -> Eval<()> {
+        let p = &g.program;
+        match op {
             Op::IterIndexed(i) => {
                 let v = self.pop();
                 let ix = p.field_indexes[i as usize];
@@ -200,6 +266,24 @@ impl Machine {
                     (other, _) => return Err(expected(g, s, "a space", other, None)),
                 }
             }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// The walks and aggregates that run outside the op loop: rays, paths, groups, a board's
+    /// or a zone's loop walked in place, lines, best sets, connection, majorities.
+    fn walk_op(
+        &mut self,
+        g: &Game,
+        s: &State,
+        op: Op,
+        pc: &mut u32,
+        locals: &mut [Value],
+        me: u8,
+    ) -> Eval<()> {
+        let p = &g.program;
+        match op {
             Op::IterRays(id) => self.rays(g, s, id, locals, me, p.span_at(*pc - 1))?,
             Op::IterPaths(id) => {
                 let steps = self.pop();
@@ -215,20 +299,6 @@ impl Machine {
                 self.groups(g, s, id, locals, me)?;
                 *pc = self.count_walked(g, *pc, locals);
             }
-            Op::IterNext { slot, exit } => match self.next(g, s, p.span_at(*pc - 1))? {
-                Some(v) => {
-                    if let Some(l) = locals.get_mut(slot as usize) {
-                        *l = v;
-                    }
-                }
-                None => *pc = exit,
-            },
-            Op::IterEnd => self.stop(),
-            Op::AccCount => {
-                if let Value::Int(n) = self.top() {
-                    *n += 1;
-                }
-            }
             // The loops of `all`, `any` and `count` over a board may walk it in place.
             Op::IterBoard(b) => *pc = self.board_iter(g, s, b, *pc, locals, me)?,
             Op::ZoneWalk(w) => match self.pop() {
@@ -238,16 +308,6 @@ impl Machine {
                 }
                 other => return Err(expected(g, s, "a zone", other, None)),
             },
-            Op::Var(_)
-            | Op::Zone(_)
-            | Op::ElseJump(_)
-            | Op::IterZone
-            | Op::IterRange
-            | Op::IterEnum(_)
-            | Op::IterType(_)
-            | Op::IterPlayers
-            | Op::AccSum
-            | Op::AccMax(_) => self.mid_op(g, s, op, pc)?,
             Op::Line(id) => {
                 let v = self.line(g, s, id, locals, me)?;
                 self.stack.push(Value::Bool(v));
@@ -266,6 +326,7 @@ impl Machine {
                 let v = self.majority(g, s, id, locals, me, p.span_at(*pc - 1))?;
                 self.stack.push(Value::Int(v));
             }
+            _ => {}
         }
         Ok(())
     }
