@@ -96,6 +96,9 @@ impl Game {
     }
 
     fn start_fresh(&self, cfg: &Config) -> Result<State, RunError> {
+        // The game's native code (enumerators, `end when`, functions) is built before it
+        // runs, once per game: no decision pays for it in the middle of a match.
+        let _ = crate::lir::listing::enumerators(self);
         if cfg.players < self.min_players || cfg.players > self.max_players {
             let range = if self.min_players == self.max_players {
                 format!("{}", self.min_players)
@@ -128,7 +131,9 @@ impl Game {
             vars: vec![Value::None; self.var_slots as usize],
             revealed: vec![false; fields.len()],
             opened: Vec::new(),
-            memory: vec![Vec::new(); self.memories.len()],
+            memory: (0..self.memories.len())
+                .map(|_| std::sync::Arc::new(Vec::new()))
+                .collect(),
             grants: vec![0; fields.len()],
             fields,
             zones,
