@@ -271,8 +271,10 @@ impl Machine {
         }
     }
 
-    /// Keeps a state no longer needed for the next [`Machine::spare`].
-    pub(crate) fn recycle(&mut self, st: State) {
+    /// Keeps a state no longer needed for the next [`Machine::spare`], without its share of
+    /// the memories' positions (so that the state it copied owns them alone again).
+    pub(crate) fn recycle(&mut self, mut st: State) {
+        st.memory.clear();
         if self.spares.len() < 64 {
             self.spares.push(st);
         }

@@ -77,9 +77,12 @@ pub struct State {
     #[serde(default)]
     pub(crate) opened: Vec<u32>,
     /// Per `memory` declaration: the positions remembered, one after the other, each the
-    /// values of the memory's parts ([`crate::ir::MemoryDef`]).
+    /// values of the memory's parts ([`crate::ir::MemoryDef`]). Shared between a state and
+    /// its copies until one of them remembers or forgets: a copy made to look ahead (an
+    /// `after`, a sequence action's exploration, a search) does not copy a long game's
+    /// positions.
     #[serde(default)]
-    pub(crate) memory: Vec<Vec<Value>>,
+    pub(crate) memory: Vec<std::sync::Arc<Vec<Value>>>,
     pub(crate) zones: Zones,
     /// Bits of the value indexes ([`crate::ir::vm::ValueIndex`]).
     pub(crate) index: Vec<u64>,
@@ -454,7 +457,7 @@ impl Game {
                 .any(|&i| i as usize >= self.instances.len())
             || !st.opened.windows(2).all(|w| w[0] < w[1])
             || st.memory.len() != self.memories.len()
-            || st.memory.iter().map(Vec::len).sum::<usize>() > MAX_MEMORY_VALUES
+            || st.memory.iter().map(|m| m.len()).sum::<usize>() > MAX_MEMORY_VALUES
             || st.memory.iter().zip(&self.memories).any(|(m, d)| {
                 m.len() % d.parts.len().max(1) != 0 || d.parts.is_empty() && !m.is_empty()
             })
@@ -519,7 +522,7 @@ impl Game {
             .chain(&st.locals)
             .chain(&st.iters)
             .chain(st.consts.iter())
-            .chain(st.memory.iter().flatten())
+            .chain(st.memory.iter().flat_map(|m| m.iter()))
             .chain(actions.flat_map(|a| a.args.iter()));
         for v in values {
             if !self.value_fits(*v) {
@@ -620,7 +623,7 @@ impl State {
             + self.index.len() * 8
             + self.frames.len() * size_of::<Frame>()
             + self.zones.approx_bytes()
-            + self.memory.iter().map(Vec::len).sum::<usize>() * size_of::<Value>()
+            + self.memory.iter().map(|m| m.len()).sum::<usize>() * size_of::<Value>()
             + (self.cache.len() + self.commits.len()) * size_of::<Option<Action>>()
     }
 }

@@ -607,7 +607,7 @@ impl Game {
             } => self.remember(m, st, locals, me, (*memory, parts, *span))?,
             Step::Forget { memory } => {
                 if !st.memory[*memory as usize].is_empty() {
-                    st.memory[*memory as usize].clear();
+                    st.memory[*memory as usize] = std::sync::Arc::new(Vec::new());
                     st.stamps.write(Family::WHERE);
                     st.window.changes += 1;
                 }
@@ -650,7 +650,7 @@ impl Game {
         (memory, parts, span): (u16, &[Code], Span),
     ) -> Result<(), RunError> {
         let width = parts.len();
-        let held: usize = st.memory.iter().map(Vec::len).sum();
+        let held: usize = st.memory.iter().map(|m| m.len()).sum();
         if held + width > MAX_MEMORY_VALUES {
             return Err(RunError::Limit {
                 message: format!(
@@ -664,9 +664,10 @@ impl Game {
         let at = st.memory[memory as usize].len();
         for part in parts {
             match self.value_in(m, st, *part, locals, me, span) {
-                Ok(v) => st.memory[memory as usize].push(v),
+                // Shared with a copy: this state's own from now on.
+                Ok(v) => std::sync::Arc::make_mut(&mut st.memory[memory as usize]).push(v),
                 Err(e) => {
-                    st.memory[memory as usize].truncate(at);
+                    std::sync::Arc::make_mut(&mut st.memory[memory as usize]).truncate(at);
                     return Err(e);
                 }
             }
