@@ -8,6 +8,7 @@ mod colldef;
 mod expr;
 mod simul;
 mod stmt;
+mod write;
 
 use super::{Checker, Global, Local};
 use crate::ir::{Expr, Type};
