@@ -1,6 +1,7 @@
 //! Lowering of expressions, collections and statements to the IR, with type checks.
 
 mod after;
+mod builtin;
 mod call;
 mod choose;
 mod coll;
