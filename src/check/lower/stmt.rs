@@ -80,7 +80,8 @@ impl Checker {
 
     /// One statement, appended to `code`. Each kind of statement with more than a few lines
     /// of its own is lowered by a helper: the statements that move control (`if`, the loops,
-    /// `turn`, `choose`), those that move components, and those that run other code.
+    /// `turn`, `choose`) and those that run other code (a procedure's call, `do`) here, the
+    /// statements that write (assignments, moves, deals, rolls, reveals) in `write.rs`.
     pub(crate) fn stmt(&mut self, s: &ast::Stmt, code: &mut Vec<Instr>, loops: &mut Loops) {
         if self.simul.is_some() {
             self.simul_stmt(s);
