@@ -26,84 +26,8 @@ impl Checker {
             K::Int(n) => Some(Value::Int(*n)),
             K::Bool(b) => Some(Value::Bool(*b)),
             K::None => Some(Value::None),
-            K::Name(n) => {
-                if let Some((_, v)) = gens.iter().rev().find(|(g, _)| g == n) {
-                    return Some(*v);
-                }
-                match self.globals.get(n).copied() {
-                    Some((Global::Const(c), _)) => {
-                        self.used.insert(Global::Const(c));
-                        self.note_use(e.span, names::Target::Global(Global::Const(c)));
-                        if self.reading_table && self.game.consts[c].table_read.is_none() {
-                            self.game.consts[c].table_read = Some(e.span);
-                        }
-                        Some(self.game.consts[c].value)
-                    }
-                    Some((g @ Global::EnumValue(en, v), _)) => {
-                        self.note_use(e.span, names::Target::Global(g));
-                        Some(Value::Enum(en, v))
-                    }
-                    Some((g @ Global::Space(b, s), _)) => {
-                        self.note_use(e.span, names::Target::Global(g));
-                        Some(Value::Space(b, s))
-                    }
-                    _ => {
-                        if let Some(list) = self.ambiguous_values.get(n) {
-                            let names: Vec<String> = list
-                                .iter()
-                                .map(|e| self.game.enums[*e].name.clone())
-                                .collect();
-                            let p = self.error(
-                                Code::Ambiguous,
-                                e.span,
-                                format!("`{n}` is a value of several enums"),
-                                "ambiguous value",
-                            );
-                            p.help = Some(format!(
-                                "write it with its enum: {}",
-                                names
-                                    .iter()
-                                    .map(|x| format!("{x}.{n}"))
-                                    .collect::<Vec<_>>()
-                                    .join(" or ")
-                            ));
-                        } else {
-                            let p = self.error(
-                                Code::NotConstant,
-                                e.span,
-                                format!("`{n}` is not known when the file is read"),
-                                "expected a constant",
-                            );
-                            p.help = Some(
-                                "here only numbers, constants and enum values may be used".into(),
-                            );
-                        }
-                        None
-                    }
-                }
-            }
-            K::Field(base, f) => {
-                if let K::Name(en) = &base.kind {
-                    if let Some((Global::Enum(ei), _)) = self.globals.get(en).copied() {
-                        if let Some(vi) =
-                            self.game.enums[ei].values.iter().position(|v| *v == f.name)
-                        {
-                            self.used.insert(Global::Enum(ei));
-                            self.note_use(base.span, names::Target::Global(Global::Enum(ei)));
-                            let value = Global::EnumValue(ei, vi as u16);
-                            self.note_use(f.span, names::Target::Global(value));
-                            return Some(Value::Enum(ei, vi as u16));
-                        }
-                    }
-                }
-                self.error(
-                    Code::NotConstant,
-                    e.span,
-                    "not a constant",
-                    "expected a constant here",
-                );
-                None
-            }
+            K::Name(n) => self.const_name(e, n, gens),
+            K::Field(base, f) => self.const_field(e, base, f),
             K::Unary(op, x) => {
                 let v = self.const_eval(x, gens)?;
                 match (op, v) {
@@ -118,76 +42,7 @@ impl Checker {
                     }
                 }
             }
-            K::Binary(op, a, b) => {
-                let (x, y) = (self.const_eval(a, gens)?, self.const_eval(b, gens)?);
-                use ast::BinOp::*;
-                match (op, x, y) {
-                    (Eq, x, y) => Some(Value::Bool(x == y)),
-                    (Ne, x, y) => Some(Value::Bool(x != y)),
-                    (And, Value::Bool(x), Value::Bool(y)) => Some(Value::Bool(x && y)),
-                    (Or, Value::Bool(x), Value::Bool(y)) => Some(Value::Bool(x || y)),
-                    (And | Or, x, y) => {
-                        let what = format!("the operands of `{}`", op.symbol());
-                        let bad = if matches!(x, Value::Bool(_)) {
-                            (y, b.span)
-                        } else {
-                            (x, a.span)
-                        };
-                        self.not_a(Type::Bool, bad.0, bad.1, &what)
-                    }
-                    (Lt | Le | Gt | Ge, Value::Int(x), Value::Int(y)) => {
-                        Some(Value::Bool(match op {
-                            Lt => x < y,
-                            Le => x <= y,
-                            Gt => x > y,
-                            _ => x >= y,
-                        }))
-                    }
-                    (Div | Mod, Value::Int(_), Value::Int(0)) => {
-                        let p = self.error(
-                            Code::Number,
-                            e.span,
-                            "division by zero in a constant",
-                            "the divisor is 0",
-                        );
-                        p.help = Some("a constant's value must be a number".into());
-                        None
-                    }
-                    (_, Value::Int(x), Value::Int(y)) => {
-                        let n = match op {
-                            Add => x.checked_add(y),
-                            Sub => x.checked_sub(y),
-                            Mul => x.checked_mul(y),
-                            Div => x.checked_div_euclid(y),
-                            Pow if y < 0 => {
-                                let p = self.error(
-                                    Code::Number,
-                                    e.span,
-                                    "a negative power in a constant",
-                                    "the power is below 0",
-                                );
-                                p.help = Some("powers are whole numbers: `2 ^ 3`".into());
-                                return None;
-                            }
-                            Pow => u32::try_from(y).ok().and_then(|y| x.checked_pow(y)),
-                            _ => x.checked_rem_euclid(y),
-                        };
-                        match n {
-                            Some(n) => Some(Value::Int(n)),
-                            None => self.overflow(e.span, "the result is too large"),
-                        }
-                    }
-                    (_, x, y) => {
-                        let what = format!("the operands of `{}`", op.symbol());
-                        let bad = if matches!(x, Value::Int(_)) {
-                            (y, b.span)
-                        } else {
-                            (x, a.span)
-                        };
-                        self.not_a(Type::Int, bad.0, bad.1, &what)
-                    }
-                }
-            }
+            K::Binary(op, a, b) => self.const_binary(e, op, a, b, gens),
             K::If(c, a, b) => match self.const_eval(c, gens)? {
                 Value::Bool(true) => self.const_eval(a, gens),
                 Value::Bool(false) => self.const_eval(b, gens),
@@ -202,6 +57,165 @@ impl Checker {
                 );
                 p.help = Some("use numbers, constants, enum values and arithmetic".into());
                 None
+            }
+        }
+    }
+
+    /// A name whose value is known when the file is read: a generator's value (the latest
+    /// bound first), a constant, an enum value or a space.
+    fn const_name(&mut self, e: &ast::Expr, n: &str, gens: &[(String, Value)]) -> Option<Value> {
+        if let Some((_, v)) = gens.iter().rev().find(|(g, _)| g == n) {
+            return Some(*v);
+        }
+        match self.globals.get(n).copied() {
+            Some((Global::Const(c), _)) => {
+                self.used.insert(Global::Const(c));
+                self.note_use(e.span, names::Target::Global(Global::Const(c)));
+                if self.reading_table && self.game.consts[c].table_read.is_none() {
+                    self.game.consts[c].table_read = Some(e.span);
+                }
+                Some(self.game.consts[c].value)
+            }
+            Some((g @ Global::EnumValue(en, v), _)) => {
+                self.note_use(e.span, names::Target::Global(g));
+                Some(Value::Enum(en, v))
+            }
+            Some((g @ Global::Space(b, s), _)) => {
+                self.note_use(e.span, names::Target::Global(g));
+                Some(Value::Space(b, s))
+            }
+            _ => {
+                if let Some(list) = self.ambiguous_values.get(n) {
+                    let names: Vec<String> = list
+                        .iter()
+                        .map(|e| self.game.enums[*e].name.clone())
+                        .collect();
+                    let p = self.error(
+                        Code::Ambiguous,
+                        e.span,
+                        format!("`{n}` is a value of several enums"),
+                        "ambiguous value",
+                    );
+                    p.help = Some(format!(
+                        "write it with its enum: {}",
+                        names
+                            .iter()
+                            .map(|x| format!("{x}.{n}"))
+                            .collect::<Vec<_>>()
+                            .join(" or ")
+                    ));
+                } else {
+                    let p = self.error(
+                        Code::NotConstant,
+                        e.span,
+                        format!("`{n}` is not known when the file is read"),
+                        "expected a constant",
+                    );
+                    p.help =
+                        Some("here only numbers, constants and enum values may be used".into());
+                }
+                None
+            }
+        }
+    }
+
+    /// `Enum.value`, the only field known when the file is read.
+    fn const_field(&mut self, e: &ast::Expr, base: &ast::Expr, f: &ast::Ident) -> Option<Value> {
+        use ast::ExprKind as K;
+        if let K::Name(en) = &base.kind {
+            if let Some((Global::Enum(ei), _)) = self.globals.get(en).copied() {
+                if let Some(vi) = self.game.enums[ei].values.iter().position(|v| *v == f.name) {
+                    self.used.insert(Global::Enum(ei));
+                    self.note_use(base.span, names::Target::Global(Global::Enum(ei)));
+                    let value = Global::EnumValue(ei, vi as u16);
+                    self.note_use(f.span, names::Target::Global(value));
+                    return Some(Value::Enum(ei, vi as u16));
+                }
+            }
+        }
+        self.error(
+            Code::NotConstant,
+            e.span,
+            "not a constant",
+            "expected a constant here",
+        );
+        None
+    }
+
+    /// `a op b` on constants: comparisons, logic and checked arithmetic, with division by
+    /// zero, negative powers and overflow reported.
+    fn const_binary(
+        &mut self,
+        e: &ast::Expr,
+        op: &ast::BinOp,
+        a: &ast::Expr,
+        b: &ast::Expr,
+        gens: &[(String, Value)],
+    ) -> Option<Value> {
+        let (x, y) = (self.const_eval(a, gens)?, self.const_eval(b, gens)?);
+        use ast::BinOp::*;
+        match (op, x, y) {
+            (Eq, x, y) => Some(Value::Bool(x == y)),
+            (Ne, x, y) => Some(Value::Bool(x != y)),
+            (And, Value::Bool(x), Value::Bool(y)) => Some(Value::Bool(x && y)),
+            (Or, Value::Bool(x), Value::Bool(y)) => Some(Value::Bool(x || y)),
+            (And | Or, x, y) => {
+                let what = format!("the operands of `{}`", op.symbol());
+                let bad = if matches!(x, Value::Bool(_)) {
+                    (y, b.span)
+                } else {
+                    (x, a.span)
+                };
+                self.not_a(Type::Bool, bad.0, bad.1, &what)
+            }
+            (Lt | Le | Gt | Ge, Value::Int(x), Value::Int(y)) => Some(Value::Bool(match op {
+                Lt => x < y,
+                Le => x <= y,
+                Gt => x > y,
+                _ => x >= y,
+            })),
+            (Div | Mod, Value::Int(_), Value::Int(0)) => {
+                let p = self.error(
+                    Code::Number,
+                    e.span,
+                    "division by zero in a constant",
+                    "the divisor is 0",
+                );
+                p.help = Some("a constant's value must be a number".into());
+                None
+            }
+            (_, Value::Int(x), Value::Int(y)) => {
+                let n = match op {
+                    Add => x.checked_add(y),
+                    Sub => x.checked_sub(y),
+                    Mul => x.checked_mul(y),
+                    Div => x.checked_div_euclid(y),
+                    Pow if y < 0 => {
+                        let p = self.error(
+                            Code::Number,
+                            e.span,
+                            "a negative power in a constant",
+                            "the power is below 0",
+                        );
+                        p.help = Some("powers are whole numbers: `2 ^ 3`".into());
+                        return None;
+                    }
+                    Pow => u32::try_from(y).ok().and_then(|y| x.checked_pow(y)),
+                    _ => x.checked_rem_euclid(y),
+                };
+                match n {
+                    Some(n) => Some(Value::Int(n)),
+                    None => self.overflow(e.span, "the result is too large"),
+                }
+            }
+            (_, x, y) => {
+                let what = format!("the operands of `{}`", op.symbol());
+                let bad = if matches!(x, Value::Int(_)) {
+                    (y, b.span)
+                } else {
+                    (x, a.span)
+                };
+                self.not_a(Type::Int, bad.0, bad.1, &what)
             }
         }
     }

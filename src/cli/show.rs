@@ -49,15 +49,28 @@ pub fn explain(g: &Game) -> String {
         format!("{}-{}", g.min_players, g.max_players)
     };
     s += &format!("{} ({} players)\n", g.name, players);
+    explain_variants(g, &mut s);
+    explain_components(g, &mut s);
+    explain_boards(g, &mut s);
+    explain_zones(g, &mut s);
+    explain_vars(g, &mut s);
+    explain_actions(g, &mut s);
+    explain_flow(g, &mut s);
+    explain_scoring(g, &mut s);
+    s
+}
+
+/// The variants, with the constants each sets.
+fn explain_variants(g: &Game, s: &mut String) {
     if !g.variants.is_empty() {
-        s += "\nvariants\n";
+        *s += "\nvariants\n";
         for v in &g.variants {
             let sets: Vec<String> = v
                 .sets
                 .iter()
                 .map(|(c, val)| format!("{} = {}", g.consts[*c].name, g.show_static(*val)))
                 .collect();
-            s += &format!(
+            *s += &format!(
                 "  {:<14} {}{}\n",
                 v.name,
                 v.description.clone().unwrap_or_default(),
@@ -69,7 +82,11 @@ pub fn explain(g: &Game) -> String {
             );
         }
     }
-    s += "\ncomponents\n";
+}
+
+/// The component types, each with its number of components and its fields.
+fn explain_components(g: &Game, s: &mut String) {
+    *s += "\ncomponents\n";
     for (ti, t) in g.types.enumerate() {
         let n = g.comps.iter().filter(|c| c.ty == ti).count();
         let fields: Vec<String> = t
@@ -84,10 +101,14 @@ pub fn explain(g: &Game) -> String {
                 )
             })
             .collect();
-        s += &format!("  {:<14} {n} ({})\n", t.name, fields.join(", "));
+        *s += &format!("  {:<14} {n} ({})\n", t.name, fields.join(", "));
     }
+}
+
+/// The boards and their shapes.
+fn explain_boards(g: &Game, s: &mut String) {
     if !g.boards.is_empty() {
-        s += "\nboards\n";
+        *s += "\nboards\n";
         for b in &g.boards {
             let shape = match b.shape {
                 BoardShape::Grid {
@@ -114,10 +135,15 @@ pub fn explain(g: &Game) -> String {
                     b.geo.lines.len()
                 ),
             };
-            s += &format!("  {:<14} {shape}\n", b.name);
+            *s += &format!("  {:<14} {shape}\n", b.name);
         }
     }
-    s += "\nzones\n";
+}
+
+/// The zones: their index, how many, of which type, who sees them, how many components
+/// each starts with.
+fn explain_zones(g: &Game, s: &mut String) {
+    *s += "\nzones\n";
     for z in &g.zones {
         let vis = match z.visibility {
             Visibility::Public => "public",
@@ -127,7 +153,7 @@ pub fn explain(g: &Game) -> String {
             Visibility::Secret => "secret, even at the end",
         };
         let start = g.comps.iter().filter(|c| z.has(c.zone)).count();
-        s += &format!(
+        *s += &format!(
             "  {:<14} {} of {}, {vis}{}\n",
             format!("{}{}", z.name, dims(g, &z.dims)),
             z.count,
@@ -139,10 +165,14 @@ pub fn explain(g: &Game) -> String {
             }
         );
     }
+}
+
+/// The variables, with their index and type.
+fn explain_vars(g: &Game, s: &mut String) {
     if !g.vars.is_empty() {
-        s += "\nvariables\n";
+        *s += "\nvariables\n";
         for v in &g.vars {
-            s += &format!(
+            *s += &format!(
                 "  {:<14} {}\n",
                 format!("{}{}", v.name, dims(g, &v.dims)),
                 v.range
@@ -150,14 +180,18 @@ pub fn explain(g: &Game) -> String {
             );
         }
     }
-    s += "\nactions\n";
+}
+
+/// The actions, with their parameters.
+fn explain_actions(g: &Game, s: &mut String) {
+    *s += "\nactions\n";
     for a in &g.actions {
         let params: Vec<String> = a
             .params
             .iter()
             .map(|p| format!("{}: {}", p.name, type_name(g, p.ty)))
             .collect();
-        s += &format!(
+        *s += &format!(
             "  {}({}){}\n",
             a.name,
             params.join(", "),
@@ -168,12 +202,16 @@ pub fn explain(g: &Game) -> String {
             }
         );
     }
-    s += "\nflow\n";
+}
+
+/// The setup and the flow, with the choices each offers, and how the game ends.
+fn explain_flow(g: &Game, s: &mut String) {
+    *s += "\nflow\n";
     let mut procs: Vec<crate::ir::ProcId> = g.setup.into_iter().collect();
     procs.push(g.flow);
     for p in procs {
         let proc = &g.procs[p];
-        s += &format!("  {}:", proc.name);
+        *s += &format!("  {}:", proc.name);
         let mut any = false;
         for i in &proc.code {
             if let Instr::Choose(c) = i {
@@ -190,18 +228,22 @@ pub fn explain(g: &Game) -> String {
                             .join(", "),
                     })
                     .collect();
-                s += &format!(" choose {{{}}};", arms.join(" | "));
+                *s += &format!(" choose {{{}}};", arms.join(" | "));
                 any = true;
             }
         }
-        s += if any { "\n" } else { " no decisions\n" };
+        *s += if any { "\n" } else { " no decisions\n" };
     }
-    s += &format!(
+    *s += &format!(
         "  ends: {} end condition(s), or when the flow finishes\n",
         g.end_when.len()
     );
-    s += "\nscoring\n";
-    s += &format!(
+}
+
+/// How the game is scored: scores, tie-breakers and ties.
+fn explain_scoring(g: &Game, s: &mut String) {
+    *s += "\nscoring\n";
+    *s += &format!(
         "  {}; {} tie-breaker(s); ties {}\n",
         if g.score.is_some() {
             "a score per player"
@@ -215,7 +257,6 @@ pub fn explain(g: &Game) -> String {
             "are a draw"
         }
     );
-    s
 }
 
 /// A component's name and the fields its name does not show (markers, a level, ...).

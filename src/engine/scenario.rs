@@ -107,38 +107,22 @@ impl Game {
         }
     }
 
+    /// Runs one step of a scenario on `st`: a setup, an action applied, or an expectation
+    /// checked; `Err` says what went wrong.
     fn scenario_step(&self, st: &mut State, step: &Step) -> Result<(), String> {
-        let legal_texts = |st: &State| -> Result<Vec<String>, String> {
-            let mut buf = Vec::new();
-            self.legal(st, &mut buf).map_err(|e| e.to_string())?;
-            Ok(buf.iter().map(|a| self.action_text(st, a)).collect())
-        };
-        let norm = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
-        // While a window waits and `t` is not one of its options, everyone asked passes: an
-        // `apply` or `expect legal` of a turn's option needs no `pass` steps. (`expect not
-        // legal` passes them on a copy: it is exactly the negation of `expect legal`. What a
-        // window leaves out is tested with `expect illegal`.)
-        let pass_window = |st: &mut State, t: &str| -> Result<(), String> {
-            while self.window_waits(st) && !legal_texts(st)?.iter().any(|x| norm(x) == norm(t)) {
-                let pass = self.parse_action(st, "pass").map_err(|e| e.to_string())?;
-                self.apply(st, &pass)
-                    .map_err(|e| format!("passing a window failed: {e}"))?;
-            }
-            Ok(())
-        };
         match step {
             Step::Setup(p) => self
                 .exec_proc(st, *p)
                 .map_err(|e| format!("setup failed: {e}")),
             Step::Apply(t) => {
-                pass_window(st, t)?;
+                self.pass_window(st, t)?;
                 let a = self.parse_action(st, t).map_err(|e| e.to_string())?;
                 self.apply(st, &a)
                     .map_err(|e| format!("applying `{t}` failed: {e}"))
             }
             Step::ExpectLegal(t) => {
-                pass_window(st, t)?;
-                let l = legal_texts(st)?;
+                self.pass_window(st, t)?;
+                let l = self.legal_texts(st)?;
                 if l.iter().any(|x| norm(x) == norm(t)) {
                     Ok(())
                 } else {
@@ -150,31 +134,15 @@ impl Game {
             }
             Step::ExpectNotLegal(t) => {
                 let mut copy = st.clone();
-                pass_window(&mut copy, t)?;
-                let l = legal_texts(&copy)?;
+                self.pass_window(&mut copy, t)?;
+                let l = self.legal_texts(&copy)?;
                 if l.iter().any(|x| norm(x) == norm(t)) {
                     Err(format!("expected `{t}` not to be legal, but it is"))
                 } else {
                     Ok(())
                 }
             }
-            Step::ExpectIllegal(t) => {
-                let before = format!("{:?}", self.view(st, None));
-                let refused = match self.parse_action(st, t) {
-                    Err(_) => true,
-                    Ok(a) => {
-                        let mut copy = st.clone();
-                        self.apply(&mut copy, &a).is_err()
-                    }
-                };
-                if !refused {
-                    return Err(format!("expected `{t}` to be refused, but it was applied"));
-                }
-                if format!("{:?}", self.view(st, None)) != before {
-                    return Err("a refused action changed the game".into());
-                }
-                Ok(())
-            }
+            Step::ExpectIllegal(t) => self.expect_illegal(st, t),
             Step::ExpectNotFinished => {
                 if st.is_over() {
                     Err("expected the game to go on, but it is over".into())
@@ -192,52 +160,8 @@ impl Game {
                     ))
                 }
             }
-            Step::ExpectWinners(coll, n) => {
-                let Some(o) = st.outcome() else {
-                    return Err("expected winners, but the game is not over".into());
-                };
-                let mut l = vec![Value::None; (*n).max(1) as usize];
-                let mut want = Vec::new();
-                with_machine(st.fuel, |m| -> Result<(), RunError> {
-                    m.start(self, st, *coll, &mut l, 0).blame(None)?;
-                    while let Some(v) = m.next(self, st, None).blame(None)? {
-                        if let Value::Player(p) = v {
-                            want.push(p);
-                        }
-                    }
-                    Ok(())
-                })
-                .map_err(|e| e.to_string())?;
-                want.sort_unstable();
-                let mut got = o.winners.clone();
-                got.sort_unstable();
-                if want == got {
-                    Ok(())
-                } else {
-                    Err(format!(
-                        "expected winners {:?}, got {:?} (scores {:?})",
-                        seats(&want),
-                        seats(&got),
-                        o.scores
-                    ))
-                }
-            }
-            Step::ExpectActor(e, n) => {
-                let want = self.eval_on(st, *e, *n).map_err(|e| e.to_string())?;
-                let got = match self.actor(st) {
-                    Actor::Player(p) => Value::Player(p),
-                    _ => Value::None,
-                };
-                if want == got {
-                    Ok(())
-                } else {
-                    Err(format!(
-                        "expected {} to act, but {} is to act",
-                        super::show_value(self, st, want),
-                        self.view(st, None).actor
-                    ))
-                }
-            }
+            Step::ExpectWinners(coll, n) => self.expect_winners(st, *coll, *n),
+            Step::ExpectActor(e, n) => self.expect_actor(st, *e, *n),
             Step::Expect(e, n) => match self.eval_on(st, *e, *n) {
                 Ok(Value::Bool(true)) => Ok(()),
                 Ok(_) => Err("expectation does not hold".into()),
@@ -248,24 +172,7 @@ impl Game {
                 target,
                 sees,
                 locals,
-            } => {
-                let who = match self
-                    .eval_on(st, *seat, *locals)
-                    .map_err(|e| e.to_string())?
-                {
-                    Value::Player(p) => Some(p),
-                    _ => None,
-                };
-                let seen = self
-                    .seen_by(st, who, target, *locals)
-                    .map_err(|e| format!("what is seen could not be evaluated: {e}"))?;
-                let name = who.map_or("a spectator".to_string(), crate::ir::player_name);
-                match (seen, *sees) {
-                    (true, true) | (false, false) => Ok(()),
-                    (false, true) => Err(format!("{name} does not see it")),
-                    (true, false) => Err(format!("{name} sees it")),
-                }
-            }
+            } => self.expect_sees(st, *seat, target, *sees, *locals),
             Step::Players(_)
             | Step::Seed(_)
             | Step::Variant(_)
@@ -273,6 +180,127 @@ impl Game {
             | Step::ExternalChance => Ok(()),
         }
     }
+
+    /// The texts of the actions legal in `st`.
+    fn legal_texts(&self, st: &State) -> Result<Vec<String>, String> {
+        let mut buf = Vec::new();
+        self.legal(st, &mut buf).map_err(|e| e.to_string())?;
+        Ok(buf.iter().map(|a| self.action_text(st, a)).collect())
+    }
+
+    /// While a window waits and `t` is not one of its options, everyone asked passes: an
+    /// `apply` or `expect legal` of a turn's option needs no `pass` steps. (`expect not
+    /// legal` passes them on a copy: it is exactly the negation of `expect legal`. What a
+    /// window leaves out is tested with `expect illegal`.)
+    fn pass_window(&self, st: &mut State, t: &str) -> Result<(), String> {
+        while self.window_waits(st) && !self.legal_texts(st)?.iter().any(|x| norm(x) == norm(t)) {
+            let pass = self.parse_action(st, "pass").map_err(|e| e.to_string())?;
+            self.apply(st, &pass)
+                .map_err(|e| format!("passing a window failed: {e}"))?;
+        }
+        Ok(())
+    }
+
+    /// `expect illegal "t"`: the action is refused (it does not parse, or applying it on a
+    /// copy fails), and the game is left as it was.
+    fn expect_illegal(&self, st: &State, t: &str) -> Result<(), String> {
+        let before = format!("{:?}", self.view(st, None));
+        let refused = match self.parse_action(st, t) {
+            Err(_) => true,
+            Ok(a) => {
+                let mut copy = st.clone();
+                self.apply(&mut copy, &a).is_err()
+            }
+        };
+        if !refused {
+            return Err(format!("expected `{t}` to be refused, but it was applied"));
+        }
+        if format!("{:?}", self.view(st, None)) != before {
+            return Err("a refused action changed the game".into());
+        }
+        Ok(())
+    }
+
+    /// `expect winners C`: the game is over and its winners are exactly the players of the
+    /// collection `coll` (compiled with `n` locals), in any order.
+    fn expect_winners(&self, st: &State, coll: crate::ir::vm::Code, n: u16) -> Result<(), String> {
+        let Some(o) = st.outcome() else {
+            return Err("expected winners, but the game is not over".into());
+        };
+        let mut l = vec![Value::None; n.max(1) as usize];
+        let mut want = Vec::new();
+        with_machine(st.fuel, |m| -> Result<(), RunError> {
+            m.start(self, st, coll, &mut l, 0).blame(None)?;
+            while let Some(v) = m.next(self, st, None).blame(None)? {
+                if let Value::Player(p) = v {
+                    want.push(p);
+                }
+            }
+            Ok(())
+        })
+        .map_err(|e| e.to_string())?;
+        want.sort_unstable();
+        let mut got = o.winners.clone();
+        got.sort_unstable();
+        if want == got {
+            Ok(())
+        } else {
+            Err(format!(
+                "expected winners {:?}, got {:?} (scores {:?})",
+                seats(&want),
+                seats(&got),
+                o.scores
+            ))
+        }
+    }
+
+    /// `expect actor p`: the player `e` (compiled with `n` locals) is the one to act.
+    fn expect_actor(&self, st: &State, e: crate::ir::vm::Code, n: u16) -> Result<(), String> {
+        let want = self.eval_on(st, e, n).map_err(|e| e.to_string())?;
+        let got = match self.actor(st) {
+            Actor::Player(p) => Value::Player(p),
+            _ => Value::None,
+        };
+        if want == got {
+            Ok(())
+        } else {
+            Err(format!(
+                "expected {} to act, but {} is to act",
+                super::show_value(self, st, want),
+                self.view(st, None).actor
+            ))
+        }
+    }
+
+    /// `expect p sees x` (`sees` true) or `expect p not sees x`: what the seat `seat` (none:
+    /// a spectator) sees of `target`.
+    fn expect_sees(
+        &self,
+        st: &State,
+        seat: crate::ir::vm::Code,
+        target: &Seen,
+        sees: bool,
+        locals: u16,
+    ) -> Result<(), String> {
+        let who = match self.eval_on(st, seat, locals).map_err(|e| e.to_string())? {
+            Value::Player(p) => Some(p),
+            _ => None,
+        };
+        let seen = self
+            .seen_by(st, who, target, locals)
+            .map_err(|e| format!("what is seen could not be evaluated: {e}"))?;
+        let name = who.map_or("a spectator".to_string(), crate::ir::player_name);
+        match (seen, sees) {
+            (true, true) | (false, false) => Ok(()),
+            (false, true) => Err(format!("{name} does not see it")),
+            (true, false) => Err(format!("{name} sees it")),
+        }
+    }
+}
+
+/// An action's text with its words separated by single spaces, for comparing texts.
+fn norm(t: &str) -> String {
+    t.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 impl Game {

@@ -3,10 +3,12 @@
 use super::{Checker, Global};
 use crate::check::names::Target;
 use crate::check::Code;
-use crate::ir::{self, AggKind, Builtin, Coll, Expr, Type, Value};
+use crate::ir::{self, AggKind, Coll, Expr, Type, Value};
 use crate::syntax::ast::{self, ExprKind as K};
 
 impl Checker {
+    /// A call: a `def` (or a function that returns a collection, where a value is
+    /// expected), `named`, `can`, `repeated` or a built-in function.
     pub(crate) fn call(
         &mut self,
         f: &ast::Ident,
@@ -15,62 +17,11 @@ impl Checker {
     ) -> (Expr, Type) {
         let name = f.name.as_str();
         if let Some((Global::Def(d), _)) = self.globals.get(name).copied() {
-            if self.coll_defs.contains_key(&d) {
-                self.used.insert(Global::Def(d));
-                self.note_use(f.span, Target::Global(Global::Def(d)));
-                return self.coll_def_as_value(name, span);
-            }
-            self.used.insert(Global::Def(d));
-            self.note_use(f.span, Target::Global(Global::Def(d)));
-            let want = self.game.defs[d].params as usize;
-            if args.len() != want {
-                self.error(
-                    Code::Arity,
-                    span,
-                    format!("`{name}` takes {want} argument(s), got {}", args.len()),
-                    "wrong number of arguments",
-                );
-            }
-            let xs = args.iter().map(|a| self.expr(a).0).collect();
-            let ret = self.def_types.get(d).copied().unwrap_or(Type::Any);
-            return (Expr::CallDef(d, xs), ret);
+            return self.def_call(d, f, args, span);
         }
         // `named("red-7")`: a component by name, resolved now.
         if name == "named" {
-            if let [ast::Expr {
-                kind: K::Str(s),
-                span: sp,
-            }] = args
-            {
-                let found = self
-                    .game
-                    .comps
-                    .ids()
-                    .find(|&c| self.game.comp_static_name(c).as_deref() == Some(s.as_str()));
-                return match found {
-                    Some(c) => (Expr::Lit(Value::Comp(c)), Type::Comp(self.game.comps[c].ty)),
-                    None => {
-                        let p = self.error(
-                            Code::UnknownComponent,
-                            *sp,
-                            format!("no component is named `{s}`"),
-                            "unknown component",
-                        );
-                        p.help = Some(
-                            "component names come from the name templates of `components` tables"
-                                .into(),
-                        );
-                        (Expr::Lit(Value::None), Type::Any)
-                    }
-                };
-            }
-            self.error(
-                Code::Arity,
-                span,
-                "`named` takes one string",
-                "expected `named(\"name\")`",
-            );
-            return (Expr::Lit(Value::None), Type::Any);
+            return self.named(args, span);
         }
         if name == "can" {
             return self.can(args, span);
@@ -78,170 +29,76 @@ impl Checker {
         if name == "repeated" && !self.globals.contains_key("repeated") {
             return self.repeated(args, span);
         }
-        let (b, arity, ret): (Builtin, usize, Type) = match name {
-            "count" => (Builtin::Count, 1, Type::Int),
-            "top" => (Builtin::Top, 1, Type::Any),
-            "bottom" => (Builtin::Bottom, 1, Type::Any),
-            "empty" => (Builtin::Empty, 1, Type::Bool),
-            "next" => (Builtin::Next, 1, Type::Player),
-            "prev" => (Builtin::Prev, 1, Type::Player),
-            "owner" => (Builtin::Owner, 1, Type::Player),
-            "space_of" => (Builtin::SpaceOf, 1, Type::Any),
-            "zone_of" => (Builtin::ZoneOf, 1, Type::Any),
-            "seat" => (Builtin::Seat, 1, Type::Player),
-            "abs" => (Builtin::Abs, 1, Type::Int),
-            "max" => (Builtin::Max2, 2, Type::Int),
-            "min" => (Builtin::Min2, 2, Type::Int),
-            "step" => (Builtin::Step, 2, Type::Any),
-            "col" => (Builtin::Col, 1, Type::Int),
-            "row" => (Builtin::Row, 1, Type::Int),
-            "opposite" => (Builtin::Opposite, 1, Type::Any),
-            "ord" => (Builtin::Ord, 1, Type::Int),
-            "adjacent" | "players" | "ray" | "directions" => {
-                let p = self.error(
-                    Code::Collection,
-                    span,
-                    format!("`{name}(...)` is a collection"),
-                    "a collection here",
-                );
-                p.help = Some("use it after `in`: `for s in adjacent(x)` or `count(s in adjacent(x) where ...)`".into());
-                return (Expr::Lit(Value::None), Type::Any);
-            }
-            _ => {
-                if let Some((g, _)) = self.globals.get(name).copied() {
-                    let p = self.error(
-                        Code::NotCallable,
-                        f.span,
-                        format!("the {} `{name}` cannot be called", g.kind()),
-                        "not a function",
-                    );
-                    if let Global::Action(_) = g {
-                        p.help = Some(format!("run an action's effect with `do {name}(...)`"));
-                    }
-                } else {
-                    let p = self.error(
-                        Code::UnknownFunction,
-                        f.span,
-                        format!("unknown function `{name}`"),
-                        "no such function",
-                    );
-                    p.help = Some("functions: count, top, bottom, empty, next, prev, owner, space_of, zone_of, named, seat, abs, max, min, step, col, row, opposite, ord, can, repeated; or a `def`".into());
-                }
-                return (Expr::Lit(Value::None), Type::Any);
-            }
-        };
-        if args.len() != arity {
-            let p = self.error(
+        self.builtin_call(f, args, span)
+    }
+
+    /// A call of the `def` `d`, with its number of arguments checked.
+    fn def_call(
+        &mut self,
+        d: ir::DefId,
+        f: &ast::Ident,
+        args: &[ast::Expr],
+        span: ast::Span,
+    ) -> (Expr, Type) {
+        let name = f.name.as_str();
+
+        if self.coll_defs.contains_key(&d) {
+            self.used.insert(Global::Def(d));
+            self.note_use(f.span, Target::Global(Global::Def(d)));
+            return self.coll_def_as_value(name, span);
+        }
+        self.used.insert(Global::Def(d));
+        self.note_use(f.span, Target::Global(Global::Def(d)));
+        let want = self.game.defs[d].params as usize;
+        if args.len() != want {
+            self.error(
                 Code::Arity,
                 span,
-                format!("`{name}` takes {arity} argument(s), got {}", args.len()),
+                format!("`{name}` takes {want} argument(s), got {}", args.len()),
                 "wrong number of arguments",
             );
-            if name == "count" || name == "max" || name == "min" {
-                p.help = Some(format!(
-                    "to aggregate, bind a name: `{name}(x in collection ...)`"
-                ));
-            }
-            return (Expr::Lit(Value::None), Type::Any);
         }
-        let mut xs: Vec<Expr> = vec![];
-        let mut ret = ret;
-        for a in args {
-            let (x, t) = self.expr(a);
-            match b {
-                Builtin::Count | Builtin::Top | Builtin::Bottom | Builtin::Empty => {
-                    if let Type::Zone(ct) = t {
-                        if matches!(b, Builtin::Top | Builtin::Bottom) {
-                            ret = Type::Comp(ct);
-                        }
-                    } else if t != Type::Any {
-                        let p = self.error(
-                            Code::Type,
-                            a.span,
-                            format!("`{name}` takes a zone, not {}", self.type_name(t)),
-                            "not a zone",
-                        );
-                        p.help = Some(
-                            "for other collections bind a name: `count(x in C where ...)`".into(),
-                        );
-                    }
+        let xs = args.iter().map(|a| self.expr(a).0).collect();
+        let ret = self.def_types.get(d).copied().unwrap_or(Type::Any);
+        (Expr::CallDef(d, xs), ret)
+    }
+
+    /// `named("red-7")`: the component of that name, found now, when the file is read.
+    fn named(&mut self, args: &[ast::Expr], span: ast::Span) -> (Expr, Type) {
+        if let [ast::Expr {
+            kind: K::Str(s),
+            span: sp,
+        }] = args
+        {
+            let found = self
+                .game
+                .comps
+                .ids()
+                .find(|&c| self.game.comp_static_name(c).as_deref() == Some(s.as_str()));
+            return match found {
+                Some(c) => (Expr::Lit(Value::Comp(c)), Type::Comp(self.game.comps[c].ty)),
+                None => {
+                    let p = self.error(
+                        Code::UnknownComponent,
+                        *sp,
+                        format!("no component is named `{s}`"),
+                        "unknown component",
+                    );
+                    p.help = Some(
+                        "component names come from the name templates of `components` tables"
+                            .into(),
+                    );
+                    (Expr::Lit(Value::None), Type::Any)
                 }
-                Builtin::Next | Builtin::Prev => {
-                    self.expect_type(t, Type::Player, a.span, "the argument")
-                }
-                Builtin::Step if xs.is_empty() => {
-                    if let Some(b) = self.geometric_space(t, a.span, name) {
-                        ret = Type::Space(b);
-                    }
-                }
-                Builtin::Step | Builtin::Opposite => {
-                    let dir = self.direction_type();
-                    self.expect_type(t, dir, a.span, "a direction");
-                    if b == Builtin::Opposite {
-                        ret = dir;
-                    }
-                }
-                Builtin::Col | Builtin::Row => {
-                    self.geometric_space(t, a.span, name);
-                }
-                Builtin::Ord => {
-                    if !matches!(t, Type::Enum(_) | Type::Player | Type::Any) {
-                        let p = self.error(
-                            Code::Type,
-                            a.span,
-                            format!(
-                                "`ord` takes an enum value or a seat, not {}",
-                                self.type_name(t)
-                            ),
-                            "not an enum value or a seat",
-                        );
-                        p.help = Some(
-                            "`ord(two)` is the position of `two` in its enum, `ord(p)` a seat's \
-                             number from 0"
-                                .into(),
-                        );
-                    }
-                }
-                Builtin::Owner | Builtin::SpaceOf | Builtin::ZoneOf => {
-                    if !matches!(t, Type::Comp(_) | Type::Any) {
-                        self.error(
-                            Code::Type,
-                            a.span,
-                            format!("`{name}` takes a component, not {}", self.type_name(t)),
-                            "not a component",
-                        );
-                    }
-                    if let (Builtin::ZoneOf, Type::Comp(ct)) = (b, t) {
-                        ret = Type::Zone(ct);
-                    }
-                    if let (Builtin::SpaceOf, Type::Comp(ct)) = (b, t) {
-                        let boards: Vec<ir::BoardId> = self
-                            .game
-                            .zones
-                            .iter()
-                            .filter(|z| z.ty == ct)
-                            .flat_map(|z| {
-                                z.dims.iter().filter_map(|d| {
-                                    if let ir::Dim::Board(b) = d {
-                                        Some(*b)
-                                    } else {
-                                        None
-                                    }
-                                })
-                            })
-                            .collect();
-                        if let Some(first) = boards.first() {
-                            if boards.iter().all(|x| x == first) {
-                                ret = Type::Space(*first);
-                            }
-                        }
-                    }
-                }
-                _ => self.expect_type(t, Type::Int, a.span, "the argument"),
-            }
-            xs.push(x);
+            };
         }
-        (Expr::Builtin(b, xs, span), ret)
+        self.error(
+            Code::Arity,
+            span,
+            "`named` takes one string",
+            "expected `named(\"name\")`",
+        );
+        (Expr::Lit(Value::None), Type::Any)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -294,7 +151,44 @@ impl Checker {
         };
         let depth = self.scopes.len();
         let binds = self.bind_all(bindings);
-        let args2: Vec<Expr> = args
+        let args2 = self.aggregate_args(kind, args);
+        self.check_aggregate_shape(kind, func, &binds, &args2, args, body, otherwise, span);
+        let filter2 = filter.map(|f| {
+            let (x, t) = self.expr(f);
+            self.expect_type(t, Type::Bool, f.span, "a `where` condition");
+            x
+        });
+        let elem_ty = binds.first().map_or(Type::Any, |b| b.ty);
+        let (body2, body_ty) = match body {
+            Some(b) => {
+                let (x, t) = self.expr(b);
+                (Some(x), t)
+            }
+            None => (None, elem_ty),
+        };
+        let ret = self.aggregate_type(kind, func, &binds, body, body_ty, span);
+        let otherwise2 = otherwise.map(|o| self.expr(o).0);
+        self.scopes.truncate(depth);
+        (
+            Expr::Agg(
+                Box::new(ir::Agg {
+                    kind,
+                    sets: vec![],
+                    binds,
+                    args: args2,
+                    filter: filter2,
+                    body: body2,
+                    otherwise: otherwise2,
+                }),
+                span,
+            ),
+            ret,
+        )
+    }
+
+    /// The extra arguments of an aggregate, each of the type its kind takes there.
+    fn aggregate_args(&mut self, kind: AggKind, args: &[ast::Expr]) -> Vec<Expr> {
+        args
             .iter()
             .enumerate()
             .map(|(i, a)| {
@@ -312,7 +206,24 @@ impl Checker {
                 }
                 x
             })
-            .collect();
+            .collect()
+    }
+
+    /// Checks the bindings and the number of extra arguments each kind of aggregate takes
+    /// (`line`, `connected` and `majority` take some; the others none); `args` are those
+    /// written, `args2` the same lowered.
+    #[allow(clippy::too_many_arguments)]
+    fn check_aggregate_shape(
+        &mut self,
+        kind: AggKind,
+        func: &ast::Ident,
+        binds: &[ir::Bind],
+        args2: &[Expr],
+        args: &[ast::Expr],
+        body: Option<&ast::Expr>,
+        otherwise: Option<&ast::Expr>,
+        span: ast::Span,
+    ) {
         if kind == AggKind::Line {
             let ok = binds.len() == 1
                 && matches!(binds[0].coll, Coll::Board(_))
@@ -346,7 +257,7 @@ impl Checker {
                 );
             }
         } else if kind == AggKind::Majority {
-            self.check_majority(&binds, args2.len(), body, otherwise, span);
+            self.check_majority(binds, args2.len(), body, otherwise, span);
         } else if !args2.is_empty() {
             self.error(
                 Code::Arity,
@@ -355,20 +266,21 @@ impl Checker {
                 "unexpected argument",
             );
         }
-        let filter2 = filter.map(|f| {
-            let (x, t) = self.expr(f);
-            self.expect_type(t, Type::Bool, f.span, "a `where` condition");
-            x
-        });
+    }
+
+    /// The type of an aggregate's result, with the type of its `:` value checked (`body_ty`,
+    /// or the elements' type when there is none).
+    fn aggregate_type(
+        &mut self,
+        kind: AggKind,
+        func: &ast::Ident,
+        binds: &[ir::Bind],
+        body: Option<&ast::Expr>,
+        body_ty: Type,
+        span: ast::Span,
+    ) -> Type {
         let elem_ty = binds.first().map_or(Type::Any, |b| b.ty);
-        let (body2, body_ty) = match body {
-            Some(b) => {
-                let (x, t) = self.expr(b);
-                (Some(x), t)
-            }
-            None => (None, elem_ty),
-        };
-        let ret = match kind {
+        match kind {
             AggKind::Count | AggKind::BestSets => Type::Int,
             AggKind::Majority => {
                 if let Some(b) = body {
@@ -405,24 +317,7 @@ impl Checker {
                 Type::Bool
             }
             AggKind::First => body_ty,
-        };
-        let otherwise2 = otherwise.map(|o| self.expr(o).0);
-        self.scopes.truncate(depth);
-        (
-            Expr::Agg(
-                Box::new(ir::Agg {
-                    kind,
-                    sets: vec![],
-                    binds,
-                    args: args2,
-                    filter: filter2,
-                    body: body2,
-                    otherwise: otherwise2,
-                }),
-                span,
-            ),
-            ret,
-        )
+        }
     }
 
     pub(crate) fn best_sets(

@@ -90,108 +90,7 @@ impl Checker {
                     (Expr::Lit(Value::None), Type::Any)
                 }
             },
-            K::Field(base, f) => {
-                // Enum.value
-                if let K::Name(n) = &base.kind {
-                    if self.lookup_local(n).is_none() {
-                        if let Some((Global::Enum(ei), _)) = self.globals.get(n).copied() {
-                            self.used.insert(Global::Enum(ei));
-                            self.note_use(base.span, Target::Global(Global::Enum(ei)));
-                            return match self.game.enums[ei]
-                                .values
-                                .iter()
-                                .position(|v| *v == f.name)
-                            {
-                                Some(vi) => {
-                                    let value = Global::EnumValue(ei, vi as u16);
-                                    self.note_use(f.span, Target::Global(value));
-                                    (Expr::Lit(Value::Enum(ei, vi as u16)), Type::Enum(ei))
-                                }
-                                None => {
-                                    let values = self.game.enums[ei].values.join(", ");
-                                    let p = self.error(
-                                        Code::UnknownName,
-                                        f.span,
-                                        format!("enum `{n}` has no value `{}`", f.name),
-                                        "unknown value",
-                                    );
-                                    p.help = Some(format!("its values are: {values}"));
-                                    (Expr::Lit(Value::None), Type::Any)
-                                }
-                            };
-                        }
-                    }
-                }
-                let (b, t) = self.expr(base);
-                match t {
-                    Type::Comp(ct) => match self.game.types[ct]
-                        .fields
-                        .iter()
-                        .position(|x| x.name == f.name)
-                    {
-                        Some(fi) => {
-                            self.note_use(f.span, Target::Field(ct, fi as u16));
-                            let ft = self.game.types[ct].fields[fi].ty;
-                            self.field_owner = Some(ct);
-                            (Expr::Field(Box::new(b), fi as u16), ft)
-                        }
-                        None => {
-                            let names: Vec<String> = self.game.types[ct]
-                                .fields
-                                .iter()
-                                .map(|x| x.name.clone())
-                                .collect();
-                            let p = self.error(
-                                Code::UnknownField,
-                                f.span,
-                                format!("`{}` has no field `{}`", self.game.types[ct].name, f.name),
-                                "unknown field",
-                            );
-                            p.help = Some(format!("its fields are: {}", names.join(", ")));
-                            (Expr::Lit(Value::None), Type::Any)
-                        }
-                    },
-                    Type::Any => {
-                        // The type is unknown (a component from `named`, say): find the field by name
-                        // in the only type that has it.
-                        let owners: Vec<(ir::TypeId, usize)> = self
-                            .game
-                            .types
-                            .enumerate()
-                            .filter_map(|(ti, t)| {
-                                t.fields
-                                    .iter()
-                                    .position(|x| x.name == f.name)
-                                    .map(|fi| (ti, fi))
-                            })
-                            .collect();
-                        if let [(ti, fi)] = owners.as_slice() {
-                            self.note_use(f.span, Target::Field(*ti, *fi as u16));
-                            let ft = self.game.types[*ti].fields[*fi].ty;
-                            self.field_owner = Some(*ti);
-                            (Expr::Field(Box::new(b), *fi as u16), ft)
-                        } else {
-                            self.error(
-                                Code::UnknownField,
-                                f.span,
-                                format!("cannot tell which component type's `{}` this is", f.name),
-                                "unknown type here",
-                            );
-                            (Expr::Lit(Value::None), Type::Any)
-                        }
-                    }
-                    other => {
-                        let p = self.error(
-                            Code::Type,
-                            base.span,
-                            format!("{} has no fields", self.type_name(other)),
-                            "not a component",
-                        );
-                        p.help = Some("fields belong to components: `card.rank`".into());
-                        (Expr::Lit(Value::None), Type::Any)
-                    }
-                }
-            }
+            K::Field(base, f) => self.field_expr(base, f),
             K::Call(f, args) => self.call(f, args, e.span),
             K::Aggregate {
                 func,
@@ -234,72 +133,8 @@ impl Checker {
                     }
                 }
             }
-            K::Binary(op, a, b) => {
-                let (x, ta) = self.expr(a);
-                let (y, tb) = self.expr(b);
-                use ast::BinOp::*;
-                // What both sides must be (none for `==`/`!=`), and what the result is.
-                let (want, t) = match op {
-                    Or | And => (Some(Type::Bool), Type::Bool),
-                    Eq | Ne => (None, Type::Bool),
-                    Lt | Le | Gt | Ge => (Some(Type::Int), Type::Bool),
-                    Add | Sub | Mul | Div | Mod | Pow => (Some(Type::Int), Type::Int),
-                };
-                match want {
-                    Some(w) => {
-                        self.expect_type(
-                            ta,
-                            w,
-                            a.span,
-                            &format!("the left side of `{}`", op.symbol()),
-                        );
-                        self.expect_type(
-                            tb,
-                            w,
-                            b.span,
-                            &format!("the right side of `{}`", op.symbol()),
-                        );
-                    }
-                    None => {
-                        if ta != tb && ta != Type::Any && tb != Type::Any {
-                            let p = self.error(
-                                Code::Type,
-                                e.span,
-                                format!(
-                                    "cannot compare {} with {}",
-                                    self.type_name(ta),
-                                    self.type_name(tb)
-                                ),
-                                "these can never be equal",
-                            );
-                            p.help = Some("compare values of the same type".into());
-                        }
-                    }
-                }
-                (Expr::Bin(*op, Box::new(x), Box::new(y), e.span), t)
-            }
-            K::If(c, a, b) => {
-                let (c2, tc) = self.expr(c);
-                self.expect_type(tc, Type::Bool, c.span, "the condition of `if`");
-                let (a2, ta) = self.expr(a);
-                let (b2, tb) = self.expr(b);
-                if ta != tb && ta != Type::Any && tb != Type::Any {
-                    self.error(
-                        Code::Type,
-                        e.span,
-                        format!(
-                            "the branches of `if` differ: {} and {}",
-                            self.type_name(ta),
-                            self.type_name(tb)
-                        ),
-                        "both branches must have one type",
-                    );
-                }
-                (
-                    Expr::If(Box::new(c2), Box::new(a2), Box::new(b2)),
-                    if ta == Type::Any { tb } else { ta },
-                )
-            }
+            K::Binary(op, a, b) => self.binary_expr(e, op, a, b),
+            K::If(c, a, b) => self.if_expr(e, c, a, b),
             K::List(_) | K::Range(..) => {
                 let p = self.error(
                     Code::Collection,
@@ -313,6 +148,191 @@ impl Checker {
         }
     }
 
+    /// `base.f`: a value of an enum (`Enum.value`), or a field of a component, found in the
+    /// component's type or, when the type is unknown, in the only type that has the field.
+    fn field_expr(&mut self, base: &ast::Expr, f: &ast::Ident) -> (Expr, Type) {
+        // Enum.value
+        if let K::Name(n) = &base.kind {
+            if self.lookup_local(n).is_none() {
+                if let Some((Global::Enum(ei), _)) = self.globals.get(n).copied() {
+                    self.used.insert(Global::Enum(ei));
+                    self.note_use(base.span, Target::Global(Global::Enum(ei)));
+                    return match self.game.enums[ei].values.iter().position(|v| *v == f.name) {
+                        Some(vi) => {
+                            let value = Global::EnumValue(ei, vi as u16);
+                            self.note_use(f.span, Target::Global(value));
+                            (Expr::Lit(Value::Enum(ei, vi as u16)), Type::Enum(ei))
+                        }
+                        None => {
+                            let values = self.game.enums[ei].values.join(", ");
+                            let p = self.error(
+                                Code::UnknownName,
+                                f.span,
+                                format!("enum `{n}` has no value `{}`", f.name),
+                                "unknown value",
+                            );
+                            p.help = Some(format!("its values are: {values}"));
+                            (Expr::Lit(Value::None), Type::Any)
+                        }
+                    };
+                }
+            }
+        }
+        let (b, t) = self.expr(base);
+        match t {
+            Type::Comp(ct) => match self.game.types[ct]
+                .fields
+                .iter()
+                .position(|x| x.name == f.name)
+            {
+                Some(fi) => {
+                    self.note_use(f.span, Target::Field(ct, fi as u16));
+                    let ft = self.game.types[ct].fields[fi].ty;
+                    self.field_owner = Some(ct);
+                    (Expr::Field(Box::new(b), fi as u16), ft)
+                }
+                None => {
+                    let names: Vec<String> = self.game.types[ct]
+                        .fields
+                        .iter()
+                        .map(|x| x.name.clone())
+                        .collect();
+                    let p = self.error(
+                        Code::UnknownField,
+                        f.span,
+                        format!("`{}` has no field `{}`", self.game.types[ct].name, f.name),
+                        "unknown field",
+                    );
+                    p.help = Some(format!("its fields are: {}", names.join(", ")));
+                    (Expr::Lit(Value::None), Type::Any)
+                }
+            },
+            Type::Any => {
+                // The type is unknown (a component from `named`, say): find the field by name
+                // in the only type that has it.
+                let owners: Vec<(ir::TypeId, usize)> = self
+                    .game
+                    .types
+                    .enumerate()
+                    .filter_map(|(ti, t)| {
+                        t.fields
+                            .iter()
+                            .position(|x| x.name == f.name)
+                            .map(|fi| (ti, fi))
+                    })
+                    .collect();
+                if let [(ti, fi)] = owners.as_slice() {
+                    self.note_use(f.span, Target::Field(*ti, *fi as u16));
+                    let ft = self.game.types[*ti].fields[*fi].ty;
+                    self.field_owner = Some(*ti);
+                    (Expr::Field(Box::new(b), *fi as u16), ft)
+                } else {
+                    self.error(
+                        Code::UnknownField,
+                        f.span,
+                        format!("cannot tell which component type's `{}` this is", f.name),
+                        "unknown type here",
+                    );
+                    (Expr::Lit(Value::None), Type::Any)
+                }
+            }
+            other => {
+                let p = self.error(
+                    Code::Type,
+                    base.span,
+                    format!("{} has no fields", self.type_name(other)),
+                    "not a component",
+                );
+                p.help = Some("fields belong to components: `card.rank`".into());
+                (Expr::Lit(Value::None), Type::Any)
+            }
+        }
+    }
+
+    /// `a op b`: both sides of the type the operator takes, or of one type for `==` and `!=`.
+    fn binary_expr(
+        &mut self,
+        e: &ast::Expr,
+        op: &ast::BinOp,
+        a: &ast::Expr,
+        b: &ast::Expr,
+    ) -> (Expr, Type) {
+        let (x, ta) = self.expr(a);
+        let (y, tb) = self.expr(b);
+        use ast::BinOp::*;
+        // What both sides must be (none for `==`/`!=`), and what the result is.
+        let (want, t) = match op {
+            Or | And => (Some(Type::Bool), Type::Bool),
+            Eq | Ne => (None, Type::Bool),
+            Lt | Le | Gt | Ge => (Some(Type::Int), Type::Bool),
+            Add | Sub | Mul | Div | Mod | Pow => (Some(Type::Int), Type::Int),
+        };
+        match want {
+            Some(w) => {
+                self.expect_type(
+                    ta,
+                    w,
+                    a.span,
+                    &format!("the left side of `{}`", op.symbol()),
+                );
+                self.expect_type(
+                    tb,
+                    w,
+                    b.span,
+                    &format!("the right side of `{}`", op.symbol()),
+                );
+            }
+            None => {
+                if ta != tb && ta != Type::Any && tb != Type::Any {
+                    let p = self.error(
+                        Code::Type,
+                        e.span,
+                        format!(
+                            "cannot compare {} with {}",
+                            self.type_name(ta),
+                            self.type_name(tb)
+                        ),
+                        "these can never be equal",
+                    );
+                    p.help = Some("compare values of the same type".into());
+                }
+            }
+        }
+        (Expr::Bin(*op, Box::new(x), Box::new(y), e.span), t)
+    }
+
+    /// `if c then a else b`: a condition, and two branches of one type.
+    fn if_expr(
+        &mut self,
+        e: &ast::Expr,
+        c: &ast::Expr,
+        a: &ast::Expr,
+        b: &ast::Expr,
+    ) -> (Expr, Type) {
+        let (c2, tc) = self.expr(c);
+        self.expect_type(tc, Type::Bool, c.span, "the condition of `if`");
+        let (a2, ta) = self.expr(a);
+        let (b2, tb) = self.expr(b);
+        if ta != tb && ta != Type::Any && tb != Type::Any {
+            self.error(
+                Code::Type,
+                e.span,
+                format!(
+                    "the branches of `if` differ: {} and {}",
+                    self.type_name(ta),
+                    self.type_name(tb)
+                ),
+                "both branches must have one type",
+            );
+        }
+        (
+            Expr::If(Box::new(c2), Box::new(a2), Box::new(b2)),
+            if ta == Type::Any { tb } else { ta },
+        )
+    }
+
+    /// A name as a value, with the indexes written after it: a local, `me`, `current` and
+    /// `player_count`, else a global (a constant, an enum value, a space, a variable, a zone).
     pub(crate) fn name_expr(
         &mut self,
         n: &str,
@@ -369,7 +389,26 @@ impl Checker {
             self.used.insert(Global::Board(b));
         }
         self.note_use(span, Target::Global(g));
-        let (dims, out): (Vec<ir::Dim>, MakeExpr) = match g {
+        let Some((dims, out)) = self.global_value(g, n, span) else {
+            return (Expr::Lit(Value::None), Type::Any);
+        };
+        if dims.len() != idx.len() {
+            self.wrong_index_count(n, span, &dims, idx.len());
+            return (Expr::Lit(Value::None), Type::Any);
+        }
+        let ix = self.name_indexes(&dims, idx);
+        out(ix)
+    }
+
+    /// The global `n` as a value: its dimensions, and how to make the expression once its
+    /// indexes are lowered; `None`, with an error reported, for a name that is no value.
+    fn global_value(
+        &mut self,
+        g: Global,
+        n: &str,
+        span: ast::Span,
+    ) -> Option<(Vec<ir::Dim>, MakeExpr)> {
+        let made: (Vec<ir::Dim>, MakeExpr) = match g {
             Global::Const(c) => {
                 let t = self.value_type(self.game.consts[c].value);
                 (vec![], Box::new(move |_| (Expr::Const(c), t)))
@@ -418,41 +457,48 @@ impl Checker {
                     }
                     _ => "use a constant, variable, zone or enum value".into(),
                 });
-                return (Expr::Lit(Value::None), Type::Any);
+                return None;
             }
         };
-        if dims.len() != idx.len() {
-            let what = if dims.is_empty() {
-                "takes no index".to_string()
-            } else {
-                format!(
-                    "is indexed by [{}]",
-                    dims.iter()
-                        .map(|d| self.dim_name(*d))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
-            };
-            let help = if dims.is_empty() {
-                format!("write `{n}` alone")
-            } else {
-                format!(
-                    "write `{n}[{}]`",
-                    dims.iter()
-                        .map(|d| self.dim_name(*d).to_lowercase())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
-            };
-            let p = self.error(
-                Code::Arity,
-                span,
-                format!("`{n}` {what}, but {} index(es) were given", idx.len()),
-                "wrong number of indexes",
-            );
-            p.help = Some(help);
-            return (Expr::Lit(Value::None), Type::Any);
-        }
+        Some(made)
+    }
+
+    /// Reports a name written with a number of indexes other than its dimensions'.
+    fn wrong_index_count(&mut self, n: &str, span: ast::Span, dims: &[ir::Dim], given: usize) {
+        let what = if dims.is_empty() {
+            "takes no index".to_string()
+        } else {
+            format!(
+                "is indexed by [{}]",
+                dims.iter()
+                    .map(|d| self.dim_name(*d))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
+        let help = if dims.is_empty() {
+            format!("write `{n}` alone")
+        } else {
+            format!(
+                "write `{n}[{}]`",
+                dims.iter()
+                    .map(|d| self.dim_name(*d).to_lowercase())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
+        let p = self.error(
+            Code::Arity,
+            span,
+            format!("`{n}` {what}, but {given} index(es) were given"),
+            "wrong number of indexes",
+        );
+        p.help = Some(help);
+    }
+
+    /// The indexes written after a name, each of its dimension's type; a range's index is
+    /// made relative to the range's start.
+    fn name_indexes(&mut self, dims: &[ir::Dim], idx: &[ast::Expr]) -> Vec<Expr> {
         let mut ix = vec![];
         for (d, x) in dims.iter().zip(idx) {
             let (mut ex, t) = self.expr(x);
@@ -472,7 +518,7 @@ impl Checker {
             self.expect_type(t, want, x.span, "this index");
             ix.push(ex);
         }
-        out(ix)
+        ix
     }
 
     pub(crate) fn dim_name(&self, d: ir::Dim) -> String {

@@ -1,6 +1,7 @@
 //! Lowering of expressions, collections and statements to the IR, with type checks.
 
 mod after;
+mod builtin;
 mod call;
 mod choose;
 mod coll;
@@ -8,6 +9,7 @@ mod colldef;
 mod expr;
 mod simul;
 mod stmt;
+mod write;
 
 use super::{Checker, Global, Local};
 use crate::ir::{Expr, Type};

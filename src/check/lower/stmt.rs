@@ -78,6 +78,10 @@ impl Checker {
         }
     }
 
+    /// One statement, appended to `code`. Each kind of statement with more than a few lines
+    /// of its own is lowered by a helper: the statements that move control (`if`, the loops,
+    /// `turn`, `choose`) and those that run other code (a procedure's call, `do`) here, the
+    /// statements that write (assignments, moves, deals, rolls, reveals) in `write.rs`.
     pub(crate) fn stmt(&mut self, s: &ast::Stmt, code: &mut Vec<Instr>, loops: &mut Loops) {
         if self.simul.is_some() {
             self.simul_stmt(s);
@@ -89,111 +93,20 @@ impl Checker {
                 let slot = self.bind_local_at(name, t, "local");
                 code.push(Instr::Let(slot, x, s.span));
             }
-            S::Assign { target, op, value } => {
-                let (lv, tt) = self.lvalue(target);
-                let (x, t) = self.expr(value);
-                if *op != ast::AssignOp::Set {
-                    self.expect_type(tt, Type::Int, target.span, "the target of `+=`/`-=`");
-                    self.expect_type(t, Type::Int, value.span, "the amount");
-                } else {
-                    self.expect_type(t, tt, value.span, "the assigned value");
-                }
-                code.push(Instr::Assign {
-                    target: lv,
-                    op: *op,
-                    value: x,
-                    span: s.span,
-                });
-            }
+            S::Assign { target, op, value } => self.assign_stmt(s, target, *op, value, code),
             S::If {
                 cond,
                 then,
                 otherwise,
-            } => {
-                let (c, t) = self.expr(cond);
-                self.expect_type(t, Type::Bool, cond.span, "the condition of `if`");
-                let jf = code.len();
-                code.push(Instr::JumpIfNot(c, 0, cond.span));
-                self.block(then, code, loops);
-                if let Some(o) = otherwise {
-                    let je = code.len();
-                    code.push(Instr::Jump(0));
-                    let here = Self::here(code);
-                    Self::patch(code, jf, here);
-                    self.block(o, code, loops);
-                    let here = Self::here(code);
-                    Self::patch(code, je, here);
-                } else {
-                    let here = Self::here(code);
-                    Self::patch(code, jf, here);
-                }
-            }
+            } => self.if_stmt(cond, then, otherwise.as_ref(), code, loops),
             S::For { binding, body } => {
                 let (coll, ty) = self.coll(&binding.coll);
                 let spans = (head(s.span, binding.coll.span), s.span);
                 self.for_loop_in(coll, ty, &binding.var, body, spans, code, loops);
             }
             S::Layout(name, text, at) => self.layout(name, text, *at, code),
-            S::Repeat { count, body } => {
-                let counter = count.as_ref().map(|c| {
-                    let (x, t) = self.expr(c);
-                    self.expect_type(t, Type::Int, c.span, "a repeat count");
-                    let slot = self.alloc_local(1);
-                    code.push(Instr::Let(slot, x, head(s.span, c.span)));
-                    slot
-                });
-                let top = Self::here(code);
-                let test = counter.map(|slot| {
-                    let at = code.len();
-                    let cond = Expr::Bin(
-                        ast::BinOp::Gt,
-                        Box::new(Expr::Local(slot)),
-                        Box::new(Expr::Lit(Value::Int(0))),
-                        s.span,
-                    );
-                    code.push(Instr::JumpIfNot(cond, 0, s.span));
-                    code.push(Instr::Assign {
-                        target: LValue::Local(slot),
-                        op: ast::AssignOp::Sub,
-                        value: Expr::Lit(Value::Int(1)),
-                        span: s.span,
-                    });
-                    at
-                });
-                loops.push(vec![]);
-                self.block(body, code, loops);
-                code.push(Instr::LoopGuard { span: s.span });
-                code.push(Instr::Jump(top));
-                let done = Self::here(code);
-                if let Some(at) = test {
-                    Self::patch(code, at, done);
-                }
-                let breaks = loops.pop().unwrap_or_default();
-                // A `repeat` with no count and no `break` runs until something ends the game;
-                // the checker reports it unless an `end`, `win` or `end when` exists.
-                if count.is_none() && breaks.is_empty() {
-                    self.unbounded_loop.get_or_insert(s.span);
-                }
-                for b in breaks {
-                    Self::patch(code, b, done);
-                }
-            }
-            S::While { cond, body } => {
-                let top = Self::here(code);
-                let (c, t) = self.expr(cond);
-                self.expect_type(t, Type::Bool, cond.span, "the condition of `while`");
-                let jf = code.len();
-                code.push(Instr::JumpIfNot(c, 0, cond.span));
-                loops.push(vec![]);
-                self.block(body, code, loops);
-                code.push(Instr::LoopGuard { span: s.span });
-                code.push(Instr::Jump(top));
-                let done = Self::here(code);
-                Self::patch(code, jf, done);
-                for b in loops.pop().unwrap_or_default() {
-                    Self::patch(code, b, done);
-                }
-            }
+            S::Repeat { count, body } => self.repeat_stmt(s, count.as_ref(), body, code, loops),
+            S::While { cond, body } => self.while_stmt(s, cond, body, code, loops),
             S::Break => match loops.last_mut() {
                 Some(l) => {
                     l.push(code.len());
@@ -208,254 +121,36 @@ impl Checker {
                     );
                 }
             },
-            S::Turn { player, body } => {
-                let (p, t) = self.expr(player);
-                self.expect_type(t, Type::Player, player.span, "the player of a turn");
-                let save = self.alloc_local(1);
-                if self.has_windows() {
-                    code.push(Instr::Window(true));
-                }
-                code.push(Instr::TurnStart {
-                    player: p,
-                    save,
-                    span: head(s.span, player.span),
-                });
-                self.block(body, code, loops);
-                code.push(Instr::TurnEnd { save });
-            }
+            S::Turn { player, body } => self.turn_stmt(s, player, body, code, loops),
             S::Choose {
                 by,
                 each,
                 arms,
                 otherwise,
-            } => {
-                let depth = self.scopes.len();
-                let each2 = each.as_ref().map(|b| {
-                    let (coll, ty) = self.coll(&b.coll);
-                    self.expect_type(
-                        ty,
-                        Type::Player,
-                        b.coll.span,
-                        "the players of `choose each`",
-                    );
-                    let slot = self.bind_local_at(&b.var, Type::Player, "binding");
-                    let iter = self.alloc_local(2);
-                    (
-                        ir::Bind {
-                            name: b.var.name.clone(),
-                            slot,
-                            coll,
-                            ty: Type::Player,
-                            span: b.coll.span,
-                        },
-                        iter,
-                    )
-                });
-                if each2.is_some() && by.is_some() {
-                    self.error(
-                        Code::Choose,
-                        s.span,
-                        "a choice cannot have both `by` and `each`",
-                        "choose one",
-                    );
-                }
-                // Windows open before a choice and after it (after the chosen effect).
-                if self.has_windows() {
-                    code.push(Instr::Window(false));
-                }
-                self.choose(s, by.as_ref(), each2, arms, otherwise.as_ref(), code, loops);
-                if self.has_windows() {
-                    code.push(Instr::Window(false));
-                }
-                self.scopes.truncate(depth);
-            }
-            S::Move { what, to, bottom } => {
-                let (w, tw) = self.expr(what);
-                let (z, tz) = self.expr(to);
-                self.check_zone_dest(&z, tz, Some(tw), to.span);
-                if !matches!(tw, Type::Comp(_) | Type::Any) {
-                    let p = self.error(
-                        Code::Type,
-                        what.span,
-                        format!("only components move, not {}", self.type_name(tw)),
-                        "not a component",
-                    );
-                    p.help = Some("to move several, use `deal n from zone to zone`".into());
-                }
-                code.push(Instr::Move {
-                    what: w,
-                    to: z,
-                    bottom: *bottom,
-                    span: s.span,
-                });
-            }
+            } => self.choose_stmt(
+                s,
+                by.as_ref(),
+                each.as_ref(),
+                arms,
+                otherwise.as_ref(),
+                code,
+                loops,
+            ),
+            S::Move { what, to, bottom } => self.move_stmt(s, what, to, *bottom, code),
             S::Deal {
                 count,
                 from,
                 to,
                 bottom,
-            } => {
-                let n = count.as_ref().map(|c| {
-                    let (x, t) = self.expr(c);
-                    self.expect_type(t, Type::Int, c.span, "the number of components to deal");
-                    x
-                });
-                let (f, tf) = self.expr(from);
-                if !matches!(tf, Type::Zone(_) | Type::Any) {
-                    self.error(
-                        Code::Type,
-                        from.span,
-                        format!("deal takes from a zone, not {}", self.type_name(tf)),
-                        "not a zone",
-                    );
-                }
-                let (z, tz) = self.expr(to);
-                let elem = if let Type::Zone(c) = tf {
-                    Some(Type::Comp(c))
-                } else {
-                    None
-                };
-                self.check_zone_dest(&z, tz, elem, to.span);
-                code.push(Instr::Deal {
-                    count: n,
-                    from: f,
-                    to: z,
-                    bottom: *bottom,
-                    span: s.span,
-                });
-            }
-            S::Shuffle(z) => {
-                let (x, t) = self.expr(z);
-                if !matches!(t, Type::Zone(_) | Type::Any) {
-                    self.error(
-                        Code::Type,
-                        z.span,
-                        format!("only zones can be shuffled, not {}", self.type_name(t)),
-                        "not a zone",
-                    );
-                }
-                code.push(Instr::Shuffle {
-                    zone: x,
-                    span: s.span,
-                });
-            }
-            S::Roll { target, domain } => {
-                let (lv, tt) = self.lvalue(target);
-                let coll = match domain {
-                    Some(d) => {
-                        let (c, t) = self.coll(d);
-                        self.expect_type(t, tt, d.span, "the rolled value");
-                        c
-                    }
-                    None => match self.roll_domain(&lv, tt) {
-                        Some(c) => c,
-                        None => {
-                            let p = self.error(
-                                Code::Roll,
-                                target.span,
-                                "cannot tell which values this roll can take",
-                                "no domain",
-                            );
-                            p.help = Some("say it: `roll x in 1..6`, or roll a field whose type is an enum or a range".into());
-                            Coll::List(vec![])
-                        }
-                    },
-                };
-                code.push(Instr::Roll {
-                    target: lv,
-                    domain: coll,
-                    span: s.span,
-                });
-            }
-            S::Call(name, args) => {
-                let found = match self.globals.get(&name.name).copied() {
-                    Some((Global::Action(a), _)) => Some(a),
-                    _ => None,
-                };
-                if !found.is_some_and(|a| self.procedures.contains(&a)) {
-                    let p = self.error(
-                        Code::UnknownAction,
-                        name.span,
-                        format!("`{}` is not a procedure", name.name),
-                        "not a procedure",
-                    );
-                    p.help = Some(if found.is_some() {
-                        format!("run an action's effect with `do {}(...)`", name.name)
-                    } else {
-                        "declare it with `procedure name(p: Type, ...) { ... }`".into()
-                    });
-                    return;
-                }
-                self.stmt(
-                    &ast::Stmt {
-                        kind: S::Do {
-                            action: name.clone(),
-                            args: args.clone(),
-                        },
-                        span: s.span,
-                    },
-                    code,
-                    loops,
-                );
-            }
-            S::Do { action, args } => {
-                let help = "declare it with `action name(...) { ... }`";
-                let Some(a) = self.action_called(action, args.len(), s.span, help) else {
-                    return;
-                };
-                let xs = args.iter().map(|a| self.expr(a).0).collect();
-                code.push(Instr::Do {
-                    action: a,
-                    args: xs,
-                    span: s.span,
-                });
-                if self.has_windows() {
-                    code.push(Instr::Window(false));
-                }
-            }
+            } => self.deal_stmt(s, count.as_ref(), from, to, *bottom, code),
+            S::Shuffle(z) => self.shuffle_stmt(s, z, code),
+            S::Roll { target, domain } => self.roll_stmt(s, target, domain.as_ref(), code),
+            S::Call(name, args) => self.call_stmt(s, name, args, code, loops),
+            S::Do { action, args } => self.do_stmt(s, action, args, code),
             S::DoField { target, args } => self.do_field(s.span, target, args, code),
             S::Remember(name, on) => self.remember(name, *on, s.span, code),
-            S::Reveal(target, on) => {
-                let (x, t) = self.expr(target);
-                match x {
-                    Expr::Field(comp, field) => code.push(Instr::Reveal {
-                        comp: *comp,
-                        field,
-                        on: *on,
-                        span: s.span,
-                    }),
-                    Expr::Lit(Value::None) => {}
-                    zone if matches!(t, Type::Zone(_)) => code.push(Instr::RevealZone {
-                        zone,
-                        on: *on,
-                        span: s.span,
-                    }),
-                    _ => self.not_a_field(
-                        target.span,
-                        "only a component's field or a zone can be revealed or hidden",
-                        "write `reveal piece.element` for a field declared `seen by owner`, or `reveal hand[p]` for a zone",
-                    ),
-                }
-            }
-            S::RevealTo(target, to) => {
-                let (x, _) = self.expr(target);
-                let (p, t) = self.expr(to);
-                self.expect_type(t, Type::Player, to.span, "the player a field is shown to");
-                match x {
-                    Expr::Field(comp, field) => code.push(Instr::RevealTo {
-                        comp: *comp,
-                        field,
-                        to: p,
-                        span: s.span,
-                    }),
-                    Expr::Lit(Value::None) => {}
-                    _ => self.not_a_field(
-                        target.span,
-                        "only a component's field can be revealed to a player",
-                        "write `reveal piece.element to me` for a field declared `seen by owner`",
-                    ),
-                }
-            }
+            S::Reveal(target, on) => self.reveal_stmt(s, target, *on, code),
+            S::RevealTo(target, to) => self.reveal_to_stmt(s, target, to, code),
             S::End(k) => {
                 self.ends = true;
                 code.push(Instr::End(*k));
@@ -476,138 +171,261 @@ impl Checker {
         }
     }
 
-    /// The values a `roll` without `in` can give: the target's range, enum, players or board.
-    /// For a field, the range is that of the component type the field was found in.
-    pub(crate) fn roll_domain(&self, lv: &LValue, t: Type) -> Option<Coll> {
-        let range = match lv {
-            LValue::Var { var, .. } => self.game.vars[*var].range,
-            LValue::Field { field, ty, .. } => self.game.types[*ty]
-                .fields
-                .get(*field as usize)
-                .and_then(|f| f.range),
-            LValue::Local(_) => None,
-        };
-        if let Some((lo, hi)) = range {
-            return Some(Coll::Range(
-                Expr::Lit(Value::Int(lo)),
-                Expr::Lit(Value::Int(hi)),
-            ));
-        }
-        match t {
-            Type::Enum(e) => Some(Coll::Enum(e)),
-            Type::Player => Some(Coll::Players),
-            Type::Space(b) => Some(Coll::Board(b)),
-            _ => None,
-        }
-    }
+    // ------------------------------------------- statements that move control
 
-    pub(crate) fn check_zone_dest(
+    /// `if cond { then } else { otherwise }`: a jump over `then` when the condition fails,
+    /// and one over `otherwise` at the end of `then` when there is an `else`.
+    fn if_stmt(
         &mut self,
-        z: &Expr,
-        tz: Type,
-        elem: Option<Type>,
-        span: ast::Span,
+        cond: &ast::Expr,
+        then: &ast::Block,
+        otherwise: Option<&ast::Block>,
+        code: &mut Vec<Instr>,
+        loops: &mut Loops,
     ) {
-        match tz {
-            Type::Zone(ct) => {
-                if let Some(Type::Comp(c)) = elem {
-                    if c != ct {
-                        let p = self.error(
-                            Code::Type,
-                            span,
-                            format!(
-                                "this zone holds {}, not {}",
-                                self.game.types[ct].name, self.game.types[c].name
-                            ),
-                            "wrong kind of zone",
-                        );
-                        p.help =
-                            Some("a zone holds components of the type it was declared with".into());
-                    }
-                }
-            }
-            Type::Any => {}
-            other => {
-                self.error(
-                    Code::Type,
-                    span,
-                    format!(
-                        "the destination must be a zone, not {}",
-                        self.type_name(other)
-                    ),
-                    "not a zone",
-                );
-            }
-        }
-        if let Expr::Zone(zi, _) = z {
-            let zd = &self.game.zones[*zi];
-            for i in zd.instances() {
-                self.filled_zones.insert(i);
-            }
+        let (c, t) = self.expr(cond);
+        self.expect_type(t, Type::Bool, cond.span, "the condition of `if`");
+        let jf = code.len();
+        code.push(Instr::JumpIfNot(c, 0, cond.span));
+        self.block(then, code, loops);
+        if let Some(o) = otherwise {
+            let je = code.len();
+            code.push(Instr::Jump(0));
+            let here = Self::here(code);
+            Self::patch(code, jf, here);
+            self.block(o, code, loops);
+            let here = Self::here(code);
+            Self::patch(code, je, here);
+        } else {
+            let here = Self::here(code);
+            Self::patch(code, jf, here);
         }
     }
 
-    pub(crate) fn lvalue(&mut self, e: &ast::Expr) -> (LValue, Type) {
-        match &e.kind {
-            K::Name(n) if self.lookup_local(n).is_some() => {
-                let l = self.lookup_local(n).expect("checked").clone();
-                self.note_local(e.span, &l);
-                (LValue::Local(l.slot), l.ty)
-            }
-            K::Name(_) | K::Index(..) => {
-                let (x, t) = self.expr(e);
-                match x {
-                    Expr::Var(v, ix) => (LValue::Var { var: v, index: ix }, t),
-                    Expr::Lit(Value::None) => (LValue::Local(0), Type::Any),
-                    _ => {
-                        let p = self.error(
-                            Code::Assign,
-                            e.span,
-                            "cannot assign to this",
-                            "not a variable",
-                        );
-                        p.help = Some("assign to a `var`, a component field or a `let` name; zones change with `move` and `deal`".into());
-                        (LValue::Local(0), Type::Any)
-                    }
-                }
-            }
-            K::Field(..) => {
-                self.field_owner = None;
-                let (x, t) = self.expr(e);
-                let owner = self.field_owner;
-                match (x, owner) {
-                    (Expr::Field(c, f), Some(ty)) => (
-                        LValue::Field {
-                            comp: *c,
-                            field: f,
-                            ty,
-                        },
-                        t,
-                    ),
-                    _ => {
-                        self.error(Code::Assign, e.span, "cannot assign to this", "not a field");
-                        (LValue::Local(0), Type::Any)
-                    }
-                }
-            }
-            _ => {
-                let p = self.error(
-                    Code::Assign,
-                    e.span,
-                    "cannot assign to this",
-                    "not a variable",
-                );
-                p.help =
-                    Some("the left side of `=` must be a variable, a field or a `let` name".into());
-                (LValue::Local(0), Type::Any)
-            }
+    /// `repeat [count] { body }`: with a count, a hidden local counts the rounds down; the
+    /// loop's `break`s jump past its end.
+    fn repeat_stmt(
+        &mut self,
+        s: &ast::Stmt,
+        count: Option<&ast::Expr>,
+        body: &ast::Block,
+        code: &mut Vec<Instr>,
+        loops: &mut Loops,
+    ) {
+        let counter = count.map(|c| {
+            let (x, t) = self.expr(c);
+            self.expect_type(t, Type::Int, c.span, "a repeat count");
+            let slot = self.alloc_local(1);
+            code.push(Instr::Let(slot, x, head(s.span, c.span)));
+            slot
+        });
+        let top = Self::here(code);
+        let test = counter.map(|slot| {
+            let at = code.len();
+            let cond = Expr::Bin(
+                ast::BinOp::Gt,
+                Box::new(Expr::Local(slot)),
+                Box::new(Expr::Lit(Value::Int(0))),
+                s.span,
+            );
+            code.push(Instr::JumpIfNot(cond, 0, s.span));
+            code.push(Instr::Assign {
+                target: LValue::Local(slot),
+                op: ast::AssignOp::Sub,
+                value: Expr::Lit(Value::Int(1)),
+                span: s.span,
+            });
+            at
+        });
+        loops.push(vec![]);
+        self.block(body, code, loops);
+        code.push(Instr::LoopGuard { span: s.span });
+        code.push(Instr::Jump(top));
+        let done = Self::here(code);
+        if let Some(at) = test {
+            Self::patch(code, at, done);
+        }
+        let breaks = loops.pop().unwrap_or_default();
+        // A `repeat` with no count and no `break` runs until something ends the game;
+        // the checker reports it unless an `end`, `win` or `end when` exists.
+        if count.is_none() && breaks.is_empty() {
+            self.unbounded_loop.get_or_insert(s.span);
+        }
+        for b in breaks {
+            Self::patch(code, b, done);
         }
     }
 
-    /// `reveal`, `hide` or `reveal ... to` of something that is not a component's field.
-    fn not_a_field(&mut self, span: ast::Span, message: &str, help: &str) {
-        let p = self.error(Code::Reveal, span, message, "not a field");
-        p.help = Some(help.into());
+    /// `while cond { body }`: the condition tested before each round, the loop's `break`s
+    /// jumping past its end.
+    fn while_stmt(
+        &mut self,
+        s: &ast::Stmt,
+        cond: &ast::Expr,
+        body: &ast::Block,
+        code: &mut Vec<Instr>,
+        loops: &mut Loops,
+    ) {
+        let top = Self::here(code);
+        let (c, t) = self.expr(cond);
+        self.expect_type(t, Type::Bool, cond.span, "the condition of `while`");
+        let jf = code.len();
+        code.push(Instr::JumpIfNot(c, 0, cond.span));
+        loops.push(vec![]);
+        self.block(body, code, loops);
+        code.push(Instr::LoopGuard { span: s.span });
+        code.push(Instr::Jump(top));
+        let done = Self::here(code);
+        Self::patch(code, jf, done);
+        for b in loops.pop().unwrap_or_default() {
+            Self::patch(code, b, done);
+        }
+    }
+
+    /// `turn player { body }`: the player acts inside; the previous one is saved in a local
+    /// and comes back at the end.
+    fn turn_stmt(
+        &mut self,
+        s: &ast::Stmt,
+        player: &ast::Expr,
+        body: &ast::Block,
+        code: &mut Vec<Instr>,
+        loops: &mut Loops,
+    ) {
+        let (p, t) = self.expr(player);
+        self.expect_type(t, Type::Player, player.span, "the player of a turn");
+        let save = self.alloc_local(1);
+        if self.has_windows() {
+            code.push(Instr::Window(true));
+        }
+        code.push(Instr::TurnStart {
+            player: p,
+            save,
+            span: head(s.span, player.span),
+        });
+        self.block(body, code, loops);
+        code.push(Instr::TurnEnd { save });
+    }
+
+    /// `choose [by p | each p in C] { arms } [else { otherwise }]`: the `each` binding is
+    /// checked and bound here, the choice itself lowered by [`Checker::choose`] between two
+    /// windows.
+    #[allow(clippy::too_many_arguments)]
+    fn choose_stmt(
+        &mut self,
+        s: &ast::Stmt,
+        by: Option<&ast::Expr>,
+        each: Option<&ast::Binding>,
+        arms: &ast::ChooseArms,
+        otherwise: Option<&ast::Block>,
+        code: &mut Vec<Instr>,
+        loops: &mut Loops,
+    ) {
+        let depth = self.scopes.len();
+        let each2 = each.map(|b| {
+            let (coll, ty) = self.coll(&b.coll);
+            self.expect_type(
+                ty,
+                Type::Player,
+                b.coll.span,
+                "the players of `choose each`",
+            );
+            let slot = self.bind_local_at(&b.var, Type::Player, "binding");
+            let iter = self.alloc_local(2);
+            (
+                ir::Bind {
+                    name: b.var.name.clone(),
+                    slot,
+                    coll,
+                    ty: Type::Player,
+                    span: b.coll.span,
+                },
+                iter,
+            )
+        });
+        if each2.is_some() && by.is_some() {
+            self.error(
+                Code::Choose,
+                s.span,
+                "a choice cannot have both `by` and `each`",
+                "choose one",
+            );
+        }
+        // Windows open before a choice and after it (after the chosen effect).
+        if self.has_windows() {
+            code.push(Instr::Window(false));
+        }
+        self.choose(s, by, each2, arms, otherwise, code, loops);
+        if self.has_windows() {
+            code.push(Instr::Window(false));
+        }
+        self.scopes.truncate(depth);
+    }
+
+    // ---------------------------------------------- statements that run code
+
+    /// `name(args)` as a statement: a procedure, run as `do name(args)` is. Anything else
+    /// is an error, with a help that says how to run an action's effect.
+    fn call_stmt(
+        &mut self,
+        s: &ast::Stmt,
+        name: &ast::Ident,
+        args: &[ast::Expr],
+        code: &mut Vec<Instr>,
+        loops: &mut Loops,
+    ) {
+        let found = match self.globals.get(&name.name).copied() {
+            Some((Global::Action(a), _)) => Some(a),
+            _ => None,
+        };
+        if !found.is_some_and(|a| self.procedures.contains(&a)) {
+            let p = self.error(
+                Code::UnknownAction,
+                name.span,
+                format!("`{}` is not a procedure", name.name),
+                "not a procedure",
+            );
+            p.help = Some(if found.is_some() {
+                format!("run an action's effect with `do {}(...)`", name.name)
+            } else {
+                "declare it with `procedure name(p: Type, ...) { ... }`".into()
+            });
+            return;
+        }
+        self.stmt(
+            &ast::Stmt {
+                kind: S::Do {
+                    action: name.clone(),
+                    args: args.to_vec(),
+                },
+                span: s.span,
+            },
+            code,
+            loops,
+        );
+    }
+
+    /// `do action(args)`: runs an action's effect; windows open after it.
+    fn do_stmt(
+        &mut self,
+        s: &ast::Stmt,
+        action: &ast::Ident,
+        args: &[ast::Expr],
+        code: &mut Vec<Instr>,
+    ) {
+        let help = "declare it with `action name(...) { ... }`";
+        let Some(a) = self.action_called(action, args.len(), s.span, help) else {
+            return;
+        };
+        let xs = args.iter().map(|a| self.expr(a).0).collect();
+        code.push(Instr::Do {
+            action: a,
+            args: xs,
+            span: s.span,
+        });
+        if self.has_windows() {
+            code.push(Instr::Window(false));
+        }
     }
 
     /// `do x.effect(args)`: the term must be a field of type `action(...)`, the arguments

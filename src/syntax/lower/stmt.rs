@@ -68,6 +68,8 @@ pub(super) fn stmt(p: Pair<Rule>) -> Stmt {
     s
 }
 
+/// A statement of the kind `p`'s rule names; each kind with more than a few parts is read by
+/// a function of its own.
 pub(super) fn stmt_inner(p: Pair<Rule>, sp: Span) -> Stmt {
     let rule = p.as_rule();
     let mut it = p.into_inner();
@@ -80,39 +82,8 @@ pub(super) fn stmt_inner(p: Pair<Rule>, sp: Span) -> Stmt {
                 value: expr(it.next().expect("let value")),
             }
         }
-        Rule::assign_stmt => {
-            let target = expr(it.next().expect("target"));
-            let op = match it.next().expect("op").as_str() {
-                "+=" => AssignOp::Add,
-                "-=" => AssignOp::Sub,
-                _ => AssignOp::Set,
-            };
-            StmtKind::Assign {
-                target,
-                op,
-                value: expr(it.next().expect("value")),
-            }
-        }
-        Rule::if_stmt => {
-            it.next();
-            let cond = expr(it.next().expect("cond"));
-            let then = block(it.next().expect("then"));
-            let otherwise = it.nth(1).map(|q| match q.as_rule() {
-                Rule::if_stmt => {
-                    let s = stmt(q);
-                    Block {
-                        span: s.span,
-                        stmts: vec![s],
-                    }
-                }
-                _ => block(q),
-            });
-            StmtKind::If {
-                cond,
-                then,
-                otherwise,
-            }
-        }
+        Rule::assign_stmt => assign_stmt(it),
+        Rule::if_stmt => if_stmt(it),
         Rule::for_stmt => {
             it.next();
             let binding = binding(it.next().expect("binding"));
@@ -121,19 +92,7 @@ pub(super) fn stmt_inner(p: Pair<Rule>, sp: Span) -> Stmt {
                 body: block(it.next().expect("body")),
             }
         }
-        Rule::repeat_stmt => {
-            it.next();
-            let mut count = None;
-            let mut body = Block::default();
-            for q in it {
-                match q.as_rule() {
-                    Rule::expr => count = Some(expr(q)),
-                    Rule::block => body = block(q),
-                    _ => {}
-                }
-            }
-            StmtKind::Repeat { count, body }
-        }
+        Rule::repeat_stmt => repeat_stmt(it),
         Rule::while_stmt => {
             it.next();
             let cond = expr(it.next().expect("cond"));
@@ -159,63 +118,7 @@ pub(super) fn stmt_inner(p: Pair<Rule>, sp: Span) -> Stmt {
                 body: block(it.next().expect("body")),
             }
         }
-        Rule::choose_stmt => {
-            it.next();
-            let mut by = None;
-            let mut each = None;
-            let mut arms = None;
-            let mut otherwise = None;
-            for q in it {
-                match q.as_rule() {
-                    Rule::chooser => by = Some(expr(q.into_inner().nth(1).expect("chooser"))),
-                    Rule::each_chooser => each = q.into_inner().nth(1).map(binding),
-                    Rule::choose_arms => {
-                        let mut list = Vec::new();
-                        for a in q.into_inner() {
-                            match a.as_rule() {
-                                Rule::arm => {
-                                    let mut ai = a.into_inner();
-                                    let name = ident(ai.next().expect("arm name"));
-                                    list.push(Arm {
-                                        name,
-                                        body: ai.next().map(block),
-                                    });
-                                }
-                                Rule::else_block => otherwise = Some(else_block(a)),
-                                _ => {}
-                            }
-                        }
-                        arms = Some(ChooseArms::Arms(list));
-                    }
-                    Rule::choose_value => {
-                        let mut bindings = Vec::new();
-                        let mut guard = None;
-                        let mut body = Block::default();
-                        for a in q.into_inner() {
-                            match a.as_rule() {
-                                Rule::binding => bindings.push(binding(a)),
-                                Rule::expr => guard = Some(expr(a)),
-                                Rule::block => body = block(a),
-                                Rule::else_block => otherwise = Some(else_block(a)),
-                                _ => {}
-                            }
-                        }
-                        arms = Some(ChooseArms::Value {
-                            bindings,
-                            guard,
-                            body,
-                        });
-                    }
-                    _ => {}
-                }
-            }
-            StmtKind::Choose {
-                each,
-                by,
-                arms: arms.expect("choose arms"),
-                otherwise,
-            }
-        }
+        Rule::choose_stmt => choose_stmt(it),
         Rule::move_stmt => {
             it.next();
             let what = expr(it.next().expect("what"));
@@ -223,25 +126,7 @@ pub(super) fn stmt_inner(p: Pair<Rule>, sp: Span) -> Stmt {
             let (to, bottom) = destination(it);
             StmtKind::Move { what, to, bottom }
         }
-        Rule::deal_stmt => {
-            it.next();
-            let n = it.next().expect("count");
-            let count = if n.as_rule() == Rule::kw_all {
-                None
-            } else {
-                Some(expr(n))
-            };
-            it.next(); // from
-            let from = expr(it.next().expect("from"));
-            it.next(); // to
-            let (to, bottom) = destination(it);
-            StmtKind::Deal {
-                count,
-                from,
-                to,
-                bottom,
-            }
-        }
+        Rule::deal_stmt => deal_stmt(it),
         Rule::shuffle_stmt => {
             it.next();
             StmtKind::Shuffle(expr(it.next().expect("zone")))
@@ -253,21 +138,7 @@ pub(super) fn stmt_inner(p: Pair<Rule>, sp: Span) -> Stmt {
             let domain = it.next().map(|q| coll(q).0);
             StmtKind::Roll { target, domain }
         }
-        Rule::do_stmt => {
-            it.next();
-            let target = term(it.next().expect("action")).0;
-            let args: Option<Vec<Expr>> = it.next().map(|q| q.into_inner().map(expr).collect());
-            match (target.kind, args) {
-                (ExprKind::Call(action, args), None) => StmtKind::Do { action, args },
-                (kind, args) => StmtKind::DoField {
-                    target: Expr {
-                        kind,
-                        span: target.span,
-                    },
-                    args: args.unwrap_or_default(),
-                },
-            }
-        }
+        Rule::do_stmt => do_stmt(it),
         Rule::end_stmt => {
             it.next();
             let kind = match it.next().map(|q| q.as_rule()) {
@@ -309,6 +180,155 @@ pub(super) fn stmt_inner(p: Pair<Rule>, sp: Span) -> Stmt {
         r => unreachable!("grammar: unexpected statement {r:?}"),
     };
     Stmt { kind, span: sp }
+}
+
+/// `target = value`, `target += value` or `target -= value`.
+fn assign_stmt(mut it: Pairs<Rule>) -> StmtKind {
+    let target = expr(it.next().expect("target"));
+    let op = match it.next().expect("op").as_str() {
+        "+=" => AssignOp::Add,
+        "-=" => AssignOp::Sub,
+        _ => AssignOp::Set,
+    };
+    StmtKind::Assign {
+        target,
+        op,
+        value: expr(it.next().expect("value")),
+    }
+}
+
+/// `if cond { } else { }`, an `else if` read as an `else` block holding one `if`.
+fn if_stmt(mut it: Pairs<Rule>) -> StmtKind {
+    it.next();
+    let cond = expr(it.next().expect("cond"));
+    let then = block(it.next().expect("then"));
+    let otherwise = it.nth(1).map(|q| match q.as_rule() {
+        Rule::if_stmt => {
+            let s = stmt(q);
+            Block {
+                span: s.span,
+                stmts: vec![s],
+            }
+        }
+        _ => block(q),
+    });
+    StmtKind::If {
+        cond,
+        then,
+        otherwise,
+    }
+}
+
+/// `repeat [count] { body }`.
+fn repeat_stmt(mut it: Pairs<Rule>) -> StmtKind {
+    it.next();
+    let mut count = None;
+    let mut body = Block::default();
+    for q in it {
+        match q.as_rule() {
+            Rule::expr => count = Some(expr(q)),
+            Rule::block => body = block(q),
+            _ => {}
+        }
+    }
+    StmtKind::Repeat { count, body }
+}
+
+/// `choose [by p | each p in C] { arms } [else { }]` or `choose x in C where cond { }`.
+fn choose_stmt(mut it: Pairs<Rule>) -> StmtKind {
+    it.next();
+    let mut by = None;
+    let mut each = None;
+    let mut arms = None;
+    let mut otherwise = None;
+    for q in it {
+        match q.as_rule() {
+            Rule::chooser => by = Some(expr(q.into_inner().nth(1).expect("chooser"))),
+            Rule::each_chooser => each = q.into_inner().nth(1).map(binding),
+            Rule::choose_arms => {
+                let mut list = Vec::new();
+                for a in q.into_inner() {
+                    match a.as_rule() {
+                        Rule::arm => {
+                            let mut ai = a.into_inner();
+                            let name = ident(ai.next().expect("arm name"));
+                            list.push(Arm {
+                                name,
+                                body: ai.next().map(block),
+                            });
+                        }
+                        Rule::else_block => otherwise = Some(else_block(a)),
+                        _ => {}
+                    }
+                }
+                arms = Some(ChooseArms::Arms(list));
+            }
+            Rule::choose_value => {
+                let mut bindings = Vec::new();
+                let mut guard = None;
+                let mut body = Block::default();
+                for a in q.into_inner() {
+                    match a.as_rule() {
+                        Rule::binding => bindings.push(binding(a)),
+                        Rule::expr => guard = Some(expr(a)),
+                        Rule::block => body = block(a),
+                        Rule::else_block => otherwise = Some(else_block(a)),
+                        _ => {}
+                    }
+                }
+                arms = Some(ChooseArms::Value {
+                    bindings,
+                    guard,
+                    body,
+                });
+            }
+            _ => {}
+        }
+    }
+    StmtKind::Choose {
+        each,
+        by,
+        arms: arms.expect("choose arms"),
+        otherwise,
+    }
+}
+
+/// `deal n from a to [bottom of] b`, or `deal all from a to b`.
+fn deal_stmt(mut it: Pairs<Rule>) -> StmtKind {
+    it.next();
+    let n = it.next().expect("count");
+    let count = if n.as_rule() == Rule::kw_all {
+        None
+    } else {
+        Some(expr(n))
+    };
+    it.next(); // from
+    let from = expr(it.next().expect("from"));
+    it.next(); // to
+    let (to, bottom) = destination(it);
+    StmtKind::Deal {
+        count,
+        from,
+        to,
+        bottom,
+    }
+}
+
+/// `do name(args)`, or `do` with any other term (`do x.effect(args)`), for the checker.
+fn do_stmt(mut it: Pairs<Rule>) -> StmtKind {
+    it.next();
+    let target = term(it.next().expect("action")).0;
+    let args: Option<Vec<Expr>> = it.next().map(|q| q.into_inner().map(expr).collect());
+    match (target.kind, args) {
+        (ExprKind::Call(action, args), None) => StmtKind::Do { action, args },
+        (kind, args) => StmtKind::DoField {
+            target: Expr {
+                kind,
+                span: target.span,
+            },
+            args: args.unwrap_or_default(),
+        },
+    }
 }
 
 /// The destination after `to` in `move` and `deal`: `[bottom of] zone`.
