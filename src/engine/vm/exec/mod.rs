@@ -39,17 +39,14 @@ impl Machine {
         locals: &mut [Value],
         me: u8,
     ) -> Eval<()> {
-        // `g` and `s` pass a barrier on entry: the compiler then no longer knows that every
-        // table behind them may be read, so it leaves each table's address to the ops that
-        // read it instead of loading some twenty of them before the first op and keeping
-        // them on the stack (about 45 instructions an entry, paid by every short code).
-        let g = std::hint::black_box(g);
-        let s = std::hint::black_box(s);
-        // The ops up to the code's end: one test per op both ends the code and keeps the
-        // read in bounds.
+        // `g` and `s` pass a barrier on entry, so that the compiler leaves each table's
+        // address to the ops that read it (not twenty loaded before the first op); the ops
+        // up to the code's end: one test per op both ends the code and keeps the read in
+        // bounds.
+        let (g, s) = (std::hint::black_box(g), std::hint::black_box(s));
         debug_assert!(
             code.end as usize <= g.program.ops.len(),
-            "code past the program's ops"
+            "code past the ops"
         );
         let ops = g.program.ops.get(..code.end as usize).unwrap_or_default();
         let mut pc = code.start;
@@ -64,25 +61,7 @@ impl Machine {
                     let v = field(g, s, local(locals, l), f)?;
                     self.stack.push(v);
                 }
-                Op::Cmp(i) => {
-                    let v = self.cmp_inline(g, s, i, pc - 1, locals, me)?;
-                    // A comparison followed by a branch on it (an `if`, `and`, `or`) branches
-                    // at once: the flag never goes through the stack. Only the path falling
-                    // through from the comparison is fused; a jump to the branch runs it.
-                    match ops.get(pc as usize) {
-                        Some(&Op::JumpIfNot(t)) => pc = if v { pc + 1 } else { t },
-                        Some(&Op::AndJump(t)) if !v => {
-                            self.stack.push(Value::Bool(false));
-                            pc = t;
-                        }
-                        Some(&Op::OrJump(t)) if v => {
-                            self.stack.push(Value::Bool(true));
-                            pc = t;
-                        }
-                        Some(Op::AndJump(_) | Op::OrJump(_)) => pc += 1,
-                        _ => self.stack.push(Value::Bool(v)),
-                    }
-                }
+                Op::Cmp(i) => pc = self.cmp_op(g, s, i, ops, pc, locals, me)?,
                 Op::AndJump(t) | Op::OrJump(t) => {
                     let jump_on = matches!(op, Op::OrJump(_));
                     match self.stack.last().copied() {
@@ -94,36 +73,10 @@ impl Machine {
                     }
                 }
                 Op::VarLocal(v, l) => {
-                    let var = &g.vars[v];
-                    let i = index_of(g, s, local(locals, l))?;
-                    if i >= var.sizes[0] {
-                        return Err(bad_index(&var.name));
-                    }
-                    self.stack.push(s.vars[(var.base + i) as usize]);
+                    let x = var_local(g, s, v, local(locals, l))?;
+                    self.stack.push(x);
                 }
-                Op::Bin(op) => {
-                    let b = self.pop();
-                    let a = self.pop();
-                    let v = match (op, a, b) {
-                        (BinOp::Add, Value::Int(x), Value::Int(y))
-                            if x.checked_add(y).is_some() =>
-                        {
-                            Value::Int(x + y)
-                        }
-                        (BinOp::Sub, Value::Int(x), Value::Int(y))
-                            if x.checked_sub(y).is_some() =>
-                        {
-                            Value::Int(x - y)
-                        }
-                        (BinOp::Eq, a, b) => Value::Bool(a == b),
-                        (BinOp::Ne, a, b) => Value::Bool(a != b),
-                        (BinOp::Lt, Value::Int(x), Value::Int(y)) => Value::Bool(x < y),
-                        (BinOp::Gt, Value::Int(x), Value::Int(y)) => Value::Bool(x > y),
-                        (op, a, b) => binary(g, s, op, a, b)
-                            .map_err(|e| with(e, g.program.span_at(pc - 1)))?,
-                    };
-                    self.stack.push(v);
-                }
+                Op::Bin(op) => self.bin_op(g, s, op, pc)?,
                 Op::IsMe => {
                     let v = self.pop();
                     self.stack.push(Value::Bool(v == Value::Player(me)));
@@ -136,63 +89,31 @@ impl Machine {
                 Op::JumpIfNot(t) => match self.stack.pop() {
                     Some(Value::Bool(true)) => {}
                     Some(Value::Bool(false)) => pc = t,
-                    other => {
-                        return Err(expected(
-                            g,
-                            s,
-                            "true or false",
-                            other.unwrap_or_default(),
-                            None,
-                        ))
-                    }
+                    other => return Err(not_bool(g, s, other.unwrap_or_default())),
                 },
                 Op::Lit(i) => self.stack.push(g.program.lits[i as usize]),
                 Op::None => self.stack.push(Value::None),
                 Op::Const(c) => self.stack.push(s.consts[c]),
                 Op::Inst(i) => self.stack.push(Value::Zone(i)),
                 Op::ZoneLocal(z, l) => {
-                    let zone = &g.zones[z];
-                    let i = index_of(g, s, local(locals, l))?;
-                    if i >= zone.sizes[0] {
-                        return Err(bad_index(&zone.name));
-                    }
-                    self.stack.push(Value::Zone(InstId(zone.base.0 + i)));
+                    let inst = zone_local(g, s, z, local(locals, l))?;
+                    self.stack.push(Value::Zone(inst));
                 }
                 Op::ZoneMe(z) => self.stack.push(Value::Zone(zone_me(g, z, me)?)),
-                Op::Zone2(i) => {
-                    let inst = zone2(g, s, i, locals)?;
-                    self.stack.push(Value::Zone(inst));
-                }
-                Op::ZoneMeLocal(z, l) => {
-                    let inst = zone_me_local(g, s, z, me, locals, l)?;
-                    self.stack.push(Value::Zone(inst));
-                }
-                Op::VarMe(v) => self.stack.push(var_me(g, s, v, me)?),
-                Op::Var2(i) => {
-                    let v = self.var2(g, s, i, locals)?;
+                Op::Zone2(_) | Op::ZoneMeLocal(..) | Op::VarMe(_) | Op::Var2(_) => {
+                    let v = self.indexed_op(g, s, op, locals, me)?;
                     self.stack.push(v);
                 }
-                Op::IterZone => match self.pop() {
-                    Value::Zone(z) => self.iters.push(Iter::Zone {
-                        next: s.zones.bottom(z),
-                    }),
-                    other => return Err(expected(g, s, "a zone", other, None)),
-                },
-                Op::ZoneWalk(w) => match self.pop() {
-                    // An empty zone leaves the loop at once, as its `IterNext` would.
-                    Value::Zone(z) => match (s.zones.bottom(z), ops.get(pc as usize)) {
-                        (None, Some(&Op::IterNext { exit, .. })) => pc = exit,
-                        (next, _) => pc = self.zone_walk(g, s, w, next, pc, locals, me)?,
-                    },
-                    other => return Err(expected(g, s, "a zone", other, None)),
-                },
+                Op::IterZone | Op::ZoneWalk(_) => {
+                    pc = self.zone_loop_op(g, s, op, ops, pc, locals, me)?
+                }
                 Op::Field(f) => {
                     let c = self.pop();
                     self.stack.push(field(g, s, c, f)?);
                 }
                 Op::Not => match self.pop() {
                     Value::Bool(b) => self.stack.push(Value::Bool(!b)),
-                    other => return Err(expected(g, s, "true or false", other, None)),
+                    other => return Err(not_bool(g, s, other)),
                 },
                 Op::NotNone => {
                     let v = self.pop();
@@ -215,41 +136,8 @@ impl Machine {
                 }
                 Op::Call(d) => self.call(g, s, d, me)?,
                 Op::IterNext { slot, exit } => {
-                    // The walks of a zone and of the players step here; the others (and
-                    // running out of work, with its error) in `next`.
-                    let quick = match self.iters.last_mut() {
-                        Some(Iter::Zone { next }) if self.fuel > 0 => Some(next.map(|c| {
-                            *next = s.zones.above(c);
-                            Value::Comp(c)
-                        })),
-                        Some(Iter::Seats { next, end }) if self.fuel > 0 => {
-                            Some((*next < *end).then(|| {
-                                *next += 1;
-                                Value::Player(*next - 1)
-                            }))
-                        }
-                        _ => None,
-                    };
-                    let v = match quick {
-                        Some(Some(v)) => {
-                            self.fuel -= 1;
-                            Some(v)
-                        }
-                        Some(None) => {
-                            self.stop();
-                            None
-                        }
-                        None => self
-                            .next(g, s, None)
-                            .map_err(|e| with(e, g.program.span_at(pc - 1)))?,
-                    };
-                    match v {
-                        Some(v) => {
-                            if let Some(l) = locals.get_mut(slot as usize) {
-                                *l = v;
-                            }
-                        }
-                        None => pc = exit,
+                    if !self.iter_next_op(g, s, slot, pc, locals)? {
+                        pc = exit;
                     }
                 }
                 Op::AccCount => {
@@ -291,6 +179,171 @@ impl Machine {
             }
         }
         Ok(())
+    }
+
+    /// `Op::Cmp(i)` at `pc - 1`: the comparison, and where the loop goes on. Followed by a
+    /// branch on it (an `if`, `and`, `or`), it branches at once: the flag never goes through
+    /// the stack. Only the path falling through from the comparison is fused; a jump to the
+    /// branch runs it.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn cmp_op(
+        &mut self,
+        g: &Game,
+        s: &State,
+        i: u32,
+        ops: &[Op],
+        pc: u32,
+        locals: &mut [Value],
+        me: u8,
+    ) -> Eval<u32> {
+        let v = self.cmp_inline(g, s, i, pc - 1, locals, me)?;
+        Ok(match ops.get(pc as usize) {
+            Some(&Op::JumpIfNot(t)) => {
+                if v {
+                    pc + 1
+                } else {
+                    t
+                }
+            }
+            Some(&Op::AndJump(t)) if !v => {
+                self.stack.push(Value::Bool(false));
+                t
+            }
+            Some(&Op::OrJump(t)) if v => {
+                self.stack.push(Value::Bool(true));
+                t
+            }
+            Some(Op::AndJump(_) | Op::OrJump(_)) => pc + 1,
+            _ => {
+                self.stack.push(Value::Bool(v));
+                pc
+            }
+        })
+    }
+
+    /// `Op::Bin(op)` at `pc - 1` on the two values on top of the stack: the common cases of
+    /// numbers and equality here, the others by [`binary`].
+    #[inline(always)]
+    fn bin_op(&mut self, g: &Game, s: &State, op: BinOp, pc: u32) -> Eval<()> {
+        let b = self.pop();
+        let a = self.pop();
+        let v = match (op, a, b) {
+            (BinOp::Add, Value::Int(x), Value::Int(y)) if x.checked_add(y).is_some() => {
+                Value::Int(x + y)
+            }
+            (BinOp::Sub, Value::Int(x), Value::Int(y)) if x.checked_sub(y).is_some() => {
+                Value::Int(x - y)
+            }
+            (BinOp::Eq, a, b) => Value::Bool(a == b),
+            (BinOp::Ne, a, b) => Value::Bool(a != b),
+            (BinOp::Lt, Value::Int(x), Value::Int(y)) => Value::Bool(x < y),
+            (BinOp::Gt, Value::Int(x), Value::Int(y)) => Value::Bool(x > y),
+            (op, a, b) => binary(g, s, op, a, b).map_err(|e| with(e, g.program.span_at(pc - 1)))?,
+        };
+        self.stack.push(v);
+        Ok(())
+    }
+
+    /// `Op::IterNext` at `pc - 1`: the loop's next element written to local `slot` (true),
+    /// or the loop is over (false).
+    #[inline(always)]
+    fn iter_next_op(
+        &mut self,
+        g: &Game,
+        s: &State,
+        slot: u16,
+        pc: u32,
+        locals: &mut [Value],
+    ) -> Eval<bool> {
+        // The walks of a zone and of the players step here; the others (and
+        // running out of work, with its error) in `next`.
+        let quick = match self.iters.last_mut() {
+            Some(Iter::Zone { next }) if self.fuel > 0 => Some(next.map(|c| {
+                *next = s.zones.above(c);
+                Value::Comp(c)
+            })),
+            Some(Iter::Seats { next, end }) if self.fuel > 0 => Some((*next < *end).then(|| {
+                *next += 1;
+                Value::Player(*next - 1)
+            })),
+            _ => None,
+        };
+        let v = match quick {
+            Some(Some(v)) => {
+                self.fuel -= 1;
+                Some(v)
+            }
+            Some(None) => {
+                self.stop();
+                None
+            }
+            None => self
+                .next(g, s, None)
+                .map_err(|e| with(e, g.program.span_at(pc - 1)))?,
+        };
+        match v {
+            Some(v) => {
+                if let Some(l) = locals.get_mut(slot as usize) {
+                    *l = v;
+                }
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    /// The reads of an indexed zone instance or variable: `zone[a, b]`, `zone[me, l]`,
+    /// `var[me]`, `var[a, b]`.
+    #[inline(always)]
+    fn indexed_op(
+        &mut self,
+        g: &Game,
+        s: &State,
+        op: Op,
+        locals: &mut [Value],
+        me: u8,
+    ) -> Eval<Value> {
+        Ok(match op {
+            Op::Zone2(i) => Value::Zone(zone2(g, s, i, locals)?),
+            Op::ZoneMeLocal(z, l) => Value::Zone(zone_me_local(g, s, z, me, locals, l)?),
+            Op::VarMe(v) => var_me(g, s, v, me)?,
+            Op::Var2(i) => self.var2(g, s, i, locals)?,
+            _ => Value::None,
+        })
+    }
+
+    /// The start of a loop over a zone's components (`IterZone`), or the loop walked in
+    /// place (`ZoneWalk`, an empty zone leaving the loop at once, as its `IterNext` would):
+    /// where the op loop goes on.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn zone_loop_op(
+        &mut self,
+        g: &Game,
+        s: &State,
+        op: Op,
+        ops: &[Op],
+        pc: u32,
+        locals: &mut [Value],
+        me: u8,
+    ) -> Eval<u32> {
+        let z = match self.pop() {
+            Value::Zone(z) => z,
+            other => return Err(not_zone(g, s, other)),
+        };
+        Ok(match op {
+            Op::ZoneWalk(w) => match (s.zones.bottom(z), ops.get(pc as usize)) {
+                (None, Some(&Op::IterNext { exit, .. })) => exit,
+                (next, _) => self.zone_walk(g, s, w, next, pc, locals, me)?,
+            },
+            _ => {
+                self.iters.push(Iter::Zone {
+                    next: s.zones.bottom(z),
+                });
+                pc
+            }
+        })
     }
 
     /// The ops of middling frequency (walks of zones, boards, players; sums; indexed
@@ -452,6 +505,42 @@ impl Machine {
         self.depth -= 1;
         r
     }
+}
+
+/// `var[x]` of a variable of one dimension (`Op::VarLocal`), the index checked.
+#[inline(always)]
+fn var_local(g: &Game, s: &State, v: VarId, x: Value) -> Eval<Value> {
+    let var = &g.vars[v];
+    let i = index_of(g, s, x)?;
+    if i >= var.sizes[0] {
+        return Err(bad_index(&var.name));
+    }
+    Ok(s.vars[(var.base + i) as usize])
+}
+
+/// `zone[x]` of a zone of one dimension (`Op::ZoneLocal`), the index checked.
+#[inline(always)]
+fn zone_local(g: &Game, s: &State, z: ZoneId, x: Value) -> Eval<InstId> {
+    let zone = &g.zones[z];
+    let i = index_of(g, s, x)?;
+    if i >= zone.sizes[0] {
+        return Err(bad_index(&zone.name));
+    }
+    Ok(InstId(zone.base.0 + i))
+}
+
+/// The error of a value that should be true or false.
+#[cold]
+#[inline(never)]
+fn not_bool(g: &Game, s: &State, v: Value) -> Box<RunError> {
+    expected(g, s, "true or false", v, None)
+}
+
+/// The error of a value that should be a zone.
+#[cold]
+#[inline(never)]
+fn not_zone(g: &Game, s: &State, v: Value) -> Box<RunError> {
+    expected(g, s, "a zone", v, None)
 }
 
 /// The value of code made of one op that only reads (a number, `none`, `me`, a local, a
