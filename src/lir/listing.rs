@@ -127,25 +127,9 @@ impl Built {
     /// other way, which says which).
     pub fn holds(&self, g: &Game, i: usize, env: &dyn interp::Env, fuel: &mut u64) -> Option<bool> {
         let k = (*self.ends.get(i)?)?;
-        #[cfg(feature = "jit")]
-        {
-            let mut left = *fuel;
-            let mut out = Vec::new();
-            match self
-                .code
-                .run_into(k as usize, g, env, &[], &mut left, &mut out)
-            {
-                Ok(Value::Bool(b)) => {
-                    *fuel = left;
-                    Some(b)
-                }
-                _ => None,
-            }
-        }
-        #[cfg(not(feature = "jit"))]
-        {
-            let _ = (g, env, fuel, k);
-            None
+        match self.run(k, g, env, &[], fuel)? {
+            Value::Bool(b) => Some(b),
+            _ => None,
         }
     }
 
@@ -168,20 +152,33 @@ impl Built {
         for ((r, t), v) in raw.iter_mut().zip(tys).zip(args) {
             *r = t.encode(*v)?;
         }
+        self.run(*k, g, env, &raw[..tys.len()], fuel)
+    }
+
+    /// Compiled function `k` on `args`: its value, the work it cost taken from `fuel`;
+    /// `None` (nothing taken) when it failed.
+    fn run(
+        &self,
+        k: u32,
+        g: &Game,
+        env: &dyn interp::Env,
+        args: &[i64],
+        fuel: &mut u64,
+    ) -> Option<Value> {
         #[cfg(feature = "jit")]
         {
             let mut left = *fuel;
             let mut out = Vec::new();
             let v = self
                 .code
-                .run_into(*k as usize, g, env, &raw[..tys.len()], &mut left, &mut out)
+                .run_into(k as usize, g, env, args, &mut left, &mut out)
                 .ok()?;
             *fuel = left;
             Some(v)
         }
         #[cfg(not(feature = "jit"))]
         {
-            let _ = (g, env, fuel, k, raw);
+            let _ = (g, env, fuel, k, args);
             None
         }
     }
