@@ -230,6 +230,21 @@ fn the_verifier_refuses_a_register_read_outside_its_block() {
 }
 
 #[test]
+fn the_verifier_refuses_an_area_outside_the_scratch_words() {
+    let g = game();
+    let mut f = lowered(&g, "k > 1");
+    let dst = f.reg(rulebook::lir::Ty::Int);
+    let area = rulebook::lir::Area { at: 0, words: 4 };
+    f.blocks[0]
+        .insts
+        .push(rulebook::lir::Inst::Clear { dst, area });
+    let e = verify::verify(&f, &g).expect_err("no scratch words declared");
+    assert!(e.contains("outside the scratch words"), "{e}");
+    f.scratch = 4;
+    verify::verify(&f, &g).expect("inside them");
+}
+
+#[test]
 fn what_is_not_built_is_refused_with_its_reason() {
     let text = "game \"T\"\nplayers 2\nboard grid = grid(3, 3)\nvar v[grid]: int\naction a() where count(t in groups(s in grid where v[s] > 0)) > 0 { }\nflow { choose { a } end }\n";
     let g = rulebook::load("t.rules", text).game.expect("checks");
@@ -314,6 +329,7 @@ fn one(
             term: Term::Return(dst),
         }],
         ret,
+        scratch: 0,
     }
 }
 

@@ -89,8 +89,10 @@ pub fn run_into(
 ) -> Result<Value, Fail> {
     let mut rt = Rt::new(g, env, 0);
     rt.out = std::mem::take(out);
+    rt.take_scratch(f.scratch);
     let r = body(f, g, &mut rt, args, fuel);
-    *out = rt.out;
+    rt.give_back_scratch();
+    *out = std::mem::take(&mut rt.out);
     r
 }
 
@@ -217,6 +219,11 @@ pub(crate) fn step(
         Inst::Held { what, zone, .. } => rt.held(what, r(zone))?,
         Inst::Place { what, comp, .. } => rt.place(what, r(comp)),
         Inst::Out { a, .. } => rt.out(ty(a), r(a)),
+        Inst::Clear { area, .. } => rt.clear(area),
+        Inst::Mark { area, x, .. } => rt.mark(area, r(x), true)?,
+        Inst::Marked { area, x, .. } => rt.mark(area, r(x), false)?,
+        Inst::Push { area, x, .. } => rt.push(area, r(x))?,
+        Inst::Pop { area, .. } => rt.pop(area),
     })
 }
 

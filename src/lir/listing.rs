@@ -40,6 +40,22 @@ pub fn off() -> crate::ir::Lazy {
     crate::ir::Lazy::with(Box::new(None::<Built>))
 }
 
+/// Set (to anything) in the environment, what is compiled and what is not (with the reason)
+/// is written to standard error when a game's native code is built.
+pub const REPORT_VAR: &str = "RULEBOOK_NATIVE_REPORT";
+
+/// A lowering's result, told on standard error when [`REPORT_VAR`] is set.
+#[cfg(feature = "jit")]
+fn told(what: &str, f: Result<Func, String>) -> Result<Func, String> {
+    if std::env::var_os(REPORT_VAR).is_some() {
+        match &f {
+            Ok(f) => eprintln!("native: {what}: compiled ({} instructions)", f.size()),
+            Err(e) => eprintln!("native: {what}: not compiled: {e}"),
+        }
+    }
+    f
+}
+
 impl Built {
     #[cfg(feature = "jit")]
     fn new(g: &Game) -> Option<Built> {
@@ -52,7 +68,7 @@ impl Built {
             if a.sequence || a.params.len() > crate::ir::MAX_ARGS {
                 continue;
             }
-            if let Ok(f) = lower::lower_options(g, a) {
+            if let Ok(f) = told(&a.name, lower::lower_options(g, a)) {
                 if verify::verify(&f, g).is_ok() {
                     of[i] = Some((funcs.len() as u32, a.params.len() as u8));
                     funcs.push(f);
@@ -61,7 +77,7 @@ impl Built {
         }
         let mut ends = vec![None; g.end_when.len()];
         for (i, (cond, _)) in g.end_when.iter().enumerate() {
-            if let Ok(f) = lower::lower_expr(g, "end when", cond, &[]) {
+            if let Ok(f) = told("end when", lower::lower_expr(g, "end when", cond, &[])) {
                 if f.ret == Ty::Bool && verify::verify(&f, g).is_ok() {
                     ends[i] = Some(funcs.len() as u32);
                     funcs.push(f);
@@ -88,7 +104,8 @@ impl Built {
             else {
                 continue;
             };
-            if let Ok(f) = lower::lower_expr(g, &def.name, &def.body, &def.param_types) {
+            let f = lower::lower_expr(g, &def.name, &def.body, &def.param_types);
+            if let Ok(f) = told(&def.name, f) {
                 if verify::verify(&f, g).is_ok() {
                     defs[i] = Some((funcs.len() as u32, tys));
                     funcs.push(f);

@@ -273,6 +273,31 @@ pub enum Inst {
     /// Writes `a` as the next value of the options an enumerator lists (`dst`, a number,
     /// is 0): an option of an action of `n` parameters is `n` values written in order.
     Out { dst: Reg, a: Reg },
+    /// Zeroes an area of the function's scratch words (`dst`, a number, is 0): an empty set
+    /// or stack.
+    Clear { dst: Reg, area: Area },
+    /// Marks `x` (an id) in the set an area holds, one bit per id; `dst` (a truth value) is
+    /// whether it was marked before. An id past the area's bits (or none) fails.
+    Mark { dst: Reg, area: Area, x: Reg },
+    /// Whether `x` (an id) is marked in the set an area holds (failing as [`Inst::Mark`]).
+    Marked { dst: Reg, area: Area, x: Reg },
+    /// Pushes `x` (an id) on the stack an area holds (its first word the number of entries,
+    /// then the entries); `dst` (a number) is 0. A full stack fails ([`Fail::Limit`]).
+    Push { dst: Reg, area: Area, x: Reg },
+    /// Takes the top entry off the stack an area holds; none (of `dst`'s type, an id) when
+    /// it is empty.
+    Pop { dst: Reg, area: Area },
+}
+
+/// A run of the scratch words of a function ([`Func::scratch`]): where it starts, and how
+/// many words it has. Sets and stacks of a walk (a group's members, the spaces to visit)
+/// live there, for the time of one call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Area {
+    /// Its first word.
+    pub at: u32,
+    /// Its number of words.
+    pub words: u32,
 }
 
 /// What [`Inst::Held`] reads of a zone instance.
@@ -323,14 +348,20 @@ impl Inst {
             | Inst::Near { dst, .. }
             | Inst::Seek { dst, .. }
             | Inst::Twin { dst, .. }
-            | Inst::Out { dst, .. } => dst,
+            | Inst::Out { dst, .. }
+            | Inst::Clear { dst, .. }
+            | Inst::Mark { dst, .. }
+            | Inst::Marked { dst, .. }
+            | Inst::Push { dst, .. }
+            | Inst::Pop { dst, .. } => dst,
         }
     }
 
     /// The registers read, in order.
     pub fn uses(&self, f: &mut impl FnMut(Reg)) {
         match *self {
-            Inst::Const { .. } | Inst::Read { .. } => {}
+            Inst::Const { .. } | Inst::Read { .. } | Inst::Clear { .. } | Inst::Pop { .. } => {}
+            Inst::Mark { x, .. } | Inst::Marked { x, .. } | Inst::Push { x, .. } => f(x),
             Inst::Var { index, .. } => index.into_iter().for_each(f),
             Inst::Index { acc, x, .. } => {
                 acc.into_iter().for_each(&mut *f);
@@ -366,8 +397,9 @@ impl Inst {
         }
     }
 
-    /// Whether it can fail or reads the state: such an instruction stays even when nothing
-    /// reads its result (a failure is part of what the function does).
+    /// Whether it can fail, reads the state or reads or writes the scratch words: such an
+    /// instruction stays even when nothing reads its result (a failure is part of what the
+    /// function does).
     pub fn may_fail(&self) -> bool {
         !matches!(
             self,
@@ -449,7 +481,13 @@ pub struct Func {
     pub blocks: Vec<Block>,
     /// The type of its result.
     pub ret: Ty,
+    /// The number of scratch words its areas use ([`Area`]), at most [`MAX_SCRATCH`].
+    pub scratch: u32,
 }
+
+/// The most scratch words a function may use (64 KiB): a lowering that needs more is
+/// refused, and the expression runs in the engine.
+pub const MAX_SCRATCH: u32 = 8192;
 
 impl Func {
     /// The type of a register.

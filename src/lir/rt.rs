@@ -18,6 +18,9 @@ pub struct Rt<'a> {
     pub players: i64,
     /// The values an enumerator wrote ([`Inst::Out`]).
     pub out: Vec<Value>,
+    /// The function's scratch words ([`Area`]), taken from this thread's pool for a call of
+    /// a function that has some ([`Rt::take_scratch`]) and given back after it.
+    pub scratch: Vec<u64>,
     env: &'a dyn Env,
     game: &'a Game,
 }
@@ -31,9 +34,76 @@ impl<'a> Rt<'a> {
             current: env.current().map_or(ID_NONE, |p| p as i64),
             players: env.players() as i64,
             out: vec![],
+            scratch: vec![],
             env,
             game,
         }
+    }
+
+    /// Takes `words` scratch words for a call (zeroed) from this thread's pool, which keeps
+    /// them between calls so that a call allocates nothing once the pool is large enough.
+    pub fn take_scratch(&mut self, words: u32) {
+        if words == 0 {
+            return;
+        }
+        let mut v = SCRATCH.with(|p| std::mem::take(&mut *p.borrow_mut()));
+        v.clear();
+        v.resize(words as usize, 0);
+        self.scratch = v;
+    }
+
+    /// Gives the scratch words back to this thread's pool.
+    pub fn give_back_scratch(&mut self) {
+        let v = std::mem::take(&mut self.scratch);
+        if v.capacity() > 0 {
+            SCRATCH.with(|p| {
+                let mut p = p.borrow_mut();
+                if p.capacity() < v.capacity() {
+                    *p = v;
+                }
+            });
+        }
+    }
+
+    /// [`Inst::Clear`]
+    pub fn clear(&mut self, a: Area) -> i64 {
+        self.scratch[a.at as usize..(a.at + a.words) as usize].fill(0);
+        0
+    }
+
+    /// [`Inst::Mark`] (`set`) and [`Inst::Marked`]: whether `x` was marked.
+    pub fn mark(&mut self, a: Area, x: i64, set: bool) -> Result<i64, Fail> {
+        if x < 0 || x >= a.words as i64 * 64 {
+            return Err(Fail::Index);
+        }
+        let w = &mut self.scratch[(a.at + (x / 64) as u32) as usize];
+        let bit = 1u64 << (x % 64);
+        let was = *w & bit != 0;
+        if set {
+            *w |= bit;
+        }
+        Ok(was as i64)
+    }
+
+    /// [`Inst::Push`]
+    pub fn push(&mut self, a: Area, x: i64) -> Result<i64, Fail> {
+        let n = self.scratch[a.at as usize];
+        if n + 1 >= a.words as u64 {
+            return Err(Fail::Limit);
+        }
+        self.scratch[(a.at as u64 + 1 + n) as usize] = x as u64;
+        self.scratch[a.at as usize] = n + 1;
+        Ok(0)
+    }
+
+    /// [`Inst::Pop`]
+    pub fn pop(&mut self, a: Area) -> i64 {
+        let n = self.scratch[a.at as usize];
+        if n == 0 {
+            return ID_NONE;
+        }
+        self.scratch[a.at as usize] = n - 1;
+        self.scratch[(a.at as u64 + n) as usize] as i64
     }
 
     /// Spends `n` units of work (a block's instructions and its end).
@@ -172,6 +242,11 @@ impl<'a> Rt<'a> {
             .zone_at(InstId(z as u32), k as u32)
             .map_or(ID_NONE, |c| c.0 as i64))
     }
+}
+
+thread_local! {
+    /// Scratch words kept between calls on this thread ([`Rt::take_scratch`]).
+    static SCRATCH: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// Checked arithmetic on two numbers (none fails; so does a result that is none's number).

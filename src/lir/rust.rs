@@ -21,7 +21,7 @@ pub fn emit(g: &Game, funcs: &[&Func]) -> String {
          #[allow(unused_imports)]\n\
          use rulebook::ir::{BoardId, EnumId, TypeId};\n\
          use rulebook::lir::rt::{self, Rt};\n\
-         use rulebook::lir::{Arith, Cmp, Fail, Held, Place, Ty, Unary};\n\n",
+         use rulebook::lir::{Area, Arith, Cmp, Fail, Held, Place, Ty, Unary};\n\n",
     );
     for (i, f) in funcs.iter().enumerate() {
         function(&mut s, g, i, f);
@@ -45,6 +45,9 @@ fn function(s: &mut String, g: &Game, i: usize, f: &Func) {
     for (k, p) in f.params.iter().enumerate() {
         let _ = writeln!(s, "    r[{}] = a[{k}];", p.0);
     }
+    if f.scratch > 0 {
+        let _ = writeln!(s, "    c.take_scratch({});", f.scratch);
+    }
     s.push_str("    let mut at = 0u32;\n    loop {\n        match at {\n");
     for (k, b) in f.blocks.iter().enumerate() {
         let _ = writeln!(s, "            {k} => {{");
@@ -58,6 +61,10 @@ fn function(s: &mut String, g: &Game, i: usize, f: &Func) {
         s.push_str("            }\n");
     }
     s.push_str("            _ => unreachable!(),\n        }\n    }\n}\n\n");
+}
+
+fn area_src(a: Area) -> String {
+    format!("Area {{ at: {}, words: {} }}", a.at, a.words)
 }
 
 fn r(x: Reg) -> String {
@@ -150,6 +157,11 @@ fn inst_src(g: &Game, f: &Func, inst: &Inst) -> String {
         Inst::Held { what, zone, .. } => format!("c.held(Held::{what:?}, {})?", r(zone)),
         Inst::Place { what, comp, .. } => format!("c.place(Place::{what:?}, {})", r(comp)),
         Inst::Out { a, .. } => format!("c.out({}, {})", ty(a), r(a)),
+        Inst::Clear { area, .. } => format!("c.clear({})", area_src(area)),
+        Inst::Mark { area, x, .. } => format!("c.mark({}, {}, true)?", area_src(area), r(x)),
+        Inst::Marked { area, x, .. } => format!("c.mark({}, {}, false)?", area_src(area), r(x)),
+        Inst::Push { area, x, .. } => format!("c.push({}, {})?", area_src(area), r(x)),
+        Inst::Pop { area, .. } => format!("c.pop({})", area_src(area)),
     };
     format!("{d} = {rhs};")
 }

@@ -233,6 +233,28 @@ fn check_types(f: &Func, g: &Game, inst: &Inst) -> Result<(), String> {
             t(dst) == Ty::Bool && matches!(t(space), Ty::Space(_)),
             "closedness of something that is not a space",
         ),
+        Inst::Clear { dst, area } => {
+            want(t(dst) == Ty::Int, "a clearing's register not a number")?;
+            check_area(f, area, 1)
+        }
+        Inst::Mark { dst, area, x } | Inst::Marked { dst, area, x } => {
+            want(
+                t(dst) == Ty::Bool && is_id(t(x)),
+                "a mark of something that is not an id",
+            )?;
+            check_area(f, area, 1)
+        }
+        Inst::Push { dst, area, x } => {
+            want(
+                t(dst) == Ty::Int && is_id(t(x)),
+                "a push of something that is not an id",
+            )?;
+            check_area(f, area, 1)
+        }
+        Inst::Pop { dst, area } => {
+            want(is_id(t(dst)), "a pop into something that is not an id")?;
+            check_area(f, area, 1)
+        }
         Inst::Var { .. }
         | Inst::Field { .. }
         | Inst::Zone { .. }
@@ -241,6 +263,24 @@ fn check_types(f: &Func, g: &Game, inst: &Inst) -> Result<(), String> {
         | Inst::ZoneAt { .. }
         | Inst::Place { .. } => check_read_types(f, g, inst),
     }
+}
+
+/// Whether a register type holds an id (a seat, an enum value, a component, a space, a
+/// zone instance).
+fn is_id(t: Ty) -> bool {
+    !matches!(t, Ty::Int | Ty::Bool)
+}
+
+/// An area of at least `min` words inside the function's scratch words, which are at most
+/// [`MAX_SCRATCH`].
+fn check_area(f: &Func, a: Area, min: u32) -> Result<(), String> {
+    if a.words < min || a.at.checked_add(a.words).is_none_or(|e| e > f.scratch) {
+        return Err(format!("an area outside the scratch words ({a:?})"));
+    }
+    if f.scratch > MAX_SCRATCH {
+        return Err("more scratch words than a function may use".into());
+    }
+    Ok(())
 }
 
 /// The types of an instruction that reads the state or the game's tables: a variable, a

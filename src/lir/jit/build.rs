@@ -352,6 +352,13 @@ impl<'a, 'b> Lower<'a, 'b> {
                 self.write_out(x, ty(a))
             }
             Inst::Place { dst, what, comp } => self.place(what, comp, dst),
+            Inst::Clear { area, .. } => self.clear(area),
+            Inst::Mark { dst, area, x } | Inst::Marked { dst, area, x } => {
+                self.sure[dst.0 as usize] = true;
+                self.mark(area, x, matches!(inst, Inst::Mark { .. }))
+            }
+            Inst::Push { area, x, .. } => self.push_on(area, x),
+            Inst::Pop { area, .. } => self.pop_off(area),
         };
         self.b.def_var(var(inst.dst()), v);
     }
@@ -524,6 +531,108 @@ impl<'a, 'b> Lower<'a, 'b> {
         self.b.ins().jump(join, &[]);
         self.b.switch_to_block(join);
         self.iconst(0)
+    }
+
+    /// The address of word `k` of an area (a number of words from its start).
+    fn word(&mut self, area: Area, k: Option<CValue>) -> CValue {
+        let base = (self.b.ins()).load(self.ptr, MemFlagsData::trusted(), self.ctx, SCRATCH);
+        let start = self.b.ins().iadd_imm_s(base, area.at as i64 * 8);
+        match k {
+            Some(k) => {
+                let off = self.b.ins().ishl_imm_u(k, 3);
+                self.b.ins().iadd(start, off)
+            }
+            None => start,
+        }
+    }
+
+    /// [`Inst::Clear`]: the area's words zeroed (in place up to 16 words, else a loop).
+    fn clear(&mut self, area: Area) -> CValue {
+        let at = self.word(area, None);
+        let z = self.iconst(0);
+        let flags = MemFlagsData::trusted();
+        if area.words <= 16 {
+            for k in 0..area.words {
+                self.b.ins().store(flags, z, at, (k * 8) as i32);
+            }
+            return z;
+        }
+        // k from 0 to the area's words.
+        let (head, body, done) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.b.append_block_param(head, types::I64);
+        self.b.ins().jump(head, &[z.into()]);
+        self.b.switch_to_block(head);
+        let k = self.b.block_params(head)[0];
+        let more = (self.b.ins()).icmp_imm_s(IntCC::UnsignedLessThan, k, area.words as i64);
+        self.b.ins().brif(more, body, &[], done, &[]);
+        self.b.switch_to_block(body);
+        let off = self.b.ins().ishl_imm_u(k, 3);
+        let addr = self.b.ins().iadd(at, off);
+        self.b.ins().store(flags, z, addr, 0);
+        let k1 = self.b.ins().iadd_imm_s(k, 1);
+        self.b.ins().jump(head, &[k1.into()]);
+        self.b.switch_to_block(done);
+        self.iconst(0)
+    }
+
+    /// [`Inst::Mark`] (`set`) and [`Inst::Marked`]: whether `x`'s bit was set.
+    fn mark(&mut self, area: Area, x: Reg, set: bool) -> CValue {
+        let x = self.use_(x);
+        self.check_below(x, area.words as i64 * 64);
+        let k = self.b.ins().ushr_imm_u(x, 6);
+        let addr = self.word(area, Some(k));
+        let flags = MemFlagsData::trusted();
+        let w = self.b.ins().load(types::I64, flags, addr, 0);
+        let sh = self.b.ins().band_imm_u(x, 63);
+        let one = self.iconst(1);
+        let bit = self.b.ins().ishl(one, sh);
+        if set {
+            let w2 = self.b.ins().bor(w, bit);
+            self.b.ins().store(flags, w2, addr, 0);
+        }
+        let hit = self.b.ins().band(w, bit);
+        let c = self.b.ins().icmp_imm_s(IntCC::NotEqual, hit, 0);
+        self.b.ins().uextend(types::I64, c)
+    }
+
+    /// [`Inst::Push`]: `x` written after the area's entries, their number one more; a full
+    /// area fails.
+    fn push_on(&mut self, area: Area, x: Reg) -> CValue {
+        let x = self.use_(x);
+        let at = self.word(area, None);
+        let flags = MemFlagsData::trusted();
+        let n = self.b.ins().load(types::I64, flags, at, 0);
+        let full =
+            (self.b.ins()).icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, n, area.words as i64 - 1);
+        self.fail_if(full, Fail::Limit);
+        let off = self.b.ins().ishl_imm_u(n, 3);
+        let addr = self.b.ins().iadd(at, off);
+        self.b.ins().store(flags, x, addr, 8);
+        let n1 = self.b.ins().iadd_imm_s(n, 1);
+        self.b.ins().store(flags, n1, at, 0);
+        self.iconst(0)
+    }
+
+    /// [`Inst::Pop`]: the area's last entry taken off (none when it has none).
+    fn pop_off(&mut self, area: Area) -> CValue {
+        let at = self.word(area, None);
+        let flags = MemFlagsData::trusted();
+        let n = self.b.ins().load(types::I64, flags, at, 0);
+        let empty = self.b.ins().icmp_imm_s(IntCC::Equal, n, 0);
+        // Word n is the last entry (the count itself when there is none, then unused).
+        let off = self.b.ins().ishl_imm_u(n, 3);
+        let addr = self.b.ins().iadd(at, off);
+        let e = self.b.ins().load(types::I64, flags, addr, 0);
+        let n1 = self.b.ins().iadd_imm_s(n, -1);
+        let z = self.iconst(0);
+        let left = self.b.ins().select(empty, z, n1);
+        self.b.ins().store(flags, left, at, 0);
+        let none = self.iconst(ID_NONE);
+        self.b.ins().select(empty, none, e)
     }
 
     /// An instruction that always fails: the failure, then unreachable code defining `dst`.

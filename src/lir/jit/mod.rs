@@ -73,6 +73,9 @@ pub struct Ctx<'a> {
     /// The state's value index bits ([`Env::index_bits`]), all of the game's words (computed
     /// from the variables when the environment does not lend them).
     bits: *const u64,
+    /// The function's scratch words ([`Area`]): `rt.scratch`'s buffer, as long as the
+    /// function's [`Func::scratch`] (the native code checks every index against its area).
+    scratch: *mut u64,
     rt: Rt<'a>,
 }
 
@@ -104,6 +107,7 @@ const OWNER_TAB: i32 = at!(owner_tab);
 const SPACE_TAB: i32 = at!(space_tab);
 const CONSTS: i32 = at!(consts);
 const BITS: i32 = at!(bits);
+const SCRATCH: i32 = at!(scratch);
 
 // `Value`'s layout (`repr(u8)`): the tag, then the fields as in a C struct after it.
 const VALUE_SIZE: i64 = 16;
@@ -295,7 +299,9 @@ impl std::panic::UnwindSafe for Owned {}
 /// Functions compiled together; they live as long as this.
 pub struct Compiled {
     module: Option<Owned>,
-    funcs: Vec<(Entry, Ty, usize)>,
+    /// Per function: its entry, the type of its result, its number of parameters and of
+    /// scratch words.
+    funcs: Vec<(Entry, Ty, usize, u32)>,
     /// The game's tables the native code reads ([`Ctx`]), built for the game compiled for.
     field_tab: Vec<[u32; 2]>,
     /// The variables' slots and the fields' slots of the game: an environment without them
@@ -412,7 +418,7 @@ impl Compiled {
                 // SAFETY: the function was built with the signature `Entry` stands for
                 // (three pointers in, a 32-bit code out, the platform's C convention).
                 let e = unsafe { std::mem::transmute::<*const u8, Entry>(p) };
-                (e, f.ret, f.params.len())
+                (e, f.ret, f.params.len(), f.scratch)
             })
             .collect();
         let none = u32::MAX;
@@ -469,10 +475,11 @@ impl Compiled {
         fuel: &mut u64,
         out: &mut Vec<Value>,
     ) -> Result<Value, Fail> {
-        let (entry, ret, n) = self.funcs[k];
+        let (entry, ret, n, scratch) = self.funcs[k];
         assert!(args.len() >= n, "a compiled function needs {n} arguments");
         let mut rt = Rt::new(g, env, *fuel);
         rt.out = std::mem::take(out);
+        rt.take_scratch(scratch);
         assert_eq!(
             (self.field_tab.len(), self.owner_tab.len()),
             (g.comps.len(), g.instances.len()),
@@ -551,6 +558,7 @@ impl Compiled {
             space_tab: self.space_tab.as_ptr(),
             consts: consts.as_ptr(),
             bits: bits.as_ptr(),
+            scratch: rt.scratch.as_mut_ptr(),
             rt,
         };
         let mut result = 0i64;
@@ -561,6 +569,7 @@ impl Compiled {
         // capacity), `h_out` keeping the pointer, length and capacity in step when it grew.
         unsafe { ctx.rt.out.set_len(ctx.out_len as usize) };
         *out = std::mem::take(&mut ctx.rt.out);
+        ctx.rt.give_back_scratch();
         match c {
             0 => Ok(ret.decode(result)),
             c => Err(FAILS[(c as usize - 1).min(FAILS.len() - 1)]),

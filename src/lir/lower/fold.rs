@@ -12,6 +12,9 @@ impl Lower<'_> {
     /// the reference lists a collection before folding it), then folded one after another.
     pub(super) fn aggregate(&mut self, a: &crate::ir::Agg) -> Result<Reg, String> {
         use crate::ir::AggKind as K;
+        if a.kind == K::Connected {
+            return self.connected(a);
+        }
         if !matches!(
             a.kind,
             K::Count | K::Sum | K::Max | K::Min | K::Any | K::All | K::First
@@ -73,6 +76,17 @@ impl Lower<'_> {
                 acc
             }
             coll => {
+                // A group's members, found first (as the reference lists a collection
+                // before folding it), then listed in board order.
+                let members = match coll {
+                    Coll::Group {
+                        board,
+                        slot,
+                        start,
+                        cond,
+                    } => Some(self.group_members(*board, *slot, start, cond.as_ref())?),
+                    _ => None,
+                };
                 // The number of elements, and how the i-th is read.
                 let (n, read) = self.elements(coll, elem_ty)?;
                 // Narrowed by a variable's value: the next position holding it.
@@ -141,6 +155,13 @@ impl Lower<'_> {
                     let open = self.block(vec![]);
                     self.branch(c, (next_blk, vec![acc_in]), (open, vec![]));
                     self.cur = open;
+                }
+                if let Some(area) = members {
+                    let c = self.f.reg(Ty::Bool);
+                    self.push(Inst::Marked { dst: c, area, x: e });
+                    let member = self.block(vec![]);
+                    self.branch(c, (member, vec![]), (next_blk, vec![acc_in]));
+                    self.cur = member;
                 }
                 let acc2 = self.fold_elem(a, fold, k, e, acc_in)?;
                 self.goto(next_blk, vec![acc2]);
@@ -240,7 +261,10 @@ impl Lower<'_> {
                 });
                 (n, ReadElem::ZoneAt(zone, elem_ty))
             }
-            Coll::Board(b) => {
+            Coll::Board(b) | Coll::Group { board: b, .. } => {
+                if matches!(coll, Coll::Group { .. }) && elem_ty != Ty::Space(*b) {
+                    return Err("a group's spaces bound as another type".into());
+                }
                 let n = self.konst(Ty::Int, self.g.boards[*b].len() as i64);
                 (n, ReadElem::Cast(elem_ty))
             }

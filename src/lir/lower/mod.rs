@@ -8,16 +8,19 @@
 //! `seat`, `ord`, `col`, `row`, `opposite`, `max`, `min`, `step`, `count`, `empty`, `top`,
 //! `bottom`, `owner`, `space_of`, `zone_of`), and folds (of any number of bindings) over a range, the
 //! players, an enum, a board (its closed spaces passed over), the components of a type, a zone
-//! or a list (`fold.rs`), a space's neighbours or rays (`walk.rs`); an action's options as an
+//! or a list (`fold.rs`), a space's neighbours or rays (`walk.rs`), a group (`flood.rs`: its
+//! members found by a flood over a stack and a set in the function's scratch words, then
+//! listed in board order), and `connected` (`flood.rs`); an action's options as an
 //! enumerator ([`lower_options`], the same loops, over the parameters, writing each option
 //! out). Anything else is refused with the reason (the engine keeps running it its own way):
-//! `repeated`, folds over paths and groups, `line`, `connected`, `majority`, `best_sets`,
-//! `after`, rays in several directions on a ring.
+//! `repeated`, folds over paths and `groups`, `line`, `majority`, `best_sets`, `after`, rays
+//! in several directions on a ring.
 
 use super::*;
 use crate::ir::{Expr, Game};
 use crate::ops::BinOp;
 
+mod flood;
 mod fold;
 mod narrow;
 mod walk;
@@ -33,6 +36,7 @@ pub fn lower_expr(g: &Game, name: &str, e: &Expr, params: &[Type]) -> Result<Fun
             regs: vec![],
             blocks: vec![],
             ret: Ty::Bool,
+            scratch: 0,
         },
         cur: 0,
         locals: vec![],
@@ -66,6 +70,7 @@ pub fn lower_options(g: &Game, a: &crate::ir::ActionDef) -> Result<Func, String>
             regs: vec![],
             blocks: vec![],
             ret: Ty::Int,
+            scratch: 0,
         },
         cur: 0,
         locals: vec![],
@@ -122,6 +127,17 @@ impl Lower<'_> {
             term: Term::Return(Reg(u32::MAX)),
         });
         self.f.blocks.len() - 1
+    }
+
+    /// A new area of `words` scratch words; `Err` past [`MAX_SCRATCH`].
+    fn area(&mut self, words: u32) -> Result<Area, String> {
+        let at = self.f.scratch;
+        let end = at
+            .checked_add(words)
+            .filter(|&e| e <= MAX_SCRATCH)
+            .ok_or("walks needing more scratch words than a function may use")?;
+        self.f.scratch = end;
+        Ok(Area { at, words })
     }
 
     fn push(&mut self, inst: Inst) -> Reg {
