@@ -281,6 +281,28 @@ extern "C" fn h_zone_at(ctx: *mut Ctx, z: i64, k: i64, _: i64) -> i64 {
 /// written to standard error (to read with a profile of the native code).
 pub const DUMP_VAR: &str = "RULEBOOK_DUMP_NATIVE";
 
+/// Set (to anything) in the environment, the address and size of every function compiled is
+/// appended to `/tmp/perf-<pid>.map`, where `perf report` finds the names of native code.
+pub const PERF_MAP_VAR: &str = "RULEBOOK_PERF_MAP";
+
+/// Appends the functions' addresses, sizes and names to the process's perf map.
+fn perf_map(module: &JITModule, ids: &[FuncId], sizes: &[u32], funcs: &[&Func]) {
+    use std::io::Write;
+    let path = format!("/tmp/perf-{}.map", std::process::id());
+    let Ok(mut file) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+    else {
+        return;
+    };
+    for ((id, size), f) in ids.iter().zip(sizes).zip(funcs) {
+        let p = module.get_finalized_function(*id);
+        let name = f.name.replace(char::is_whitespace, "_");
+        let _ = writeln!(file, "{:x} {size:x} {name}", p as usize);
+    }
+}
+
 type Entry = extern "C" fn(*mut Ctx, *const i64, *mut i64) -> u32;
 
 /// The module holding the code, touched again only to free it.
@@ -371,6 +393,7 @@ impl Compiled {
             .map_err(|e| format!("cranelift: {e}"))?;
         let mut module = JITModule::new(JITBuilder::with_isa(isa, default_libcall_names()));
         let mut ids: Vec<FuncId> = vec![];
+        let mut sizes: Vec<u32> = vec![];
         let mut cx = module.make_context();
         let mut fcx = FunctionBuilderContext::new();
         let boards: Vec<BoardTabs> = g.boards.iter().map(BoardTabs::of).collect();
@@ -406,10 +429,14 @@ impl Compiled {
                     eprintln!("== {}\n{}", f.name, c.vcode.clone().unwrap_or_default());
                 }
             }
+            sizes.push(cx.compiled_code().map_or(0, |c| c.code_info().total_size));
             module.clear_context(&mut cx);
             ids.push(id);
         }
         module.finalize_definitions().map_err(|e| e.to_string())?;
+        if std::env::var_os(PERF_MAP_VAR).is_some() {
+            perf_map(&module, &ids, &sizes, funcs);
+        }
         let funcs = ids
             .iter()
             .zip(funcs)

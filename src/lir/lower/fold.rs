@@ -233,13 +233,7 @@ impl Lower<'_> {
             }
             Coll::Players | Coll::Enum(_) => {
                 let n = match coll {
-                    Coll::Players => {
-                        let dst = self.f.reg(Ty::Int);
-                        self.push(Inst::Read {
-                            dst,
-                            what: Read::PlayerCount,
-                        })
-                    }
+                    Coll::Players => self.read(Read::PlayerCount, Ty::Int),
                     Coll::Enum(e) => {
                         let n = self.g.enums[*e].values.len() as i64;
                         self.konst(Ty::Int, n)

@@ -43,6 +43,7 @@ pub fn lower_expr(g: &Game, name: &str, e: &Expr, params: &[Type]) -> Result<Fun
         depth: 0,
         insts: 0,
         narrowed: vec![],
+        reads: vec![],
     };
     for &t in params {
         let ty = Ty::of(t).ok_or("a parameter without an unboxed type")?;
@@ -77,6 +78,7 @@ pub fn lower_options(g: &Game, a: &crate::ir::ActionDef) -> Result<Func, String>
         depth: 0,
         insts: 0,
         narrowed: vec![],
+        reads: vec![],
     };
     l.cur = l.block(vec![]);
     let zero = l.konst(Ty::Int, 0);
@@ -108,6 +110,8 @@ struct Lower<'g> {
     /// The options' guard parts known true where they are tested (a binding narrowed by
     /// them), by position: not tested.
     narrowed: Vec<usize>,
+    /// The values of the match read so far, each once, in the entry block ([`Lower::read`]).
+    reads: Vec<(Read, Reg)>,
 }
 
 /// Calls written out in place, one inside another, at most (a function that calls itself
@@ -127,6 +131,23 @@ impl Lower<'_> {
             term: Term::Return(Reg(u32::MAX)),
         });
         self.f.blocks.len() - 1
+    }
+
+    /// A value of the match or the moment, read once per call: in the entry block (which
+    /// every block comes after), the first time it is asked for.
+    fn read(&mut self, what: Read, ty: Ty) -> Reg {
+        if let Some(&(_, r)) = self
+            .reads
+            .iter()
+            .find(|(w, r)| *w == what && self.f.ty(*r) == ty)
+        {
+            return r;
+        }
+        let dst = self.f.reg(ty);
+        self.f.blocks[0].insts.push(Inst::Read { dst, what });
+        self.insts += 1;
+        self.reads.push((what, dst));
+        dst
     }
 
     /// A new area of `words` scratch words; `Err` past [`MAX_SCRATCH`].
@@ -200,11 +221,7 @@ impl Lower<'_> {
             Expr::Const(c) => {
                 let v = self.g.consts.get(*c).ok_or("no such constant")?.value;
                 let ty = self.lit_ty(v).ok_or("a constant without a type")?;
-                let dst = self.f.reg(ty);
-                self.push(Inst::Read {
-                    dst,
-                    what: Read::Const(*c),
-                })
+                self.read(Read::Const(*c), ty)
             }
             Expr::Local(i) => self
                 .locals
@@ -218,8 +235,7 @@ impl Lower<'_> {
                     Expr::Current => (Read::Current, Ty::Player),
                     _ => (Read::PlayerCount, Ty::Int),
                 };
-                let dst = self.f.reg(ty);
-                self.push(Inst::Read { dst, what })
+                self.read(what, ty)
             }
             Expr::Var(v, ix) => {
                 let def = self.g.vars.get(*v).ok_or("no such variable")?;
