@@ -139,11 +139,17 @@ impl Game {
             m.native_out = out;
             return false;
         };
+        // Each value moved whole (a copy of the first `n` into an array of nones, through
+        // `copy_from_slice`, stalled on store forwarding: a fifth of Hex's time).
+        const NONE: Value = Value::None;
         let option = |k: usize| {
-            let mut args = [Value::None; MAX_ARGS];
-            if n > 0 {
-                args[..n].copy_from_slice(&out[k * n..k * n + n]);
-            }
+            let args: [Value; MAX_ARGS] = match out.get(k * n..k * n + n).unwrap_or(&[]) {
+                [a] => [*a, NONE, NONE, NONE],
+                [a, b] => [*a, *b, NONE, NONE],
+                [a, b, c] => [*a, *b, *c, NONE],
+                [a, b, c, d] => [*a, *b, *c, *d],
+                _ => [NONE; MAX_ARGS],
+            };
             Action {
                 arm: arm as u16,
                 args,
