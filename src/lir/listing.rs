@@ -16,9 +16,15 @@ pub struct Built {
     /// Per function (`def`) worth compiling: its position in `code` and its parameters'
     /// register types.
     defs: Vec<Option<(u32, Vec<Ty>)>>,
+    /// Per expression of a procedure that may run natively ([`crate::ir::vm::NativeExpr`]):
+    /// its position in `code` and the slots and register types of its parameters.
+    natives: Vec<Option<(u32, Params)>>,
     #[cfg(feature = "jit")]
     code: jit::Compiled,
 }
+
+/// The parameters of an expression of a procedure: each local's slot and register type.
+type Params = Vec<(u16, Ty)>;
 
 /// Set (to anything) in the environment, the engine lists every option as it did before the
 /// compiler (to measure one beside the other).
@@ -112,6 +118,23 @@ impl Built {
                 }
             }
         }
+        // Expressions of procedures that walk collections (`Op::Native`).
+        let mut natives = vec![None; g.program.natives.len()];
+        for (i, ne) in g.program.natives.iter().enumerate() {
+            let Some(tys) = (ne.params.iter())
+                .map(|&(slot, t)| Ty::of(t).map(|t| (slot, t)))
+                .collect::<Option<Vec<_>>>()
+            else {
+                continue;
+            };
+            let name = format!("expression {i}");
+            if let Ok(f) = told(&name, lower::lower_expr_at(g, &name, &ne.expr, &ne.params)) {
+                if verify::verify(&f, g).is_ok() {
+                    natives[i] = Some((funcs.len() as u32, tys));
+                    funcs.push(f);
+                }
+            }
+        }
         if funcs.is_empty() {
             return None;
         }
@@ -120,6 +143,7 @@ impl Built {
             of,
             ends,
             defs,
+            natives,
             code,
         })
     }
@@ -170,6 +194,28 @@ impl Built {
             *r = t.encode(*v)?;
         }
         self.run(*k, g, env, &raw[..tys.len()], fuel)
+    }
+
+    /// Expression `i` of a procedure ([`crate::ir::vm::NativeExpr`]) with the procedure's
+    /// `locals`, at the moment `env` stands for. `None`: it has no compiled function, a local
+    /// it reads is not of the type expected, or it failed (compute it the other way).
+    pub fn native_expr(
+        &self,
+        g: &Game,
+        i: u32,
+        env: &dyn interp::Env,
+        locals: &[Value],
+        fuel: &mut u64,
+    ) -> Option<Value> {
+        let (k, params) = self.natives.get(i as usize)?.as_ref()?;
+        let mut raw = [0i64; crate::ir::MAX_ARGS];
+        if params.len() > raw.len() {
+            return None;
+        }
+        for (r, &(slot, t)) in raw.iter_mut().zip(params) {
+            *r = t.encode(*locals.get(slot as usize)?)?;
+        }
+        self.run(*k, g, env, &raw[..params.len()], fuel)
     }
 
     /// Compiled function `k` on `args`: its value, the work it cost taken from `fuel`;

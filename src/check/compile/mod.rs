@@ -10,6 +10,7 @@
 //! only those places.
 
 mod expr;
+mod natives;
 mod pauses;
 mod plan;
 
@@ -126,10 +127,11 @@ pub(crate) fn compile(g: &Game) -> Program {
     c.p.actions = actions.into();
     let choices: Vec<CChoice> = g.choices.iter().map(|ch| c.choice(ch)).collect();
     c.p.choices = choices.into();
-    let procs: Vec<Vec<Step>> = g
-        .procs
-        .iter()
-        .map(|p| fuse_loops(c.proc(&p.code)))
+    let procs: Vec<Vec<Step>> = (g.procs.ids())
+        .map(|p| {
+            let types = natives::slot_types(g, p);
+            fuse_loops(c.proc(&g.procs[p].code, &types))
+        })
         .collect();
     let free = pauses::pause_free(&procs, g.actions.as_slice());
     let homes = pauses::choice_homes(&procs, g.choices.len());
@@ -636,7 +638,7 @@ pub(crate) fn compile_procs(g: &mut Game) {
         looping: Vec::new(),
     };
     for proc in game.procs.iter().skip(done) {
-        let steps = fuse_loops(c.proc(&proc.code));
+        let steps = fuse_loops(c.proc(&proc.code, &[]));
         c.p.procs.push(steps);
     }
     c.p.twins = twins(game);

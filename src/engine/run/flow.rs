@@ -18,7 +18,36 @@ impl Game {
         me: u8,
         span: Span,
     ) -> Result<Value, RunError> {
+        let (native, code) = self.native_first(m, st, code, locals, me, span)?;
+        if let Some(v) = native {
+            return Ok(v);
+        }
         m.eval(self, st, code, locals, me).blame(Some(span))
+    }
+
+    /// Code that starts with [`Op::Native`]: the value its native code computes (`None`
+    /// without one), and the code without that op, whose own fast forms then apply.
+    #[inline(always)]
+    fn native_first(
+        &self,
+        m: &mut Machine,
+        st: &State,
+        code: Code,
+        locals: &mut [Value],
+        me: u8,
+        span: Span,
+    ) -> Result<(Option<Value>, Code), RunError> {
+        let Some(&Op::Native(id)) = self.program.ops.get(code.start as usize) else {
+            return Ok((None, code));
+        };
+        let ops = Code {
+            start: code.start + 1,
+            end: code.end,
+        };
+        let v = m
+            .native_value(self, st, id, ops, locals, me)
+            .blame(Some(span))?;
+        Ok((v, ops))
     }
 
     /// [`Game::value_in`] for code that is often one op reading a value that cannot fail
@@ -51,6 +80,13 @@ impl Game {
         me: u8,
         span: Span,
     ) -> Result<bool, RunError> {
+        let (native, c) = self.native_first(m, st, c, locals, me, span)?;
+        if let Some(v) = native {
+            return match v {
+                Value::Bool(b) => Ok(b),
+                other => Err(expected(self, st, "true or false", other, span)),
+            };
+        }
         if self.program.is_flag_code(c) {
             return m.flag_code(self, st, c, locals, me).blame(Some(span));
         }

@@ -227,6 +227,68 @@ impl Machine {
         self.call_body(g, s, d, me)
     }
 
+    /// [`Op::Native`] (`pc` just after it): the expression computed by its native code,
+    /// pushed, and its ops passed over; nothing done when it has none or the native code
+    /// fails (the ops then compute it, and say what failed).
+    #[inline(never)]
+    pub(super) fn native_op(
+        &mut self,
+        g: &Game,
+        s: &State,
+        id: u32,
+        pc: &mut u32,
+        locals: &mut [Value],
+        me: u8,
+    ) -> Eval<()> {
+        let len = g.program.natives.get(id as usize).map_or(0, |n| n.len);
+        let ops = Code {
+            start: *pc,
+            end: *pc + len,
+        };
+        if let Some(v) = self.native_value(g, s, id, ops, locals, me)? {
+            self.stack.push(v);
+            *pc += len;
+        }
+        Ok(())
+    }
+
+    /// Expression `id` of a procedure ([`Op::Native`]) computed by its native code; `None`
+    /// when it has none, a local it reads is not of the type expected, or the native code
+    /// fails (a rule error, the budget: `ops`, its ops, then compute it and say what
+    /// failed). Check mode computes it by `ops` too and compares.
+    pub(crate) fn native_value(
+        &mut self,
+        g: &Game,
+        s: &State,
+        id: u32,
+        ops: Code,
+        locals: &mut [Value],
+        me: u8,
+    ) -> Eval<Option<Value>> {
+        if self.native_off {
+            return Ok(None);
+        }
+        let Some(built) = crate::lir::listing::enumerators(g) else {
+            return Ok(None);
+        };
+        let env = crate::engine::StateEnv::new(g, s, me);
+        let Some(v) = built.native_expr(g, id, &env, locals, &mut self.fuel) else {
+            return Ok(None);
+        };
+        if g.program.check_caches {
+            let fuel = self.fuel;
+            let fresh = self.eval(g, s, ops, locals, me)?;
+            self.fuel = fuel;
+            if fresh != v {
+                stale(
+                    "an expression compiled to native code (lir::listing)",
+                    format!("native {v:?}, by its ops {fresh:?}"),
+                );
+            }
+        }
+        Ok(Some(v))
+    }
+
     /// Check mode: the call on top of the stack computed again by its body (its result left
     /// there, as [`Machine::call_body`] leaves it) and compared with `result`, which `what`
     /// served (a remembered result, a native call); the work it costs is given back.

@@ -90,6 +90,8 @@ pub struct Program {
     pub best_sets: Vec<BestSetsOp>,
     /// `connected` aggregates.
     pub connects: Vec<ConnectOp>,
+    /// Expressions of procedures that may run as native code ([`Op::Native`]).
+    pub natives: Vec<NativeExpr>,
     /// `majority` aggregates.
     pub majorities: Vec<MajorityOp>,
     /// The components of each type, in table order.

@@ -147,6 +147,11 @@ pub enum Op {
     /// Pop the player and the points, walk the top iterator of players, push that player's
     /// share of a majority ([`Program::majorities`]).
     Majority(u32),
+    /// An expression of a procedure that may run as native code ([`Program::natives`]): when
+    /// the native code serves it, its value is pushed and the ops that compute it (the
+    /// entry's `len` ops after this one) are passed over; otherwise nothing is done and
+    /// they run.
+    Native(u32),
     /// Pop a value and walk the components of field index `i` ([`Program::field_indexes`])
     /// whose indexed field holds it, in the order of their type's list (every component of
     /// the type when the value has no index code).
@@ -518,6 +523,19 @@ pub struct LineOp {
     pub cond: Option<Code>,
     /// Whether a space the line must pass through was given.
     pub through: bool,
+}
+
+/// An expression of a procedure (a condition, a value assigned or let) that walks a
+/// collection, compiled to native code with the game's other native code
+/// (`lir::listing`): [`Op::Native`].
+#[derive(Clone, Debug)]
+pub struct NativeExpr {
+    /// The expression.
+    pub expr: crate::ir::Expr,
+    /// The locals it reads (bound outside it), each with the type the procedure gives it.
+    pub params: Vec<(u16, crate::ir::Type)>,
+    /// The number of ops after [`Op::Native`] that compute it the engine's way.
+    pub len: u32,
 }
 
 /// `connected(s in board, A, B where cond)`.

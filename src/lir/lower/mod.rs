@@ -13,8 +13,10 @@
 //! listed in board order), and `connected` (`flood.rs`); an action's options as an
 //! enumerator ([`lower_options`], the same loops, over the parameters, writing each option
 //! out). Anything else is refused with the reason (the engine keeps running it its own way):
-//! `repeated`, folds over paths and `groups`, `line`, `majority`, `best_sets`, `after`, rays
-//! in several directions on a ring.
+//! `repeated`, folds over paths and `groups`, `line` (the engine's walk, reading the
+//! variable in place, was faster than native code testing every space it might need first:
+//! see docs/benchmarks.md), `majority`, `best_sets`, `after`, rays in several directions on a
+//! ring.
 
 use super::*;
 use crate::ir::{Expr, Game};
@@ -28,6 +30,20 @@ mod walk;
 /// Lowers `e` to a function whose parameters are the locals `0..params.len()`, of those
 /// types. `Err` says what is not built yet.
 pub fn lower_expr(g: &Game, name: &str, e: &Expr, params: &[Type]) -> Result<Func, String> {
+    let at: Vec<(u16, Type)> = (params.iter().enumerate())
+        .map(|(i, t)| (i as u16, *t))
+        .collect();
+    lower_expr_at(g, name, e, &at)
+}
+
+/// Lowers `e` to a function whose parameters are the locals of these slots, of these types,
+/// in order (the locals an expression of a procedure reads).
+pub fn lower_expr_at(
+    g: &Game,
+    name: &str,
+    e: &Expr,
+    params: &[(u16, Type)],
+) -> Result<Func, String> {
     let mut l = Lower {
         g,
         f: Func {
@@ -45,12 +61,16 @@ pub fn lower_expr(g: &Game, name: &str, e: &Expr, params: &[Type]) -> Result<Fun
         narrowed: vec![],
         reads: vec![],
     };
-    for &t in params {
+    for &(slot, t) in params {
         let ty = Ty::of(t).ok_or("a parameter without an unboxed type")?;
         let r = l.f.reg(ty);
         l.f.params.push(r);
+        let slot = slot as usize;
+        if l.locals.len() <= slot {
+            l.locals.resize(slot + 1, None);
+        }
+        l.locals[slot] = Some(r);
     }
-    l.locals = l.f.params.iter().copied().map(Some).collect();
     l.cur = l.block(vec![]);
     let r = l.expr(e)?;
     l.f.ret = l.f.ty(r);

@@ -124,10 +124,13 @@ impl Compiler<'_> {
         }
     }
 
-    pub(crate) fn proc(&mut self, code: &[Instr]) -> Vec<Step> {
+    /// The steps of a procedure's code; `types`, what the procedure gives its locals
+    /// ([`natives::slot_types`]; empty: nothing known), lets the expressions that walk
+    /// collections run as native code.
+    pub(crate) fn proc(&mut self, code: &[Instr], types: &[super::natives::SlotType]) -> Vec<Step> {
         code.iter()
             .map(|i| match i {
-                Instr::Let(slot, e, span) => Step::Let(*slot, self.expr(e), *span),
+                Instr::Let(slot, e, span) => Step::Let(*slot, self.proc_expr(e, types), *span),
                 Instr::Assign {
                     target,
                     op,
@@ -136,7 +139,7 @@ impl Compiler<'_> {
                 } => Step::Assign {
                     target: self.target(target),
                     op: *op,
-                    value: self.expr(value),
+                    value: self.proc_expr(value, types),
                     span: *span,
                 },
                 Instr::Move {
@@ -177,7 +180,9 @@ impl Compiler<'_> {
                     span: *span,
                 },
                 Instr::Jump(t) => Step::Jump(*t),
-                Instr::JumpIfNot(c, t, span) => Step::JumpIfNot(self.expr(c), *t, *span),
+                Instr::JumpIfNot(c, t, span) => {
+                    Step::JumpIfNot(self.proc_expr(c, types), *t, *span)
+                }
                 Instr::ForInit { coll, slot, span } => Step::ForInit {
                     coll: self.coll(coll),
                     slot: *slot,

@@ -175,7 +175,8 @@ impl Machine {
                 | Op::Connected(_)
                 | Op::Majority(_)
                 | Op::After(_)
-                | Op::IterIndexed(_) => self.slow_op(g, s, op, &mut pc, locals, me)?,
+                | Op::IterIndexed(_)
+                | Op::Native(_) => self.slow_op(g, s, op, &mut pc, locals, me)?,
             }
         }
         Ok(())

@@ -119,7 +119,8 @@ impl Machine {
             | Op::Line(_)
             | Op::BestSets(_)
             | Op::Connected(_)
-            | Op::Majority(_) => self.walk_op(g, s, op, pc, locals, me)?,
+            | Op::Majority(_)
+            | Op::Native(_) => self.walk_op(g, s, op, pc, locals, me)?,
             Op::IterNext { slot, exit } => match self.next(g, s, p.span_at(*pc - 1))? {
                 Some(v) => {
                     if let Some(l) = locals.get_mut(slot as usize) {
@@ -308,6 +309,7 @@ impl Machine {
                 }
                 other => return Err(expected(g, s, "a zone", other, None)),
             },
+            Op::Native(id) => self.native_op(g, s, id, pc, locals, me)?,
             Op::Line(id) => {
                 let v = self.line(g, s, id, locals, me)?;
                 self.stack.push(Value::Bool(v));

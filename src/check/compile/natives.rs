@@ -1,0 +1,214 @@
+//! Expressions of procedures that may run as native code ([`Op::Native`]): a condition, a
+//! value assigned or let, that walks a collection (an aggregate), whose every local read
+//! from outside it has a type the procedure gives it (an action's parameter, a loop's
+//! element, a `let` of a simple value). The native code is built with the game's other
+//! native code (`lir::listing`); each call checks its arguments against these types (an
+//! argument of another type runs the ops instead), so a type guessed wrong here costs speed,
+//! never a wrong answer.
+
+use super::*;
+use crate::ops::BinOp;
+
+/// What a procedure tells of a local slot.
+#[derive(Clone, Copy, PartialEq)]
+pub(crate) enum SlotType {
+    /// Nothing written to it.
+    Unset,
+    /// Every write to it is of this type.
+    Known(Type),
+    /// A write of a type not known, or writes of two types.
+    Unknown,
+}
+
+/// The types the procedure `p` gives its local slots (`Unknown` for a slot written with
+/// values of different types).
+pub(crate) fn slot_types(g: &Game, p: ProcId) -> Vec<SlotType> {
+    let proc = &g.procs[p];
+    let mut t = vec![SlotType::Unset; proc.locals as usize];
+    let set = |t: &mut Vec<SlotType>, slot: u16, ty: Option<Type>| {
+        let Some(x) = t.get_mut(slot as usize) else {
+            return;
+        };
+        *x = match (*x, ty) {
+            (SlotType::Unset, Some(ty)) => SlotType::Known(ty),
+            (SlotType::Known(a), Some(b)) if a == b => SlotType::Known(a),
+            _ => SlotType::Unknown,
+        };
+    };
+    for a in g.actions.iter().filter(|a| a.proc == p) {
+        for b in &a.params {
+            set(&mut t, b.slot, Some(b.ty));
+        }
+    }
+    for ch in g.choices.iter() {
+        for arm in &ch.arms {
+            if let crate::ir::Arm::Inline { binds, .. } = arm {
+                for b in binds {
+                    set(&mut t, b.slot, Some(b.ty));
+                }
+            }
+        }
+        if let Some((b, _)) = &ch.each {
+            set(&mut t, b.slot, Some(b.ty));
+        }
+    }
+    // A loop's element: the type of its collection's elements, found at its `ForInit`.
+    let mut loops: Vec<(u16, Option<Type>)> = vec![];
+    for i in &proc.code {
+        match i {
+            Instr::ForInit { coll, slot, .. } => loops.push((*slot, elem_type(coll))),
+            Instr::ForNext { slot, var, .. } => {
+                let ty = loops
+                    .iter()
+                    .rev()
+                    .find(|(s, _)| s == slot)
+                    .and_then(|l| l.1);
+                set(&mut t, *var, ty);
+            }
+            Instr::Let(slot, e, _) => {
+                let ty = simple_type(g, e, &t);
+                set(&mut t, *slot, ty);
+            }
+            Instr::Simul { slot, .. } => set(&mut t, *slot, Some(Type::Player)),
+            Instr::Roll {
+                target: crate::ir::LValue::Local(l),
+                ..
+            } => set(&mut t, *l, None),
+            Instr::Assign {
+                target: crate::ir::LValue::Local(l),
+                value,
+                ..
+            } => {
+                let ty = simple_type(g, value, &t);
+                set(&mut t, *l, ty);
+            }
+            _ => {}
+        }
+    }
+    t
+}
+
+/// The type of a collection's elements, when it is plain.
+fn elem_type(c: &Coll) -> Option<Type> {
+    Some(match c {
+        Coll::Board(b) => Type::Space(*b),
+        Coll::Players => Type::Player,
+        Coll::Enum(e) => Type::Enum(*e),
+        Coll::Range(..) => Type::Int,
+        Coll::Type(t) => Type::Comp(*t),
+        _ => return None,
+    })
+}
+
+/// The type of a simple expression (a literal, a variable, a local of a known type,
+/// arithmetic, a comparison), else `None`.
+fn simple_type(g: &Game, e: &Expr, t: &[SlotType]) -> Option<Type> {
+    Some(match e {
+        Expr::Lit(v) => match *v {
+            Value::Int(_) => Type::Int,
+            Value::Bool(_) => Type::Bool,
+            Value::Player(_) => Type::Player,
+            Value::Space(b, _) => Type::Space(b),
+            Value::Enum(en, _) => Type::Enum(en),
+            _ => return None,
+        },
+        Expr::Me | Expr::Current => Type::Player,
+        Expr::PlayerCount => Type::Int,
+        Expr::Var(v, _) => g.vars[*v].ty,
+        Expr::Local(l) => match t.get(*l as usize) {
+            Some(SlotType::Known(ty)) => *ty,
+            _ => return None,
+        },
+        Expr::Neg(_) => Type::Int,
+        Expr::Not(_) => Type::Bool,
+        Expr::Bin(op, ..) => match op {
+            BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Mod | BinOp::Pow => {
+                Type::Int
+            }
+            _ => Type::Bool,
+        },
+        _ => return None,
+    })
+}
+
+/// Fewer elements than this in a walk's collection, and the engine's own ways of walking
+/// it cost less than a call into native code (tic-tac-toe's `all` over nine squares ran
+/// 12% slower called natively).
+const WORTH: u32 = 32;
+
+/// The locals `e` reads that it does not bind, each with its type, when `e` walks a
+/// collection worth a call into native code ([`WORTH`]: `connected`, a group, paths, a board
+/// or a type of many; not `line`, which is not lowered), reads no `after`, and every such
+/// local has a known type.
+pub(crate) fn native_params(g: &Game, e: &Expr, t: &[SlotType]) -> Option<Vec<(u16, Type)>> {
+    let (mut walks, mut after) = (false, false);
+    let mut bound: Vec<u16> = vec![];
+    e.visit(&mut |x| match x {
+        Expr::Agg(a, _) => {
+            walks |= a.kind == AggKind::Connected;
+            for b in &a.binds {
+                bound.push(b.slot);
+                coll_binds(&b.coll, &mut bound);
+                walks |= match &b.coll {
+                    Coll::Board(bd) => g.boards[*bd].len() >= WORTH,
+                    Coll::Type(ty) => {
+                        g.comps.iter().filter(|c| c.ty == *ty).count() >= WORTH as usize
+                    }
+                    Coll::Group { .. } | Coll::Groups { .. } | Coll::Paths { .. } => true,
+                    _ => false,
+                };
+            }
+        }
+        Expr::After(_) => after = true,
+        _ => {}
+    });
+    if !walks || after {
+        return None;
+    }
+    let mut params: Vec<(u16, Type)> = vec![];
+    let mut ok = true;
+    e.reads(&mut |l| {
+        if bound.contains(&l) || params.iter().any(|(s, _)| *s == l) {
+            return;
+        }
+        match t.get(l as usize) {
+            Some(SlotType::Known(ty)) => params.push((l, *ty)),
+            _ => ok = false,
+        }
+    });
+    (ok && params.len() <= crate::ir::MAX_ARGS).then_some(params)
+}
+
+/// The slots a collection binds while its conditions are tested.
+fn coll_binds(c: &Coll, bound: &mut Vec<u16>) {
+    match c {
+        Coll::Paths { slot, .. } | Coll::Group { slot, .. } | Coll::Groups { slot, .. } => {
+            bound.push(*slot)
+        }
+        Coll::Rays(r) => bound.extend(r.stop.iter().map(|s| s.slot)),
+        _ => {}
+    }
+}
+
+impl Compiler<'_> {
+    /// An expression of a procedure: preceded by [`Op::Native`] when it may run as native
+    /// code ([`native_params`]).
+    pub(crate) fn proc_expr(&mut self, e: &Expr, types: &[SlotType]) -> Code {
+        let Some(params) = native_params(self.g, e, types) else {
+            return self.expr(e);
+        };
+        let start = self.here();
+        let id = self.p.natives.len() as u32;
+        self.emit(Op::Native(id));
+        let code = self.expr(e);
+        self.p.natives.push(NativeExpr {
+            expr: e.clone(),
+            params,
+            len: code.end - code.start,
+        });
+        Code {
+            start,
+            end: code.end,
+        }
+    }
+}
