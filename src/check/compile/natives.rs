@@ -137,8 +137,8 @@ fn simple_type(g: &Game, e: &Expr, t: &[SlotType]) -> Option<Type> {
 const WORTH: u32 = 32;
 
 /// The locals `e` reads that it does not bind, each with its type, when `e` walks a
-/// collection worth a call into native code ([`WORTH`]: `connected`, a group, paths, a board
-/// or a type of many; not `line`, which is not lowered), reads no `after`, and every such
+/// collection worth a call into native code ([`WORTH`]: `connected`, paths, a board or a type
+/// of many; not `line`, which is not lowered, nor a group), reads no `after`, and every such
 /// local has a known type.
 pub(crate) fn native_params(g: &Game, e: &Expr, t: &[SlotType]) -> Option<Vec<(u16, Type)>> {
     let (mut walks, mut after) = (false, false);
@@ -154,7 +154,10 @@ pub(crate) fn native_params(g: &Game, e: &Expr, t: &[SlotType]) -> Option<Vec<(u
                     Coll::Type(ty) => {
                         g.comps.iter().filter(|c| c.ty == *ty).count() >= WORTH as usize
                     }
-                    Coll::Group { .. } | Coll::Groups { .. } | Coll::Paths { .. } => true,
+                    // Not a group: the engine keeps a group condition's answers from one
+                    // group to the next on one state (Ominoes scores a group per die of a
+                    // colour: 0.71x called natively).
+                    Coll::Paths { .. } => true,
                     _ => false,
                 };
             }

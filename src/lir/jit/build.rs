@@ -277,8 +277,16 @@ impl<'a, 'b> Lower<'a, 'b> {
                     return self.always(Fail::Type, inst.dst());
                 };
                 let s = self.use_(space);
-                let z = self.iconst(0);
-                self.call(h_closed, bd.0 as i64, s, z)
+                match self.boards.get(bd.0 as usize) {
+                    Some(t) if !t.may_close => {
+                        let (ptr, n) = (t.closed.as_ptr() as i64, t.closed.len() as i64);
+                        self.closed_in(s, ptr, n)
+                    }
+                    _ => {
+                        let z = self.iconst(0);
+                        self.call(h_closed, bd.0 as i64, s, z)
+                    }
+                }
             }
             Inst::ZoneAt { dst, zone, k } => self.zone_at(zone, k, dst),
             Inst::Step { space, dir, .. } => {
@@ -633,6 +641,23 @@ impl<'a, 'b> Lower<'a, 'b> {
         self.b.ins().store(flags, left, at, 0);
         let none = self.iconst(ID_NONE);
         self.b.ins().select(empty, none, e)
+    }
+
+    /// Whether space `s` is closed, read from a table of `n` bytes at `ptr` (none, or a
+    /// space past the table: not closed).
+    fn closed_in(&mut self, s: CValue, ptr: i64, n: i64) -> CValue {
+        let inside = self.b.ins().icmp_imm_s(IntCC::UnsignedLessThan, s, n);
+        let (read, join) = (self.b.create_block(), self.b.create_block());
+        self.b.append_block_param(join, types::I64);
+        let z = self.iconst(0);
+        self.b.ins().brif(inside, read, &[], join, &[z.into()]);
+        self.b.switch_to_block(read);
+        let base = self.b.ins().iconst(self.ptr, ptr);
+        let addr = self.b.ins().iadd(base, s);
+        let c = (self.b.ins()).uload8(types::I64, MemFlagsData::trusted(), addr, 0);
+        self.b.ins().jump(join, &[c.into()]);
+        self.b.switch_to_block(join);
+        self.b.block_params(join)[0]
     }
 
     /// An instruction that always fails: the failure, then unreachable code defining `dst`.

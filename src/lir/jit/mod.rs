@@ -349,19 +349,31 @@ pub(super) struct BoardTabs {
     pub adj_start: Vec<u32>,
     /// See `adj_start`.
     pub adj: Vec<u32>,
-    /// Whether a space of it may be closed in a match (then steps and neighbours go through
-    /// the helpers).
+    /// Whether a space of it may or may not be closed, by a constant of the match (then
+    /// steps, neighbours and closed spaces go through the helpers).
     pub may_close: bool,
+    /// Per space, whether it is closed, when that does not depend on the match (its steps
+    /// and neighbours then leave closed spaces out already).
+    pub closed: Vec<u8>,
 }
 
 impl BoardTabs {
     fn of(b: &crate::ir::Board) -> BoardTabs {
+        let any = b.geo.closed.iter().any(|&c| c);
+        // Closed in every match (`closed [...]` without `when`): the tables without the
+        // closed spaces, read in place like an open board's.
+        let always = any && b.geo.closed_when.is_none();
+        let is_closed = |s: u32| always && b.geo.closed.get(s as usize) == Some(&true);
+        let (adj_start, adj) = b.adjacency(always);
         BoardTabs {
             coords: b.geo.coords.iter().map(|&(c, r)| [c, r]).collect(),
-            steps: b.geo.steps.clone(),
-            adj_start: b.adj_start.clone(),
-            adj: b.adj.clone(),
-            may_close: b.geo.closed.iter().any(|&c| c),
+            steps: (b.geo.steps.iter())
+                .map(|&t| if is_closed(t) { crate::ir::NO_SPACE } else { t })
+                .collect(),
+            adj_start: adj_start.to_vec(),
+            adj: adj.to_vec(),
+            may_close: any && !always,
+            closed: (0..b.len()).map(|s| is_closed(s) as u8).collect(),
         }
     }
 }
