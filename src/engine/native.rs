@@ -140,7 +140,8 @@ impl Game {
             return false;
         };
         // Each value moved whole (a copy of the first `n` into an array of nones, through
-        // `copy_from_slice`, stalled on store forwarding: a fifth of Hex's time).
+        // `copy_from_slice`, stalled on store forwarding: a fifth of a game's time, seen in
+        // a profile; docs/benchmarks.md).
         const NONE: Value = Value::None;
         let option = |k: usize| {
             let args: [Value; MAX_ARGS] = match out.get(k * n..k * n + n).unwrap_or(&[]) {

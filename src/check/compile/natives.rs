@@ -132,8 +132,8 @@ fn simple_type(g: &Game, e: &Expr, t: &[SlotType]) -> Option<Type> {
 }
 
 /// Fewer elements than this in a walk's collection, and the engine's own ways of walking
-/// it cost less than a call into native code (tic-tac-toe's `all` over nine squares ran
-/// 12% slower called natively).
+/// it cost less than a call into native code (an `all` over nine spaces ran 12% slower
+/// called natively: docs/benchmarks.md).
 const WORTH: u32 = 32;
 
 /// The locals `e` reads that it does not bind, each with its type, when `e` walks a
@@ -155,8 +155,8 @@ pub(crate) fn native_params(g: &Game, e: &Expr, t: &[SlotType]) -> Option<Vec<(u
                         g.comps.iter().filter(|c| c.ty == *ty).count() >= WORTH as usize
                     }
                     // Not a group: the engine keeps a group condition's answers from one
-                    // group to the next on one state (Ominoes scores a group per die of a
-                    // colour: 0.71x called natively).
+                    // group to the next on one state, which scoring a group per piece of a
+                    // colour reuses (0.71x called natively: docs/benchmarks.md).
                     Coll::Paths { .. } => true,
                     _ => false,
                 };

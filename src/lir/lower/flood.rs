@@ -222,44 +222,20 @@ impl Lower<'_> {
             }
             // Every space of the board in play meeting `from` and `cond`, in board order.
             None => {
-                let n = self.g.boards[b].len() as i64;
-                let zero = self.konst(Ty::Int, 0);
-                let i = self.f.reg(Ty::Int);
-                let head = self.block(vec![i]);
-                self.goto(head, vec![zero]);
-                self.cur = head;
-                let next = self.block(vec![]);
-                let body = self.block(vec![]);
-                let end = self.konst(Ty::Int, n);
-                let more = self.f.reg(Ty::Bool);
-                self.push(Inst::Cmp {
-                    dst: more,
-                    op: Cmp::Lt,
-                    a: i,
-                    b: end,
-                });
-                self.branch(more, (body, vec![]), (flooded, vec![]));
-                self.cur = body;
-                let s = self.f.reg(Ty::Space(b));
-                self.push(Inst::Cast { dst: s, a: i });
-                self.unless_closed(b, s, next);
-                let ok = self.meets(slot, Some(from), s)?;
-                self.when(ok, next);
-                let ok = self.meets(slot, cond, s)?;
-                self.when(ok, next);
-                self.mark(fl.looked, s);
-                self.push_space(fl.todo, s);
-                self.goto(next, vec![]);
-                self.cur = next;
-                let one = self.konst(Ty::Int, 1);
-                let i1 = self.f.reg(Ty::Int);
-                self.push(Inst::Arith {
-                    dst: i1,
-                    op: Arith::Add,
-                    a: i,
-                    b: one,
-                });
-                self.goto(head, vec![i1]);
+                self.board_loop(b, &mut |l, s| {
+                    let next = l.block(vec![]);
+                    l.unless_closed(b, s, next);
+                    let ok = l.meets(slot, Some(from), s)?;
+                    l.when(ok, next);
+                    let ok = l.meets(slot, cond, s)?;
+                    l.when(ok, next);
+                    l.mark(fl.looked, s);
+                    l.push_space(fl.todo, s);
+                    l.goto(next, vec![]);
+                    l.cur = next;
+                    Ok(())
+                })?;
+                self.goto(flooded, vec![]);
             }
         }
         self.cur = flooded;
@@ -284,6 +260,47 @@ impl Lower<'_> {
         self.goto(join, vec![f]);
         self.cur = join;
         Ok(out)
+    }
+}
+
+impl Lower<'_> {
+    /// A loop over the spaces of board `b` in board order, `body` lowered for each (it goes
+    /// on in the block it leaves current); the lowering goes on after the loop.
+    fn board_loop(
+        &mut self,
+        b: BoardId,
+        body: &mut dyn FnMut(&mut Self, Reg) -> Result<(), String>,
+    ) -> Result<(), String> {
+        let len = self.konst(Ty::Int, self.g.boards[b].len() as i64);
+        let zero = self.konst(Ty::Int, 0);
+        let i = self.f.reg(Ty::Int);
+        let head = self.block(vec![i]);
+        self.goto(head, vec![zero]);
+        self.cur = head;
+        let more = self.f.reg(Ty::Bool);
+        self.push(Inst::Cmp {
+            dst: more,
+            op: Cmp::Lt,
+            a: i,
+            b: len,
+        });
+        let (inside, done) = (self.block(vec![]), self.block(vec![]));
+        self.branch(more, (inside, vec![]), (done, vec![]));
+        self.cur = inside;
+        let s = self.f.reg(Ty::Space(b));
+        self.push(Inst::Cast { dst: s, a: i });
+        body(self, s)?;
+        let one = self.konst(Ty::Int, 1);
+        let i2 = self.f.reg(Ty::Int);
+        self.push(Inst::Arith {
+            dst: i2,
+            op: Arith::Add,
+            a: i,
+            b: one,
+        });
+        self.goto(head, vec![i2]);
+        self.cur = done;
+        Ok(())
     }
 }
 
