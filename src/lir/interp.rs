@@ -224,6 +224,8 @@ pub(crate) fn step(
         Inst::Marked { area, x, .. } => rt.mark(area, r(x), false)?,
         Inst::Push { area, x, .. } => rt.push(area, r(x))?,
         Inst::Pop { area, .. } => rt.pop(area),
+        Inst::Store { area, x, .. } => rt.store(area, r(x)),
+        Inst::Load { area, .. } => rt.load(area),
     })
 }
 

@@ -287,6 +287,10 @@ pub enum Inst {
     /// Takes the top entry off the stack an area holds; none (of `dst`'s type, an id) when
     /// it is empty.
     Pop { dst: Reg, area: Area },
+    /// Writes `x` into the first word of an area (`dst`, a number, is 0).
+    Store { dst: Reg, area: Area, x: Reg },
+    /// The first word of an area, as a number of `dst`'s type (what a [`Inst::Store`] wrote).
+    Load { dst: Reg, area: Area },
 }
 
 /// A run of the scratch words of a function ([`Func::scratch`]): where it starts, and how
@@ -353,15 +357,24 @@ impl Inst {
             | Inst::Mark { dst, .. }
             | Inst::Marked { dst, .. }
             | Inst::Push { dst, .. }
-            | Inst::Pop { dst, .. } => dst,
+            | Inst::Pop { dst, .. }
+            | Inst::Store { dst, .. }
+            | Inst::Load { dst, .. } => dst,
         }
     }
 
     /// The registers read, in order.
     pub fn uses(&self, f: &mut impl FnMut(Reg)) {
         match *self {
-            Inst::Const { .. } | Inst::Read { .. } | Inst::Clear { .. } | Inst::Pop { .. } => {}
-            Inst::Mark { x, .. } | Inst::Marked { x, .. } | Inst::Push { x, .. } => f(x),
+            Inst::Const { .. }
+            | Inst::Read { .. }
+            | Inst::Clear { .. }
+            | Inst::Pop { .. }
+            | Inst::Load { .. } => {}
+            Inst::Mark { x, .. }
+            | Inst::Marked { x, .. }
+            | Inst::Push { x, .. }
+            | Inst::Store { x, .. } => f(x),
             Inst::Var { index, .. } => index.into_iter().for_each(f),
             Inst::Index { acc, x, .. } => {
                 acc.into_iter().for_each(&mut *f);

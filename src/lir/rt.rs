@@ -96,6 +96,17 @@ impl<'a> Rt<'a> {
         Ok(0)
     }
 
+    /// [`Inst::Store`]
+    pub fn store(&mut self, a: Area, x: i64) -> i64 {
+        self.scratch[a.at as usize] = x as u64;
+        0
+    }
+
+    /// [`Inst::Load`]
+    pub fn load(&self, a: Area) -> i64 {
+        self.scratch[a.at as usize] as i64
+    }
+
     /// [`Inst::Pop`]
     pub fn pop(&mut self, a: Area) -> i64 {
         let n = self.scratch[a.at as usize];

@@ -162,6 +162,8 @@ fn inst_src(g: &Game, f: &Func, inst: &Inst) -> String {
         Inst::Marked { area, x, .. } => format!("c.mark({}, {}, false)?", area_src(area), r(x)),
         Inst::Push { area, x, .. } => format!("c.push({}, {})?", area_src(area), r(x)),
         Inst::Pop { area, .. } => format!("c.pop({})", area_src(area)),
+        Inst::Store { area, x, .. } => format!("c.store({}, {})", area_src(area), r(x)),
+        Inst::Load { area, .. } => format!("c.load({})", area_src(area)),
     };
     format!("{d} = {rhs};")
 }

@@ -251,6 +251,11 @@ fn check_types(f: &Func, g: &Game, inst: &Inst) -> Result<(), String> {
             )?;
             check_area(f, area, 1)
         }
+        Inst::Store { dst, area, .. } => {
+            want(t(dst) == Ty::Int, "a store's register not a number")?;
+            check_area(f, area, 1)
+        }
+        Inst::Load { area, .. } => check_area(f, area, 1),
         Inst::Pop { dst, area } => {
             want(is_id(t(dst)), "a pop into something that is not an id")?;
             check_area(f, area, 1)

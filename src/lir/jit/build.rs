@@ -367,6 +367,16 @@ impl<'a, 'b> Lower<'a, 'b> {
             }
             Inst::Push { area, x, .. } => self.push_on(area, x),
             Inst::Pop { area, .. } => self.pop_off(area),
+            Inst::Store { area, x, .. } => {
+                let v = self.use_(x);
+                let at = self.word(area, None);
+                (self.b.ins()).store(MemFlagsData::trusted(), v, at, 0);
+                self.iconst(0)
+            }
+            Inst::Load { area, .. } => {
+                let at = self.word(area, None);
+                (self.b.ins()).load(types::I64, MemFlagsData::trusted(), at, 0)
+            }
         };
         self.b.def_var(var(inst.dst()), v);
     }

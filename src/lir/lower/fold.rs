@@ -39,8 +39,11 @@ impl Lower<'_> {
             exit_ty: None,
         };
         let acc0 = self.konst(acc_ty, init);
+        let mark = self.hoist(a)?;
         let acc = self.fold_binding(&Nest::Fold(a), &mut fold, 0, acc0)?;
-        self.finish_fold(a, fold, acc)
+        let r = self.finish_fold(a, fold, acc);
+        self.hoisted.truncate(mark);
+        r
     }
 
     /// The loop (or, over a list, the sequence) of binding `k` of a fold, from accumulator

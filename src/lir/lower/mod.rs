@@ -24,6 +24,7 @@ use crate::ops::BinOp;
 
 mod flood;
 mod fold;
+mod hoist;
 mod narrow;
 mod walk;
 
@@ -60,6 +61,7 @@ pub fn lower_expr_at(
         insts: 0,
         narrowed: vec![],
         reads: vec![],
+        hoisted: vec![],
     };
     for &(slot, t) in params {
         let ty = Ty::of(t).ok_or("a parameter without an unboxed type")?;
@@ -99,6 +101,7 @@ pub fn lower_options(g: &Game, a: &crate::ir::ActionDef) -> Result<Func, String>
         insts: 0,
         narrowed: vec![],
         reads: vec![],
+        hoisted: vec![],
     };
     l.cur = l.block(vec![]);
     let zero = l.konst(Ty::Int, 0);
@@ -132,6 +135,10 @@ struct Lower<'g> {
     narrowed: Vec<usize>,
     /// The values of the match read so far, each once, in the entry block ([`Lower::read`]).
     reads: Vec<(Read, Reg)>,
+    /// Calls and folds remembered through the loop of the fold being lowered
+    /// ([`Lower::hoist`]), by the address of their expression: the areas of their flag and
+    /// value.
+    hoisted: Vec<(*const Expr, hoist::Memo)>,
 }
 
 /// Calls written out in place, one inside another, at most (a function that calls itself
@@ -236,6 +243,14 @@ impl Lower<'_> {
     }
 
     fn expr(&mut self, e: &Expr) -> Result<Reg, String> {
+        match self.hoisted(e) {
+            Some(memo) => self.remembered(e, memo),
+            None => self.expr_here(e),
+        }
+    }
+
+    /// [`Lower::expr`] computed where it stands.
+    fn expr_here(&mut self, e: &Expr) -> Result<Reg, String> {
         Ok(match e {
             Expr::Lit(v) => self.lit(*v)?,
             Expr::Const(c) => {
