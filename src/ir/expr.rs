@@ -254,6 +254,42 @@ impl Expr {
         });
     }
 
+    /// Calls `f` with every local slot bound inside the expression: its aggregates'
+    /// bindings and the slots their walks' conditions read the space from.
+    pub fn bound_slots(&self, f: &mut dyn FnMut(u16)) {
+        self.visit(&mut |x| {
+            if let Expr::Agg(a, _) = x {
+                for b in &a.binds {
+                    f(b.slot);
+                    match &b.coll {
+                        Coll::Paths { slot, .. }
+                        | Coll::Group { slot, .. }
+                        | Coll::Groups { slot, .. } => f(*slot),
+                        Coll::Rays(r) => r.stop.iter().for_each(|s| f(s.slot)),
+                        _ => {}
+                    }
+                }
+            }
+        });
+    }
+
+    /// `e` when this is `s == e` (or `e == s`) for local `slot` and `e` does not read it:
+    /// the one space a `connected` whose start is this condition floods from.
+    pub fn seed_of(&self, slot: u16) -> Option<&Expr> {
+        let Expr::Bin(crate::ops::BinOp::Eq, l, r, _) = self else {
+            return None;
+        };
+        let free = |e: &Expr| {
+            let mut reads = false;
+            e.reads(&mut |x| reads |= x == slot);
+            !reads
+        };
+        match (&**l, &**r) {
+            (Expr::Local(x), e) | (e, Expr::Local(x)) if *x == slot && free(e) => Some(e),
+            _ => None,
+        }
+    }
+
     /// Calls `f` with the expression and every expression inside it, parents first
     /// (aggregates and collections included).
     pub fn visit(&self, f: &mut dyn FnMut(&Expr)) {

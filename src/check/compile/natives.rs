@@ -147,8 +147,6 @@ pub(crate) fn native_params(g: &Game, e: &Expr, t: &[SlotType]) -> Option<Vec<(u
         Expr::Agg(a, _) => {
             walks |= a.kind == AggKind::Connected;
             for b in &a.binds {
-                bound.push(b.slot);
-                coll_binds(&b.coll, &mut bound);
                 walks |= match &b.coll {
                     Coll::Board(bd) => g.boards[*bd].len() >= WORTH,
                     Coll::Type(ty) => {
@@ -168,6 +166,7 @@ pub(crate) fn native_params(g: &Game, e: &Expr, t: &[SlotType]) -> Option<Vec<(u
     if !walks || after {
         return None;
     }
+    e.bound_slots(&mut |s| bound.push(s));
     let mut params: Vec<(u16, Type)> = vec![];
     let mut ok = true;
     e.reads(&mut |l| {
@@ -180,17 +179,6 @@ pub(crate) fn native_params(g: &Game, e: &Expr, t: &[SlotType]) -> Option<Vec<(u
         }
     });
     (ok && params.len() <= crate::ir::MAX_ARGS).then_some(params)
-}
-
-/// The slots a collection binds while its conditions are tested.
-fn coll_binds(c: &Coll, bound: &mut Vec<u16>) {
-    match c {
-        Coll::Paths { slot, .. } | Coll::Group { slot, .. } | Coll::Groups { slot, .. } => {
-            bound.push(*slot)
-        }
-        Coll::Rays(r) => bound.extend(r.stop.iter().map(|s| s.slot)),
-        _ => {}
-    }
 }
 
 impl Compiler<'_> {

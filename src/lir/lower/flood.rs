@@ -204,7 +204,7 @@ impl Lower<'_> {
         let t = self.konst(Ty::Bool, 1);
         let f = self.konst(Ty::Bool, 0);
         let flooded = self.block(vec![]);
-        match seed(from, slot) {
+        match from.seed_of(slot) {
             // `s == e`, `e` free of `s`: the flood starts at `e` alone.
             Some(e) => {
                 let st = self.expr(e)?;
@@ -301,21 +301,5 @@ impl Lower<'_> {
         self.goto(head, vec![i2]);
         self.cur = done;
         Ok(())
-    }
-}
-
-/// `e` when `from` is `s == e` (or `e == s`) for the walk's local `s`, `e` not reading it.
-fn seed(from: &Expr, slot: u16) -> Option<&Expr> {
-    let Expr::Bin(crate::ops::BinOp::Eq, l, r, _) = from else {
-        return None;
-    };
-    let free = |e: &Expr| {
-        let mut reads = false;
-        e.reads(&mut |x| reads |= x == slot);
-        !reads
-    };
-    match (&**l, &**r) {
-        (Expr::Local(x), e) | (e, Expr::Local(x)) if *x == slot && free(e) => Some(e),
-        _ => None,
     }
 }

@@ -24,7 +24,7 @@ impl Lower<'_> {
         let mut bound: Vec<u16> = a.binds.iter().map(|b| b.slot).collect();
         let parts: Vec<&Expr> = a.filter.iter().chain(&a.body).collect();
         for p in &parts {
-            binds_in(p, &mut bound);
+            p.bound_slots(&mut |s| bound.push(s));
         }
         // Parents come first in a visit: the outermost candidates are kept, and what lies
         // inside them (by address) is passed over.
@@ -107,28 +107,10 @@ impl Lower<'_> {
     }
 }
 
-/// Every slot bound inside `e` (by its aggregates and their walks' conditions).
-fn binds_in(e: &Expr, bound: &mut Vec<u16>) {
-    e.visit(&mut |x| {
-        if let Expr::Agg(a, _) = x {
-            for b in &a.binds {
-                bound.push(b.slot);
-                match &b.coll {
-                    crate::ir::Coll::Paths { slot, .. }
-                    | crate::ir::Coll::Group { slot, .. }
-                    | crate::ir::Coll::Groups { slot, .. } => bound.push(*slot),
-                    crate::ir::Coll::Rays(r) => bound.extend(r.stop.iter().map(|s| s.slot)),
-                    _ => {}
-                }
-            }
-        }
-    });
-}
-
 /// Whether `e` reads no slot of `bound` (slots it binds itself aside), and no `after`.
 fn invariant(e: &Expr, bound: &[u16]) -> bool {
     let mut own = vec![];
-    binds_in(e, &mut own);
+    e.bound_slots(&mut |s| own.push(s));
     let (mut free, mut after) = (true, false);
     e.visit(&mut |x| {
         after |= matches!(x, Expr::After(_));

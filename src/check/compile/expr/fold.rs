@@ -43,24 +43,7 @@ impl Compiler<'_> {
                     return;
                 };
                 // `s == e` with `e` free of `s`: the flood starts at `e` alone.
-                let seed = match from {
-                    Expr::Bin(BinOp::Eq, l, r, _) => {
-                        let free = |e: &Expr| {
-                            let mut reads = false;
-                            e.reads(&mut |x| reads |= x == bind.slot);
-                            !reads
-                        };
-                        match (&**l, &**r) {
-                            (Expr::Local(x), e) | (e, Expr::Local(x))
-                                if *x == bind.slot && free(e) =>
-                            {
-                                Some(e)
-                            }
-                            _ => None,
-                        }
-                    }
-                    _ => None,
-                };
+                let seed = from.seed_of(bind.slot);
                 let seed = self.out_of_line(seed);
                 let from = self.out_of_line(Some(from)).unwrap_or_default();
                 let to = self.out_of_line(Some(to)).unwrap_or_default();
