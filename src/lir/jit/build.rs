@@ -426,14 +426,12 @@ impl<'a, 'b> Lower<'a, 'b> {
         }
     }
 
-    /// Checked arithmetic: overflow and none fail; `/`, `%` and powers through a helper.
+    /// Checked arithmetic: overflow and none fail; powers through a helper.
     fn arith(&mut self, op: Arith, a: Reg, b: Reg) -> CValue {
         let (x, y) = (self.use_(a), self.use_(b));
         match op {
-            Arith::Div | Arith::Mod | Arith::Pow => {
-                let k = ARITHS.iter().position(|o| *o == op).unwrap_or(0) as i64;
-                self.call(h_arith, k, x, y)
-            }
+            Arith::Pow => self.call_v(h_pow, x, x, y),
+            Arith::Div | Arith::Mod => self.div_mod(op, a, b),
             Arith::Max | Arith::Min => {
                 let (x, y) = (self.number(a), self.number(b));
                 let cc = if op == Arith::Max {
@@ -457,6 +455,29 @@ impl<'a, 'b> Lower<'a, 'b> {
                 v
             }
         }
+    }
+
+    /// `/` and `%` rounding down (Euclid's: the remainder is never negative), as
+    /// [`rt::arith`]: none fails, then a zero divisor. The dividend is never `i64::MIN` (that
+    /// is none), so the machine's division cannot overflow.
+    fn div_mod(&mut self, op: Arith, a: Reg, b: Reg) -> CValue {
+        let (x, y) = (self.number(a), self.number(b));
+        let zero = self.b.ins().icmp_imm_s(IntCC::Equal, y, 0);
+        self.fail_if(zero, Fail::Arithmetic);
+        let r = self.b.ins().srem(x, y);
+        let neg = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, r, 0);
+        if op == Arith::Mod {
+            let ay = self.b.ins().iabs(y);
+            let up = self.b.ins().iadd(r, ay);
+            return self.b.ins().select(neg, up, r);
+        }
+        let q = self.b.ins().sdiv(x, y);
+        let up = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, y, 0);
+        let one = self.iconst(1);
+        let minus = self.iconst(-1);
+        let step = self.b.ins().select(up, one, minus);
+        let down = self.b.ins().isub(q, step);
+        self.b.ins().select(neg, down, q)
     }
 
     /// A comparison as 0 or 1: `==` and `!=` of any two values (none equal only to none),
@@ -740,7 +761,7 @@ fn facts(f: &Func) -> (Vec<bool>, Vec<Option<u64>>) {
             let d = inst.dst().0 as usize;
             sure[d] = match *inst {
                 Inst::Const { dst, value } => value != f.ty(dst).none(),
-                Inst::Arith { op, .. } => !matches!(op, Arith::Div | Arith::Mod | Arith::Pow),
+                Inst::Arith { op, .. } => op != Arith::Pow,
                 Inst::Cmp { .. }
                 | Inst::Not { .. }
                 | Inst::Neg { .. }

@@ -199,11 +199,10 @@ extern "C" fn h_field(ctx: *mut Ctx, comp: i64, field: i64, ty: i64) -> i64 {
     helper(ctx, |rt| rt.field(comp, field as u16, unpack(ty)))
 }
 
-const ARITHS: [Arith; 3] = [Arith::Div, Arith::Mod, Arith::Pow];
-
-/// Division, remainder and powers (their rules are long; the rest is native).
-extern "C" fn h_arith(ctx: *mut Ctx, op: i64, x: i64, y: i64) -> i64 {
-    helper(ctx, |_| rt::arith(ARITHS[op as usize], x, y))
+/// Powers (their rules are long; the rest of the arithmetic is native). The first operand
+/// is unused: every helper takes three.
+extern "C" fn h_pow(ctx: *mut Ctx, _: i64, x: i64, y: i64) -> i64 {
+    helper(ctx, |_| rt::arith(Arith::Pow, x, y))
 }
 
 extern "C" fn h_step(ctx: *mut Ctx, board: i64, s: i64, d: i64) -> i64 {
