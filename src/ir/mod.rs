@@ -27,14 +27,18 @@ pub use present::{Look, Presentation};
 
 /// A run-time value. Small and `Copy`: the interpreter never allocates to hold one.
 ///
-/// Its layout is fixed (`repr(u8)`: a tag byte, the variant's number in the order below, then
-/// its fields laid out as in a C struct after it), so that native code reads a variable of
-/// the state in place and writes options (`lir::jit`, `layout`): the variants' order is relied
-/// on there, and `tests/lir.rs` fails at once when it and this order differ.
+/// Its layout is fixed (`repr(u64)`: a tag word, the variant's number in the order below,
+/// then its fields laid out as in a C struct after it, from byte 8), so that native code
+/// reads a variable of the state in place and writes options (`lir::jit`, `layout`): the
+/// variants' order is relied on there, and `tests/lir.rs` fails at once when it and this
+/// order differ. A tag word rather than a tag byte: the compiler then copies a value as two
+/// aligned words. With a tag byte it copied the 15 bytes after the tag in two overlapping
+/// moves, and a copy read back at once waited on the stores before it (a store-forwarding
+/// stall: docs/benchmarks.md).
 #[derive(
     Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Default,
 )]
-#[repr(u8)]
+#[repr(u64)]
 pub enum Value {
     /// `none`: no value (an empty variable, no component, no player).
     #[default]
@@ -56,6 +60,10 @@ pub enum Value {
     /// An action held by a field of type `action` (index into [`Game::actions`]).
     Action(ActionId),
 }
+
+// Sixteen bytes, and the `None` of an `Option<Value>` kept in the tag word.
+const _: () = assert!(std::mem::size_of::<Value>() == 16);
+const _: () = assert!(std::mem::size_of::<Option<Value>>() == 16);
 
 impl Value {
     /// The position of an index value in its dimension: a seat, an enum value's position, a

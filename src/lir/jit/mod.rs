@@ -169,15 +169,18 @@ struct Layout {
 fn layout(t: Ty) -> Layout {
     let (tag, id, at, width) = match t {
         Ty::Int => (1, None, 8, 8),
-        Ty::Bool => (2, None, 1, 1),
-        Ty::Player => (3, None, 1, 1),
-        Ty::Enum(e) => (4, Some(e.0 as i64), 4, 2),
-        Ty::Comp(_) => (5, None, 4, 4),
-        Ty::Space(b) => (6, Some(b.0 as i64), 4, 4),
-        Ty::Zone(_) => (7, None, 4, 4),
+        Ty::Bool => (2, None, 8, 1),
+        Ty::Player => (3, None, 8, 1),
+        Ty::Enum(e) => (4, Some(e.0 as i64), 10, 2),
+        Ty::Comp(_) => (5, None, 8, 4),
+        Ty::Space(b) => (6, Some(b.0 as i64), 12, 4),
+        Ty::Zone(_) => (7, None, 8, 4),
     };
     Layout { tag, id, at, width }
 }
+
+/// Where an enum's or a board's id lies in a [`Value`] of one of its values.
+const ID_AT: i32 = 8;
 
 type Helper = extern "C" fn(*mut Ctx, i64, i64, i64) -> i64;
 
@@ -611,6 +614,52 @@ impl Compiled {
         match c {
             0 => Ok(ret.decode(result)),
             c => Err(FAILS[(c as usize - 1).min(FAILS.len() - 1)]),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{BoardId, EnumId, TypeId};
+
+    /// Each register type's number, tag and id lie where [`layout`] says (the native code
+    /// reads and writes values there).
+    #[test]
+    fn values_lie_where_the_layout_says() {
+        let types = [
+            (Ty::Int, -5_000_000_000),
+            (Ty::Bool, 1),
+            (Ty::Player, 3),
+            (Ty::Enum(EnumId(7)), 513),
+            (Ty::Comp(TypeId(0)), 70_000),
+            (Ty::Space(BoardId(9)), 123_456),
+            (Ty::Zone(TypeId(0)), 65_537),
+        ];
+        for (t, n) in types {
+            let v = t.decode(n);
+            let p = &v as *const Value as *const u8;
+            let l = layout(t);
+            let word = |at: usize, w: usize| {
+                let mut b = [0u8; 8];
+                for (i, x) in b[..w].iter_mut().enumerate() {
+                    // SAFETY: within the value's 16 bytes, at a tag or a field the variant
+                    // initialises (never its padding).
+                    *x = unsafe { *p.add(at + i) };
+                }
+                i64::from_le_bytes(b)
+            };
+            assert_eq!(word(0, 8), l.tag, "{t:?}: tag");
+            if let Some(id) = l.id {
+                assert_eq!(word(ID_AT as usize, 2), id, "{t:?}: id");
+            }
+            let got = word(l.at as usize, l.width as usize);
+            let want = if l.width == 8 {
+                n
+            } else {
+                n & ((1 << (8 * l.width)) - 1)
+            };
+            assert_eq!(got, want, "{t:?}: number");
         }
     }
 }

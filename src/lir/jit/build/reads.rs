@@ -449,7 +449,7 @@ impl Lower<'_, '_> {
         let kind = self.b.ins().icmp_imm_s(IntCC::NotEqual, tag, l.tag);
         self.fail_if(kind, Fail::Type);
         if let Some(id) = l.id {
-            let of = self.b.ins().uload16(types::I64, flags, addr, 2);
+            let of = self.b.ins().uload16(types::I64, flags, addr, ID_AT);
             let other = self.b.ins().icmp_imm_s(IntCC::NotEqual, of, id);
             self.fail_if(other, Fail::Type);
         }
