@@ -10,9 +10,10 @@
 #   benches/openspiel_ratio.sh --all            # --library, then the seed games against
 #                                               # their targets (issue 36): every figure
 #
-# Arguments: FILE:OPENSPIEL_NAME pairs (default: tic-tac-toe, Connect Four, Breakthrough), or
-# `--library`: every game that tests/differential/differential.py maps to OpenSpiel (its
-# default parameters; a rules file measured once, with its default variant). `--all`: the
+# Arguments: FILE:OPENSPIEL_NAME[:VARIANT] (default: tic-tac-toe, Connect Four, Breakthrough),
+# or `--library`: every game that tests/differential/differential.py maps to OpenSpiel (its
+# default parameters; a rules file measured once, with the variant the differential test
+# plays against OpenSpiel, so that both sides play the same game). `--all`: the
 # library, the geometric mean of its ratios, and the seed games' playouts/s (median of
 # ROUNDS runs) beside the targets of issue 36.
 # Environment: OPENSPIEL_PLAYOUTS (the script; default ../shared/tools/openspiel_playouts.py),
@@ -37,7 +38,8 @@ seen = set()
 for cls in differential.GAMES.values():
     if cls.rules not in seen and not getattr(cls, "parameters", None):
         seen.add(cls.rules)
-        print(f"{cls.rules}:{cls.openspiel}")
+        variant = getattr(cls, "variant", None)
+        print(f"{cls.rules}:{cls.openspiel}" + (f":{variant}" if variant else ""))
 ')
 fi
 if [ ${#pairs[@]} -eq 0 ]; then
@@ -53,10 +55,12 @@ ratios=()
 echo "| game | rulebook playouts/s | OpenSpiel playouts/s | ratio | CPU share |"
 echo "|---|---:|---:|---:|---:|"
 for pair in "${pairs[@]}"; do
-    file="${pair%%:*}"; name="${pair##*:}"
+    IFS=: read -r file name variant <<< "$pair"
+    flags=()
+    if [ -n "$variant" ]; then flags=(--variant "$variant"); fi
     ours=(); theirs=(); shares=()
     for _ in $(seq "$rounds"); do
-        out="$(taskset -c 0 "$bin" bench "$file" --seconds "$seconds" --json)"
+        out="$(taskset -c 0 "$bin" bench "$file" "${flags[@]}" --seconds "$seconds" --json)"
         ours+=("$(echo "$out" | field playouts_per_sec)")
         shares+=("$(echo "$out" | field cpu_share)")
         theirs+=("$(taskset -c 0 "$python" "$script" "$name" "$seconds" | field playouts_per_sec)")
@@ -66,7 +70,7 @@ for pair in "${pairs[@]}"; do
     s="$(printf '%s\n' "${shares[@]}" | median)"
     r="$(echo "$a / $b" | bc -l)"
     ratios+=("$r")
-    printf '| %s | %.0f | %.0f | %.2f | %s |\n' "$file" "$a" "$b" "$r" "$s"
+    printf '| %s%s | %.0f | %.0f | %.2f | %s |\n' "$file" "${variant:+ --variant $variant}" "$a" "$b" "$r" "$s"
 done
 # The geometric mean of the ratios: exp of the mean of their logarithms.
 printf '| geometric mean of %d ratios | | | %.2f | |\n' "${#ratios[@]}" \
