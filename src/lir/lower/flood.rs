@@ -151,20 +151,25 @@ impl Lower<'_> {
     }
 
     /// The members of `group(s in b, start where cond)` as a set (an area of one bit per
-    /// space), found in the current block, which the lowering goes on after.
+    /// space: `into`, else a new one), found in the current block, which the lowering goes
+    /// on after.
     pub(super) fn group_members(
         &mut self,
         b: BoardId,
         slot: u16,
         start: &Expr,
         cond: Option<&Expr>,
+        into: Option<Area>,
     ) -> Result<Area, String> {
         let st = self.expr(start)?;
         if self.f.ty(st) != Ty::Space(b) {
             return Err("a group from something that is not a space of its board".into());
         }
         let fl = self.flood_areas(b)?;
-        let members = self.set_area(b)?;
+        let members = match into {
+            Some(a) => a,
+            None => self.set_area(b)?,
+        };
         let dst = self.f.reg(Ty::Int);
         self.push(Inst::Clear { dst, area: members });
         let done = self.block(vec![]);

@@ -42,7 +42,7 @@ impl Lower<'_> {
         let mark = self.hoist(a)?;
         let acc = self.fold_binding(&Nest::Fold(a), &mut fold, 0, acc0)?;
         let r = self.finish_fold(a, fold, acc);
-        self.hoisted.truncate(mark);
+        self.unhoist(mark);
         r
     }
 
@@ -87,7 +87,7 @@ impl Lower<'_> {
                         slot,
                         start,
                         cond,
-                    } => Some(self.group_members(*board, *slot, start, cond.as_ref())?),
+                    } => Some(self.group_once(coll, *board, *slot, start, cond.as_ref())?),
                     _ => None,
                 };
                 // The number of elements, and how the i-th is read.

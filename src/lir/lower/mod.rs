@@ -62,6 +62,7 @@ pub fn lower_expr_at(
         narrowed: vec![],
         reads: vec![],
         hoisted: vec![],
+        groups: vec![],
     };
     for &(slot, t) in params {
         let ty = Ty::of(t).ok_or("a parameter without an unboxed type")?;
@@ -102,6 +103,7 @@ pub fn lower_options(g: &Game, a: &crate::ir::ActionDef) -> Result<Func, String>
         narrowed: vec![],
         reads: vec![],
         hoisted: vec![],
+        groups: vec![],
     };
     l.cur = l.block(vec![]);
     let zero = l.konst(Ty::Int, 0);
@@ -139,6 +141,10 @@ struct Lower<'g> {
     /// ([`Lower::hoist`]), by the address of their expression: the areas of their flag and
     /// value.
     hoisted: Vec<(*const Expr, hoist::Memo)>,
+    /// Groups remembered through the loop of the fold being lowered ([`Lower::hoist`]), by
+    /// the address of their collection: the area of their flag, and of their members once
+    /// lowered (where every lowering of the same group floods into).
+    groups: Vec<(*const crate::ir::Coll, Area, Option<Area>)>,
 }
 
 /// Calls written out in place, one inside another, at most (a function that calls itself
