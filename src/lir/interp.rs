@@ -222,6 +222,7 @@ pub(crate) fn step(
         Inst::Clear { area, .. } => rt.clear(area),
         Inst::Mark { area, x, .. } => rt.mark(area, r(x), true)?,
         Inst::Marked { area, x, .. } => rt.mark(area, r(x), false)?,
+        Inst::NextMarked { area, from, .. } => rt.next_marked(area, r(from)),
         Inst::Push { area, x, .. } => rt.push(area, r(x))?,
         Inst::Pop { area, .. } => rt.pop(area),
         Inst::Store { area, x, .. } => rt.store(area, r(x)),

@@ -281,6 +281,10 @@ pub enum Inst {
     Mark { dst: Reg, area: Area, x: Reg },
     /// Whether `x` (an id) is marked in the set an area holds (failing as [`Inst::Mark`]).
     Marked { dst: Reg, area: Area, x: Reg },
+    /// The first id at or after `from` (from 0 when negative) marked in the set an area
+    /// holds; the area's number of bits when there is none. Never fails. A loop over a
+    /// group's members visits only them, in order, a word of the set at a time.
+    NextMarked { dst: Reg, area: Area, from: Reg },
     /// Pushes `x` (an id) on the stack an area holds (its first word the number of entries,
     /// then the entries); `dst` (a number) is 0. A full stack fails ([`Fail::Limit`]).
     Push { dst: Reg, area: Area, x: Reg },
@@ -356,6 +360,7 @@ impl Inst {
             | Inst::Clear { dst, .. }
             | Inst::Mark { dst, .. }
             | Inst::Marked { dst, .. }
+            | Inst::NextMarked { dst, .. }
             | Inst::Push { dst, .. }
             | Inst::Pop { dst, .. }
             | Inst::Store { dst, .. }
@@ -374,7 +379,8 @@ impl Inst {
             Inst::Mark { x, .. }
             | Inst::Marked { x, .. }
             | Inst::Push { x, .. }
-            | Inst::Store { x, .. } => f(x),
+            | Inst::Store { x, .. }
+            | Inst::NextMarked { from: x, .. } => f(x),
             Inst::Var { index, .. } => index.into_iter().for_each(f),
             Inst::Index { acc, x, .. } => {
                 acc.into_iter().for_each(&mut *f);

@@ -85,6 +85,20 @@ impl<'a> Rt<'a> {
         Ok(was as i64)
     }
 
+    /// [`Inst::NextMarked`]
+    pub fn next_marked(&self, a: Area, from: i64) -> i64 {
+        let end = a.words as i64 * 64;
+        let mut x = from.max(0);
+        while x < end {
+            let w = self.scratch[(a.at + (x / 64) as u32) as usize] >> (x % 64);
+            if w != 0 {
+                return x + w.trailing_zeros() as i64;
+            }
+            x = (x / 64 + 1) * 64;
+        }
+        end
+    }
+
     /// [`Inst::Push`]
     pub fn push(&mut self, a: Area, x: i64) -> Result<i64, Fail> {
         let n = self.scratch[a.at as usize];

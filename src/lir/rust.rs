@@ -160,6 +160,9 @@ fn inst_src(g: &Game, f: &Func, inst: &Inst) -> String {
         Inst::Clear { area, .. } => format!("c.clear({})", area_src(area)),
         Inst::Mark { area, x, .. } => format!("c.mark({}, {}, true)?", area_src(area), r(x)),
         Inst::Marked { area, x, .. } => format!("c.mark({}, {}, false)?", area_src(area), r(x)),
+        Inst::NextMarked { area, from, .. } => {
+            format!("c.next_marked({}, {})", area_src(area), r(from))
+        }
         Inst::Push { area, x, .. } => format!("c.push({}, {})?", area_src(area), r(x)),
         Inst::Pop { area, .. } => format!("c.pop({})", area_src(area)),
         Inst::Store { area, x, .. } => format!("c.store({}, {})", area_src(area), r(x)),

@@ -244,6 +244,13 @@ fn check_types(f: &Func, g: &Game, inst: &Inst) -> Result<(), String> {
             )?;
             check_area(f, area, 1)
         }
+        Inst::NextMarked { dst, area, from } => {
+            want(
+                t(dst) == Ty::Int && t(from) == Ty::Int,
+                "a search of a set from something that is not a number",
+            )?;
+            check_area(f, area, 1)
+        }
         Inst::Push { dst, area, x } => {
             want(
                 t(dst) == Ty::Int && is_id(t(x)),

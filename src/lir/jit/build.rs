@@ -366,6 +366,10 @@ impl<'a, 'b> Lower<'a, 'b> {
                 self.sure[dst.0 as usize] = true;
                 self.mark(area, x, matches!(inst, Inst::Mark { .. }))
             }
+            Inst::NextMarked { dst, area, from } => {
+                self.sure[dst.0 as usize] = true;
+                self.next_marked(area, from)
+            }
             Inst::Push { area, x, .. } => self.push_on(area, x),
             Inst::Pop { area, .. } => self.pop_off(area),
             Inst::Store { area, x, .. } => {
@@ -549,6 +553,49 @@ impl<'a, 'b> Lower<'a, 'b> {
         self.b.ins().uextend(types::I64, c)
     }
 
+    /// [`Inst::NextMarked`]: a loop over the set's words from the one holding `from`, the
+    /// first set bit found by counting trailing zeros.
+    fn next_marked(&mut self, area: Area, from: Reg) -> CValue {
+        let from = self.use_(from);
+        let end = area.words as i64 * 64;
+        let (head, body, found, next, done) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        for blk in [head, done] {
+            self.b.append_block_param(blk, types::I64);
+        }
+        let zero = self.iconst(0);
+        let neg = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, from, 0);
+        let x0 = self.b.ins().select(neg, zero, from);
+        self.b.ins().jump(head, &[x0.into()]);
+        self.b.switch_to_block(head);
+        let x = self.b.block_params(head)[0];
+        let more = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, x, end);
+        let endv = self.iconst(end);
+        self.b.ins().brif(more, body, &[], done, &[endv.into()]);
+        self.b.switch_to_block(body);
+        let k = self.b.ins().ushr_imm_u(x, 6);
+        let addr = self.word(area, Some(k));
+        let w = (self.b.ins()).load(types::I64, MemFlagsData::trusted(), addr, 0);
+        let sh = self.b.ins().band_imm_u(x, 63);
+        let rest = self.b.ins().ushr(w, sh);
+        self.b.ins().brif(rest, found, &[], next, &[]);
+        self.b.switch_to_block(found);
+        let tz = self.b.ins().ctz(rest);
+        let at = self.b.ins().iadd(x, tz);
+        self.b.ins().jump(done, &[at.into()]);
+        self.b.switch_to_block(next);
+        let k1 = self.b.ins().iadd_imm_s(k, 1);
+        let x1 = self.b.ins().ishl_imm_u(k1, 6);
+        self.b.ins().jump(head, &[x1.into()]);
+        self.b.switch_to_block(done);
+        self.b.block_params(done)[0]
+    }
+
     /// [`Inst::Push`]: `x` written after the area's entries, their number one more; a full
     /// area fails.
     fn push_on(&mut self, area: Area, x: Reg) -> CValue {
@@ -680,6 +727,7 @@ fn facts(f: &Func) -> (Vec<bool>, Vec<Option<u64>>) {
                 | Inst::Twin { .. }
                 | Inst::Closed { .. }
                 | Inst::Seek { .. }
+                | Inst::NextMarked { .. }
                 | Inst::Held {
                     what: Held::Empty | Held::Count,
                     ..

@@ -109,8 +109,8 @@ impl Lower<'_> {
                 let head = self.block(vec![i, acc_in]);
                 self.goto(head, vec![zero, acc0]);
                 self.cur = head;
-                let i = match narrow {
-                    Some((var, value)) => {
+                let i = match (narrow, members) {
+                    (Some((var, value)), _) => {
                         let dst = self.f.reg(Ty::Int);
                         self.push(Inst::Seek {
                             dst,
@@ -119,7 +119,12 @@ impl Lower<'_> {
                             from: i,
                         })
                     }
-                    None => i,
+                    // A group's members: the next space in its set.
+                    (None, Some(area)) => {
+                        let dst = self.f.reg(Ty::Int);
+                        self.push(Inst::NextMarked { dst, area, from: i })
+                    }
+                    (None, None) => i,
                 };
                 let more = self.f.reg(Ty::Bool);
                 self.push(Inst::Cmp {
@@ -158,13 +163,6 @@ impl Lower<'_> {
                     let open = self.block(vec![]);
                     self.branch(c, (next_blk, vec![acc_in]), (open, vec![]));
                     self.cur = open;
-                }
-                if let Some(area) = members {
-                    let c = self.f.reg(Ty::Bool);
-                    self.push(Inst::Marked { dst: c, area, x: e });
-                    let member = self.block(vec![]);
-                    self.branch(c, (member, vec![]), (next_blk, vec![acc_in]));
-                    self.cur = member;
                 }
                 let acc2 = self.fold_elem(a, fold, k, e, acc_in)?;
                 self.goto(next_blk, vec![acc2]);
