@@ -697,19 +697,31 @@ impl Game {
                 span: Some(span),
             });
         }
+        // The position's values first (a failing part adds nothing), then appended at once:
+        // `make_mut` (which makes a memory shared with a copy this state's own) costs an
+        // atomic operation a call.
         let at = st.memory[memory as usize].len();
-        for part in parts {
-            match self.value_in(m, st, *part, locals, me, span) {
-                // Shared with a copy: this state's own from now on.
-                Ok(v) => std::sync::Arc::make_mut(&mut st.memory[memory as usize]).push(v),
-                Err(e) => {
-                    std::sync::Arc::make_mut(&mut st.memory[memory as usize]).truncate(at);
-                    return Err(e);
+        let mut vals = [Value::None; REMEMBERED_AT_ONCE];
+        for chunk in parts.chunks(REMEMBERED_AT_ONCE) {
+            for (v, part) in vals.iter_mut().zip(chunk) {
+                match self.value_in(m, st, *part, locals, me, span) {
+                    Ok(x) => *v = x,
+                    Err(e) => {
+                        if st.memory[memory as usize].len() > at {
+                            std::sync::Arc::make_mut(&mut st.memory[memory as usize]).truncate(at);
+                        }
+                        return Err(e);
+                    }
                 }
             }
+            let mem = std::sync::Arc::make_mut(&mut st.memory[memory as usize]);
+            mem.extend_from_slice(&vals[..chunk.len()]);
         }
         st.stamps.write(Family::WHERE);
         st.window.changes += 1;
         Ok(())
     }
 }
+
+/// How many values of a position [`Game::remember`] computes before appending them.
+const REMEMBERED_AT_ONCE: usize = 16;
