@@ -42,7 +42,7 @@ pub struct Ctx<'a> {
     me: i64,
     current: i64,
     players: i64,
-    /// The state's variables, read in place ([`Value`]'s layout is `repr(u8)`): every slot
+    /// The state's variables, read in place ([`Value`]'s layout is `repr(u64)`): every slot
     /// of the game (copied when the environment does not lend them).
     vars: *const Value,
     /// Where the options are written ([`Inst::Out`]): `rt.out`'s buffer, its length and
@@ -109,7 +109,7 @@ const CONSTS: i32 = at!(consts);
 const BITS: i32 = at!(bits);
 const SCRATCH: i32 = at!(scratch);
 
-// `Value`'s layout (`repr(u8)`): the tag, then the fields as in a C struct after it.
+// `Value`'s layout (`repr(u64)`): the tag word, then the fields as in a C struct after it.
 const VALUE_SIZE: i64 = 16;
 const TAG_NONE: i64 = 0;
 
@@ -154,8 +154,8 @@ fn unpack(n: i64) -> Ty {
     }
 }
 
-/// Where a [`Value`] of a register type keeps its number (`repr(u8)`: the tag at 0, then
-/// the variant's fields as in a C struct after it).
+/// Where a [`Value`] of a register type keeps its number (`repr(u64)`: the tag word at 0,
+/// then the variant's fields as in a C struct after it, from 8).
 struct Layout {
     /// The variant's tag.
     tag: i64,
