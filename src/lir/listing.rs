@@ -52,6 +52,20 @@ pub const REPORT_VAR: &str = "RULEBOOK_NATIVE_REPORT";
 
 /// A lowering's result, told on standard error when [`REPORT_VAR`] is set.
 #[cfg(feature = "jit")]
+/// Why an action without parameters whose guard walks nothing, or an `end when` condition
+/// that walks nothing, is left to the engine: a call into native code costs more than its
+/// evaluation there (docs/benchmarks.md).
+const SMALL: &str = "walks nothing and calls no function: the engine's own evaluation costs less";
+
+/// Whether an expression walks a collection or calls a function.
+fn walks(e: &crate::ir::Expr) -> bool {
+    let mut found = false;
+    e.visit(&mut |x| {
+        found |= matches!(x, crate::ir::Expr::Agg(..) | crate::ir::Expr::CallDef(..));
+    });
+    found
+}
+
 fn told(what: &str, f: Result<Func, String>) -> Result<Func, String> {
     if std::env::var_os(REPORT_VAR).is_some() {
         match &f {
@@ -74,7 +88,13 @@ impl Built {
             if a.sequence || a.params.len() > crate::ir::MAX_ARGS {
                 continue;
             }
-            if let Ok(f) = told(&a.name, lower::lower_options(g, a)) {
+            let parts = a.guard_parts.iter().map(|(_, e)| e);
+            let f = if a.params.is_empty() && !parts.clone().any(walks) {
+                Err(SMALL.into())
+            } else {
+                lower::lower_options(g, a)
+            };
+            if let Ok(f) = told(&a.name, f) {
                 if verify::verify(&f, g).is_ok() {
                     of[i] = Some((funcs.len() as u32, a.params.len() as u8));
                     funcs.push(f);
@@ -83,7 +103,12 @@ impl Built {
         }
         let mut ends = vec![None; g.end_when.len()];
         for (i, (cond, _)) in g.end_when.iter().enumerate() {
-            if let Ok(f) = told("end when", lower::lower_expr(g, "end when", cond, &[])) {
+            let f = if walks(cond) {
+                lower::lower_expr(g, "end when", cond, &[])
+            } else {
+                Err(SMALL.into())
+            };
+            if let Ok(f) = told("end when", f) {
                 if f.ret == Ty::Bool && verify::verify(&f, g).is_ok() {
                     ends[i] = Some(funcs.len() as u32);
                     funcs.push(f);
