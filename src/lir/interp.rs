@@ -201,6 +201,7 @@ pub(crate) fn step(
         },
         Inst::ZoneAt { zone, k, .. } => rt.zone_at(r(zone), r(k))?,
         Inst::Twin { comp, .. } => rt.twin(r(comp)),
+        Inst::Class { comp, .. } => rt.class(r(comp))?,
         Inst::Near { space, k, .. } => match ty(space) {
             Ty::Space(b) => rt.near(b.0 as u32, r(space), r(k)),
             _ => return Err(Fail::Type),

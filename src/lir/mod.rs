@@ -270,6 +270,10 @@ pub enum Inst {
     /// (same type, equal fields, its secret fields seen on both: 3.4.1): of interchangeable
     /// components a choice offers the lowest (4.1).
     Twin { dst: Reg, comp: Reg },
+    /// The class of a component: of the components that always look the same
+    /// ([`crate::ir::vm::Twin::Class`]), the first by id; the component itself for any other.
+    /// A component the game does not have fails.
+    Class { dst: Reg, comp: Reg },
     /// Writes `a` as the next value of the options an enumerator lists (`dst`, a number,
     /// is 0): an option of an action of `n` parameters is `n` values written in order.
     Out { dst: Reg, a: Reg },
@@ -356,6 +360,7 @@ impl Inst {
             | Inst::Near { dst, .. }
             | Inst::Seek { dst, .. }
             | Inst::Twin { dst, .. }
+            | Inst::Class { dst, .. }
             | Inst::Out { dst, .. }
             | Inst::Clear { dst, .. }
             | Inst::Mark { dst, .. }
@@ -398,7 +403,9 @@ impl Inst {
             }
             Inst::Zone { index, .. } => index.into_iter().for_each(f),
             Inst::Held { zone, .. } => f(zone),
-            Inst::Place { comp, .. } | Inst::Twin { comp, .. } => f(comp),
+            Inst::Place { comp, .. } | Inst::Twin { comp, .. } | Inst::Class { comp, .. } => {
+                f(comp)
+            }
             Inst::Cast { a, .. } | Inst::Out { a, .. } => f(a),
             Inst::Closed { space, .. } => f(space),
             Inst::ZoneAt { zone, k, .. } => {

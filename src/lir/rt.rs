@@ -189,6 +189,14 @@ impl<'a> Rt<'a> {
             && self.env.twin_below(CompId(comp as u32))) as i64
     }
 
+    /// [`Inst::Class`]
+    pub fn class(&self, comp: i64) -> Result<i64, Fail> {
+        if comp < 0 || comp as usize >= self.game.comps.len() {
+            return Err(Fail::Index);
+        }
+        Ok(class_of(self.game, comp as u32) as i64)
+    }
+
     /// [`Inst::Seek`]: the first position at or after `from` of a variable (one dimension)
     /// whose entry is `value` (of the variable's type); the variable's number of entries
     /// when none is.
@@ -335,5 +343,13 @@ pub fn below(k: i64, n: u64) -> Result<i64, Fail> {
         Ok(k)
     } else {
         Err(Fail::Index)
+    }
+}
+
+/// The class of component `c` ([`Inst::Class`]).
+pub fn class_of(g: &Game, c: u32) -> u32 {
+    match g.program.twins.get(c as usize) {
+        Some(crate::ir::vm::Twin::Class(k)) => *k,
+        _ => c,
     }
 }

@@ -138,6 +138,7 @@ fn inst_src(g: &Game, f: &Func, inst: &Inst) -> String {
         },
         Inst::ZoneAt { zone, k, .. } => format!("c.zone_at({}, {})?", r(zone), r(k)),
         Inst::Twin { comp, .. } => format!("c.twin({})", r(comp)),
+        Inst::Class { comp, .. } => format!("c.class({})?", r(comp)),
         Inst::Near { space, k, .. } => match f.ty(space) {
             Ty::Space(b) => format!("c.near({}, {}, {})", b.0, r(space), r(k)),
             _ => "return Err(Fail::Type)".into(),

@@ -225,6 +225,10 @@ fn check_types(f: &Func, g: &Game, inst: &Inst) -> Result<(), String> {
             matches!(t(space), Ty::Space(_)) && t(dst) == t(space) && t(k) == Ty::Int,
             "a neighbour that is not of a space by a number",
         ),
+        Inst::Class { dst, comp } => want(
+            matches!((t(dst), t(comp)), (Ty::Comp(a), Ty::Comp(b)) if a == b),
+            "the class of something that is not a component",
+        ),
         Inst::Twin { dst, comp } => want(
             matches!(t(comp), Ty::Comp(_)) && t(dst) == Ty::Bool,
             "a twin of something that is not a component",

@@ -31,6 +31,8 @@ pub(super) struct Lower<'a, 'b> {
     edges: Vec<(CBlock, Target)>,
     /// The boards' tables (their addresses are written into the code).
     boards: &'a [BoardTabs],
+    /// Per component, its class ([`Inst::Class`]; the address is written into the code).
+    classes: &'a [u32],
     /// The work left, kept in a register: read from the context at entry, written back at
     /// every exit.
     left: Variable,
@@ -41,6 +43,7 @@ impl<'a, 'b> Lower<'a, 'b> {
         g: &Game,
         f: &'a Func,
         boards: &'a [BoardTabs],
+        classes: &'a [u32],
         func: &'b mut cranelift_codegen::ir::Function,
         fcx: &'b mut FunctionBuilderContext,
         target: cranelift_codegen::isa::TargetFrontendConfig,
@@ -75,6 +78,7 @@ impl<'a, 'b> Lower<'a, 'b> {
             checks: vec![false; f.blocks.len()],
             edges: vec![],
             boards,
+            classes,
             left,
         };
         (me.sure, me.below) = facts(f);
@@ -302,6 +306,16 @@ impl<'a, 'b> Lower<'a, 'b> {
                     }
                     _ => self.call(h_step, bd.0 as i64, s, d),
                 }
+            }
+            Inst::Class { dst, comp } => {
+                self.sure[dst.0 as usize] = true;
+                let c = self.use_(comp);
+                let n = self.classes.len() as i64;
+                self.check_below(c, n);
+                let base = self.b.ins().iconst(self.ptr, self.classes.as_ptr() as i64);
+                let off = self.b.ins().ishl_imm_u(c, 2);
+                let addr = self.b.ins().iadd(base, off);
+                (self.b.ins()).uload32(MemFlagsData::trusted(), addr, 0)
             }
             Inst::Twin { dst, comp } => {
                 self.sure[dst.0 as usize] = true;
@@ -725,6 +739,7 @@ fn facts(f: &Func) -> (Vec<bool>, Vec<Option<u64>>) {
                 | Inst::Neg { .. }
                 | Inst::Index { .. }
                 | Inst::Twin { .. }
+                | Inst::Class { .. }
                 | Inst::Closed { .. }
                 | Inst::Seek { .. }
                 | Inst::NextMarked { .. }

@@ -337,6 +337,8 @@ pub struct Compiled {
     space_tab: Vec<u32>,
     /// Per board, its tables, whose addresses the native code holds.
     _boards: Vec<BoardTabs>,
+    /// Per component, its class ([`Inst::Class`]), whose address the native code holds.
+    _classes: Vec<u32>,
 }
 
 /// A board's geometry as the native code reads it (a copy owned by [`Compiled`], so that its
@@ -411,6 +413,9 @@ impl Compiled {
         let mut cx = module.make_context();
         let mut fcx = FunctionBuilderContext::new();
         let boards: Vec<BoardTabs> = g.boards.iter().map(BoardTabs::of).collect();
+        let classes: Vec<u32> = (0..g.comps.len() as u32)
+            .map(|c| rt::class_of(g, c))
+            .collect();
         for (i, f) in funcs.iter().enumerate() {
             verify::verify(f, g)?;
             let ptr = module.target_config().pointer_type();
@@ -426,6 +431,7 @@ impl Compiled {
                 g,
                 f,
                 &boards,
+                &classes,
                 &mut cx.func,
                 &mut fcx,
                 module.target_config(),
@@ -490,6 +496,7 @@ impl Compiled {
                 .map(|i| i.space.map_or(none, |(_, s)| s))
                 .collect(),
             _boards: boards,
+            _classes: classes,
         })
     }
 

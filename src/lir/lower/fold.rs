@@ -102,6 +102,25 @@ impl Lower<'_> {
                     Coll::Board(b) => self.g.boards[*b].geo.closed.iter().any(|&c| c),
                     _ => false,
                 };
+                // Of interchangeable components of a zone, a choice offers the lowest (4.1).
+                // When every such component of the type is one of a class, the classes seen
+                // lower in the zone are a set, cleared before the loop: the loop goes up
+                // from the bottom, so a component whose class is in it has a twin below.
+                let twins = match (coll, elem_ty) {
+                    (Coll::Zone(_), Ty::Comp(t)) => {
+                        matches!(a, Nest::Options { .. }) && self.may_twin(t)
+                    }
+                    _ => false,
+                };
+                let classes = match elem_ty {
+                    Ty::Comp(t) if twins && self.by_class(t) => {
+                        let area = self.area((self.g.comps.len() as u32).div_ceil(64).max(1))?;
+                        let dst = self.f.reg(Ty::Int);
+                        self.push(Inst::Clear { dst, area });
+                        Some(area)
+                    }
+                    _ => None,
+                };
                 // head(i, acc): i < n ? body : done(acc)
                 let zero = self.konst(Ty::Int, 0);
                 let i = self.f.reg(Ty::Int);
@@ -142,15 +161,23 @@ impl Lower<'_> {
                 // next(acc): i + 1, back to the head.
                 let acc_next = self.f.reg(acc_ty);
                 let next_blk = self.block(vec![acc_next]);
-                // Of interchangeable components of a zone, a choice offers the lowest (4.1):
-                // tested unless no component of the type ever looks like another.
-                let twins = match (coll, elem_ty) {
-                    (Coll::Zone(_), Ty::Comp(t)) => {
-                        matches!(a, Nest::Options { .. }) && self.may_twin(t)
-                    }
-                    _ => false,
-                };
-                if twins {
+                // Tested unless no component of the type ever looks like another.
+                if let Some(area) = classes {
+                    let class = self.f.reg(elem_ty);
+                    self.push(Inst::Class {
+                        dst: class,
+                        comp: e,
+                    });
+                    let c = self.f.reg(Ty::Bool);
+                    self.push(Inst::Mark {
+                        dst: c,
+                        area,
+                        x: class,
+                    });
+                    let fresh = self.block(vec![]);
+                    self.branch(c, (next_blk, vec![acc_in]), (fresh, vec![]));
+                    self.cur = fresh;
+                } else if twins {
                     let c = self.f.reg(Ty::Bool);
                     self.push(Inst::Twin { dst: c, comp: e });
                     let fresh = self.block(vec![]);
@@ -322,6 +349,20 @@ impl Lower<'_> {
         (self.g.comps.ids())
             .filter(|c| self.g.comps[*c].ty == t)
             .any(|c| self.g.program.twins.get(c.0 as usize) != Some(&crate::ir::vm::Twin::No))
+    }
+
+    /// Whether every component of type `t` looks like another only as one of a class
+    /// ([`crate::ir::vm::Twin::Class`]: never through fields that change or are secret).
+    fn by_class(&self, t: crate::ir::TypeId) -> bool {
+        use crate::ir::vm::Twin;
+        (self.g.comps.ids())
+            .filter(|c| self.g.comps[*c].ty == t)
+            .all(|c| {
+                matches!(
+                    self.g.program.twins.get(c.0 as usize),
+                    Some(Twin::No | Twin::Class(_))
+                )
+            })
     }
 
     /// One element of binding `k`: bound to its local, then folded by the next binding, or,
