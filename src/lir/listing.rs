@@ -50,14 +50,14 @@ pub fn off() -> crate::ir::Lazy {
 /// is written to standard error when a game's native code is built.
 pub const REPORT_VAR: &str = "RULEBOOK_NATIVE_REPORT";
 
-/// A lowering's result, told on standard error when [`REPORT_VAR`] is set.
-#[cfg(feature = "jit")]
 /// Why an action without parameters whose guard walks nothing, or an `end when` condition
 /// that walks nothing, is left to the engine: a call into native code costs more than its
 /// evaluation there (docs/benchmarks.md).
+#[cfg(feature = "jit")]
 const SMALL: &str = "walks nothing and calls no function: the engine's own evaluation costs less";
 
 /// Whether an expression walks a collection or calls a function.
+#[cfg(feature = "jit")]
 fn walks(e: &crate::ir::Expr) -> bool {
     let mut found = false;
     e.visit(&mut |x| {
@@ -66,6 +66,8 @@ fn walks(e: &crate::ir::Expr) -> bool {
     found
 }
 
+/// A lowering's result, told on standard error when [`REPORT_VAR`] is set.
+#[cfg(feature = "jit")]
 fn told(what: &str, f: Result<Func, String>) -> Result<Func, String> {
     if std::env::var_os(REPORT_VAR).is_some() {
         match &f {
@@ -280,6 +282,8 @@ impl Built {
     /// per option (`n` its number of parameters), appended to `out`; the number of options.
     /// `None`: the action has no enumerator, or it failed (a rule error or the budget: list
     /// them the other way, which says which); nothing is appended then.
+    // Without native code, `out` is only measured.
+    #[cfg_attr(not(feature = "jit"), allow(clippy::ptr_arg))]
     pub fn list(
         &self,
         g: &Game,
