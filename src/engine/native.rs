@@ -81,6 +81,42 @@ impl Env for StateEnv<'_> {
 }
 
 impl Game {
+    /// Region `region` of statements run natively from its first step
+    /// ([`crate::lir::listing::Built::region`]): where the steps go on, its writes counted
+    /// and stamped as [`State::set_var`] does; `None` when it did not run (nothing written).
+    pub(crate) fn native_region(
+        &self,
+        m: &mut Machine,
+        st: &mut State,
+        locals: &mut [Value],
+        me: u8,
+        region: u32,
+    ) -> Option<u32> {
+        if m.native_off {
+            return None;
+        }
+        let built = crate::lir::listing::enumerators(self)?;
+        // The variables and their index are written through these pointers only while the
+        // native code runs; the environment reads the rest of the state.
+        let w = crate::lir::rt::Writes {
+            vars: st.vars.as_mut_ptr(),
+            vars_len: st.vars.len(),
+            index: st.index.as_mut_ptr(),
+            index_len: st.index.len(),
+            changes: 0,
+            families: 0,
+        };
+        let env = StateEnv::new(self, st, me);
+        let (to, w) = built.region(self, region, &env, locals, &mut m.fuel, w)?;
+        st.window.changes += w.changes;
+        let mut f = w.families;
+        while f != 0 {
+            st.stamps.write(f.trailing_zeros());
+            f &= f - 1;
+        }
+        Some(to)
+    }
+
     /// Whether some `end when` condition holds, by the compiled conditions; `None` when one
     /// has no compiled function or failed (the engine then evaluates them its own way, which
     /// says what failed). Check mode evaluates them the engine's way too when they do not

@@ -337,20 +337,7 @@ impl State {
         if old != v && p.families.on {
             self.stamps.write(p.families.var(var));
         }
-        if let Some(ix) = p.var_index[var] {
-            if old != v {
-                let ix = p.indexes[ix as usize];
-                let pos = slot - base as usize;
-                let word = pos / 64;
-                let bit = 1u64 << (pos % 64);
-                if let Some(c) = Program::value_code(old).filter(|c| *c < ix.codes) {
-                    self.index[(ix.base + c * ix.words) as usize + word] &= !bit;
-                }
-                if let Some(c) = Program::value_code(v).filter(|c| *c < ix.codes) {
-                    self.index[(ix.base + c * ix.words) as usize + word] |= bit;
-                }
-            }
-        }
+        p.index_write(var, slot - base as usize, old, v, &mut self.index);
     }
 }
 

@@ -167,6 +167,7 @@ pub(crate) fn step(
             let k = rt::below(index.map_or(0, r), def.count as u64)?;
             rt.var(def.base as i64 + k, ty(dst))?
         }
+        Inst::SetVar { var, index, a, .. } => rt.set_var(var.0, index.map_or(0, r), r(a))?,
         Inst::Index { acc, x, size, .. } => {
             let pos = r(x);
             if pos == ty(x).none() {

@@ -19,9 +19,15 @@ pub struct Built {
     /// Per expression of a procedure that may run natively ([`crate::ir::vm::NativeExpr`]):
     /// its position in `code` and the slots and register types of its parameters.
     natives: Vec<Option<(u32, Params)>>,
+    /// Per region of statements ([`crate::ir::vm::Region`]): its position in `code` and its
+    /// locals' slots and register types.
+    regions: Vec<Option<(u32, Params)>>,
     #[cfg(feature = "jit")]
     code: jit::Compiled,
 }
+
+/// The most locals a region of statements may have to run natively.
+pub const MAX_REGION_LOCALS: usize = 32;
 
 /// The parameters of an expression of a procedure: each local's slot and register type.
 type Params = Vec<(u16, Ty)>;
@@ -162,6 +168,23 @@ impl Built {
                 }
             }
         }
+        // Regions of statements (`Step::Native`).
+        let mut regions = vec![None; g.program.regions.len()];
+        for (i, r) in g.program.regions.iter().enumerate() {
+            let proc = &g.procs[r.proc];
+            let name = format!("statements {}..{} of {}", r.start, r.end, proc.name);
+            let (f, locals) = match lower::lower_region(g, &proc.code, r.start, r.end, &r.known) {
+                Ok(rf) if rf.locals.len() <= MAX_REGION_LOCALS => (Ok(rf.func), rf.locals),
+                Ok(_) => (Err("too many locals".to_string()), vec![]),
+                Err(e) => (Err(e), vec![]),
+            };
+            if let Ok(f) = told(&name, f) {
+                if verify::verify(&f, g).is_ok() {
+                    regions[i] = Some((funcs.len() as u32, locals));
+                    funcs.push(f);
+                }
+            }
+        }
         if funcs.is_empty() {
             return None;
         }
@@ -171,6 +194,7 @@ impl Built {
             ends,
             defs,
             natives,
+            regions,
             code,
         })
     }
@@ -183,6 +207,11 @@ impl Built {
     /// How many actions have an enumerator.
     pub fn count(&self) -> usize {
         self.of.iter().flatten().count()
+    }
+
+    /// How many regions of statements are compiled ([`crate::ir::vm::Region`]).
+    pub fn region_count(&self) -> usize {
+        self.regions.iter().flatten().count()
     }
 
     /// How many `end when` conditions are compiled.
@@ -243,6 +272,58 @@ impl Built {
             *r = t.encode(*locals.get(slot as usize)?)?;
         }
         self.run(*k, g, env, &raw[..params.len()], fuel)
+    }
+
+    /// Region `i` of statements ([`crate::ir::vm::Region`]) run natively from its first
+    /// statement, on the procedure's `locals`, at the moment `env` stands for, writing the
+    /// state through `w`: where the steps go on (the region's exit, or the statement that
+    /// failed or ran out of work, which wrote nothing), the locals written back, and what its
+    /// writes did. `None`: it did not run, or stopped before its first statement; nothing
+    /// was written. The work it did is taken from `fuel`, but for a run out of work (the
+    /// steps then find the loop that never stops, and say so).
+    pub fn region(
+        &self,
+        g: &Game,
+        i: u32,
+        env: &dyn interp::Env,
+        locals: &mut [Value],
+        fuel: &mut u64,
+        w: rt::Writes,
+    ) -> Option<(u32, rt::Writes)> {
+        let (k, params) = self.regions.get(i as usize)?.as_ref()?;
+        let mut raw = [0i64; MAX_REGION_LOCALS];
+        for (r, &(slot, t)) in raw.iter_mut().zip(params) {
+            *r = t.encode(*locals.get(slot as usize)?)?;
+        }
+        let n = params.len();
+        #[cfg(feature = "jit")]
+        {
+            let mut saved = [0i64; MAX_REGION_LOCALS + 1];
+            let mut left = *fuel;
+            let (r, w) = self.code.run_writing(
+                *k as usize,
+                g,
+                env,
+                &raw[..n],
+                &mut left,
+                w,
+                &mut saved[..=n],
+            );
+            let w = w?;
+            if r != Err(Fail::Fuel) {
+                *fuel = left;
+            }
+            let to = u32::try_from(saved[0].checked_sub(1)?).ok()?;
+            for (&(slot, t), &x) in params.iter().zip(&saved[1..=n]) {
+                locals[slot as usize] = t.decode(x);
+            }
+            Some((to, w))
+        }
+        #[cfg(not(feature = "jit"))]
+        {
+            let _ = (g, env, fuel, k, w, raw, n);
+            None
+        }
     }
 
     /// Compiled function `k` on `args`: its value, the work it cost taken from `fuel`;

@@ -299,6 +299,16 @@ pub enum Inst {
     Store { dst: Reg, area: Area, x: Reg },
     /// The first word of an area, as a number of `dst`'s type (what a [`Inst::Store`] wrote).
     Load { dst: Reg, area: Area },
+    /// Writes `a` (of the variable's type) into an entry of a variable (`index` as for
+    /// [`Inst::Var`]), in the state the function runs on; a number outside the variable's
+    /// range fails, and so does an environment that lends nothing to write ([`rt::Writes`]).
+    /// `dst` (a number) is 0.
+    SetVar {
+        dst: Reg,
+        var: VarId,
+        index: Option<Reg>,
+        a: Reg,
+    },
 }
 
 /// A run of the scratch words of a function ([`Func::scratch`]): where it starts, and how
@@ -369,7 +379,8 @@ impl Inst {
             | Inst::Push { dst, .. }
             | Inst::Pop { dst, .. }
             | Inst::Store { dst, .. }
-            | Inst::Load { dst, .. } => dst,
+            | Inst::Load { dst, .. }
+            | Inst::SetVar { dst, .. } => dst,
         }
     }
 
@@ -419,6 +430,10 @@ impl Inst {
             Inst::Seek { value, from, .. } => {
                 f(value);
                 f(from)
+            }
+            Inst::SetVar { index, a, .. } => {
+                index.into_iter().for_each(&mut *f);
+                f(a)
             }
         }
     }

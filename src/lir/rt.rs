@@ -21,8 +21,29 @@ pub struct Rt<'a> {
     /// The function's scratch words ([`Area`]), taken from this thread's pool for a call of
     /// a function that has some ([`Rt::take_scratch`]) and given back after it.
     pub scratch: Vec<u64>,
+    /// The state's arrays a function that writes writes, when the caller lends them.
+    pub writes: Option<Writes>,
     env: &'a dyn Env,
     game: &'a Game,
+}
+
+/// The state's arrays that a function that writes ([`Inst::SetVar`]) writes in place, lent
+/// for one call, and what its writes did. The lender keeps every other reference to these
+/// arrays unused for the call (the environment does not read them meanwhile), and their
+/// lengths as given: the writes go through these pointers only.
+pub struct Writes {
+    /// Every variable slot of the game.
+    pub vars: *mut Value,
+    /// Their number.
+    pub vars_len: usize,
+    /// The state's value index bits (every word of the game's).
+    pub index: *mut u64,
+    /// Their number.
+    pub index_len: usize,
+    /// How many entries the writes changed.
+    pub changes: u64,
+    /// The families they wrote ([`crate::ir::vm::Family`]), a bit each.
+    pub families: u64,
 }
 
 impl<'a> Rt<'a> {
@@ -35,6 +56,7 @@ impl<'a> Rt<'a> {
             players: env.players() as i64,
             out: vec![],
             scratch: vec![],
+            writes: None,
             env,
             game,
         }
@@ -146,7 +168,50 @@ impl<'a> Rt<'a> {
 
     /// A variable's slot, as a number of type `ty`.
     pub fn var(&self, slot: i64, ty: Ty) -> Result<i64, Fail> {
-        ty.encode(self.env.var(slot as u32)).ok_or(Fail::Type)
+        let v = match &self.writes {
+            Some(w) if (slot as u64) < w.vars_len as u64 => {
+                // SAFETY: below the length lent ([`Writes`]).
+                unsafe { *w.vars.add(slot as usize) }
+            }
+            Some(_) => return Err(Fail::Index),
+            None => self.env.var(slot as u32),
+        };
+        ty.encode(v).ok_or(Fail::Type)
+    }
+
+    /// Writes `a` into entry `pos` of variable `var` ([`Inst::SetVar`]): the variable's
+    /// range checked, the value index kept, the change counted and its family noted.
+    pub fn set_var(&mut self, var: u32, pos: i64, a: i64) -> Result<i64, Fail> {
+        let g = self.game;
+        let var = crate::ir::VarId(var as _);
+        let def = g.vars.get(var).ok_or(Fail::Index)?;
+        let new = Ty::of(def.ty).ok_or(Fail::Type)?.decode(a);
+        if let (Some((lo, hi)), Value::Int(n)) = (def.range, new) {
+            if n < lo || n > hi {
+                return Err(Fail::Arithmetic);
+            }
+        }
+        let pos = below(pos, def.count as u64)? as usize;
+        let w = self.writes.as_mut().ok_or(Fail::Type)?;
+        let slot = def.base as usize + pos;
+        if slot >= w.vars_len {
+            return Err(Fail::Index);
+        }
+        // SAFETY: `Writes`' contract: `vars_len` slots at `vars`, nothing else using them
+        // during the call (the native code that called this waits for it).
+        let vars = unsafe { std::slice::from_raw_parts_mut(w.vars, w.vars_len) };
+        let old = std::mem::replace(&mut vars[slot], new);
+        if old != new {
+            w.changes += 1;
+            let p = &g.program;
+            if p.families.on {
+                w.families |= 1 << (p.families.var(var) & 63);
+            }
+            // SAFETY: as above, `index_len` words at `index`.
+            let bits = unsafe { std::slice::from_raw_parts_mut(w.index, w.index_len) };
+            p.index_write(var, pos, old, new, bits);
+        }
+        Ok(0)
     }
 
     /// A constant's value in this match.

@@ -168,6 +168,12 @@ fn inst_src(g: &Game, f: &Func, inst: &Inst) -> String {
         Inst::Pop { area, .. } => format!("c.pop({})", area_src(area)),
         Inst::Store { area, x, .. } => format!("c.store({}, {})", area_src(area), r(x)),
         Inst::Load { area, .. } => format!("c.load({})", area_src(area)),
+        Inst::SetVar { var, index, a, .. } => format!(
+            "c.set_var({}, {}, {})?",
+            var.0,
+            index.map_or("0".to_string(), r),
+            r(a)
+        ),
     };
     format!("{d} = {rhs};")
 }

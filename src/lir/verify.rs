@@ -267,6 +267,19 @@ fn check_types(f: &Func, g: &Game, inst: &Inst) -> Result<(), String> {
             check_area(f, area, 1)
         }
         Inst::Load { area, .. } => check_area(f, area, 1),
+        Inst::SetVar { dst, var, index, a } => {
+            let Some(def) = g.vars.get(var) else {
+                return Err("no such variable".into());
+            };
+            want(
+                t(dst) == Ty::Int && Ty::of(def.ty) == Some(t(a)),
+                "a write of another type",
+            )?;
+            want(
+                index.is_some() != def.sizes.is_empty() && index.is_none_or(|i| t(i) == Ty::Int),
+                "an index that does not fit the variable",
+            )
+        }
         Inst::Pop { dst, area } => {
             want(is_id(t(dst)), "a pop into something that is not an id")?;
             check_area(f, area, 1)

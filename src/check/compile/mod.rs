@@ -127,12 +127,16 @@ pub(crate) fn compile(g: &Game) -> Program {
     c.p.actions = actions.into();
     let choices: Vec<CChoice> = g.choices.iter().map(|ch| c.choice(ch)).collect();
     c.p.choices = choices.into();
+    let mut regions = vec![];
     let procs: Vec<Vec<Step>> = (g.procs.ids())
         .map(|p| {
             let types = natives::slot_types(g, p);
-            fuse_loops(c.proc(&g.procs[p].code, &types))
+            let mut steps = fuse_loops(c.proc(&g.procs[p].code, &types));
+            natives::regions(g, p, &mut steps, &types, &mut regions);
+            steps
         })
         .collect();
+    c.p.regions = regions;
     let free = pauses::pause_free(&procs, g.actions.as_slice());
     let homes = pauses::choice_homes(&procs, g.choices.len());
     for ((ch, cc), home) in g.choices.iter().zip(c.p.choices.iter_mut()).zip(homes) {

@@ -203,3 +203,105 @@ impl Compiler<'_> {
         }
     }
 }
+
+/// Statements a region of native code may hold ([`Region`]): lets, assignments to locals and
+/// variables, conditions, jumps and loops' back edges.
+fn in_region(i: &Instr) -> bool {
+    matches!(
+        i,
+        Instr::Let(..)
+            | Instr::Assign {
+                target: crate::ir::LValue::Local(_) | crate::ir::LValue::Var { .. },
+                ..
+            }
+            | Instr::Jump(_)
+            | Instr::JumpIfNot(..)
+            | Instr::LoopGuard { .. }
+    )
+}
+
+/// Fewer statements than this in a region without a loop, and a call into native code costs
+/// more than the steps (docs/benchmarks.md).
+const REGION_WORTH: usize = usize::MAX;
+
+/// The regions of procedure `p` that may run as native code ([`Region`]): each longest run
+/// of its steps that [`in_region`] allows, worth a call ([`REGION_WORTH`] statements, or a
+/// loop), its first step replaced by a [`Step::Native`] standing in for it.
+pub(crate) fn regions(
+    g: &Game,
+    p: ProcId,
+    steps: &mut [Step],
+    types: &[SlotType],
+    out: &mut Vec<Region>,
+) {
+    let code = &g.procs[p].code;
+    let mut pc = 0;
+    while pc < code.len() {
+        if !in_region(&code[pc]) {
+            pc += 1;
+            continue;
+        }
+        // A region starts with a statement (its first step may run as the steps do).
+        if matches!(code[pc], Instr::Jump(_) | Instr::LoopGuard { .. }) {
+            pc += 1;
+            continue;
+        }
+        let start = pc;
+        while pc < code.len() && in_region(&code[pc]) {
+            pc += 1;
+        }
+        let run = &code[start..pc];
+        let statements = (run.iter())
+            .filter(|i| !matches!(i, Instr::Jump(_) | Instr::LoopGuard { .. }))
+            .count();
+        let looped = run.iter().enumerate().any(|(k, i)| match i {
+            Instr::Jump(t) | Instr::JumpIfNot(_, t, _) => {
+                (*t as usize) <= start + k && (*t as usize) >= start
+            }
+            _ => false,
+        });
+        if !looped && statements < REGION_WORTH {
+            continue;
+        }
+        let mut known: Vec<(u16, Type)> = vec![];
+        let mut note = |l: u16| {
+            if let Some(SlotType::Known(t)) = types.get(l as usize) {
+                if !known.iter().any(|(s, _)| *s == l) {
+                    known.push((l, *t));
+                }
+            }
+        };
+        for i in run {
+            match i {
+                Instr::Let(slot, e, _) => {
+                    note(*slot);
+                    e.reads(&mut note);
+                }
+                Instr::Assign { target, value, .. } => {
+                    match target {
+                        crate::ir::LValue::Local(l) => note(*l),
+                        crate::ir::LValue::Var { index, .. } => {
+                            index.iter().for_each(|x| x.reads(&mut note))
+                        }
+                        crate::ir::LValue::Field { .. } => {}
+                    }
+                    value.reads(&mut note);
+                }
+                Instr::JumpIfNot(c, _, _) => c.reads(&mut note),
+                _ => {}
+            }
+        }
+        let region = out.len() as u32;
+        out.push(Region {
+            proc: p,
+            start: start as u32,
+            end: pc as u32,
+            known,
+        });
+        let first = std::mem::replace(&mut steps[start], Step::Jump(0));
+        steps[start] = Step::Native {
+            region,
+            first: Box::new(first),
+        };
+    }
+}

@@ -55,7 +55,7 @@ pub(crate) fn pause_free(procs: &[Vec<Step>], actions: &[ActionDef]) -> Vec<Vec<
     let mut work: Vec<(usize, u32)> = vec![];
     for (p, steps) in procs.iter().enumerate() {
         for (pc, s) in steps.iter().enumerate() {
-            let pc = pc as u32;
+            let (pc, s) = (pc as u32, s.plain());
             successors(s, pc, |t| {
                 if let Some(list) = preds[p].get_mut(t as usize) {
                     list.push(pc);

@@ -98,16 +98,8 @@ impl Game {
                         let v = self.value_in(m, st, *e, &mut locals[base..], me, *span)?;
                         locals[base + *slot as usize] = v;
                     }
-                    Step::Assign {
-                        target,
-                        op,
-                        value,
-                        span,
-                    } => {
-                        let v = self.read_in(m, st, *value, &mut locals[base..], me, *span)?;
-                        if !self.set_local_var(st, &locals[base..], target, *op, v) {
-                            self.assign(m, st, &mut locals[base..], me, target, *op, v, *span)?;
-                        }
+                    Step::Assign { .. } => {
+                        self.assign_step(m, st, &mut locals[base..], me, step)?
                     }
                     Step::Move { .. } => self.move_step(m, st, &mut locals[base..], me, step)?,
                     Step::Shuffle { .. } | Step::Roll { .. } => {
@@ -181,6 +173,13 @@ impl Game {
                     | Step::RevealTo { .. } => {
                         self.effect_step(m, st, &mut locals[base..], me, step)?
                     }
+                    Step::Native { region, first } => {
+                        let l = &mut locals[base..];
+                        next = match self.native_region(m, st, l, me, *region) {
+                            Some(to) if to != pc => to,
+                            _ => self.region_first(m, st, l, me, first, pc)?,
+                        }
+                    }
                 }
                 // Only the steps that leave the frames as they are get here.
                 st.frames[fi].pc = next;
@@ -191,6 +190,71 @@ impl Game {
                 pc = next;
             }
         }
+    }
+}
+
+impl Game {
+    /// `t = e`, `+=`, `-=` (any other step does nothing).
+    #[inline(always)]
+    fn assign_step(
+        &self,
+        m: &mut Machine,
+        st: &mut State,
+        locals: &mut [Value],
+        me: u8,
+        step: &Step,
+    ) -> Result<(), RunError> {
+        if let Step::Assign {
+            target,
+            op,
+            value,
+            span,
+        } = step
+        {
+            let v = self.read_in(m, st, *value, locals, me, *span)?;
+            if !self.set_local_var(st, locals, target, *op, v) {
+                self.assign(m, st, locals, me, target, *op, v, *span)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The first step of a region that did not run natively ([`Step::Native`]), run as the
+    /// step loop runs it: where the steps go on. A region starts with a `let`, an assignment
+    /// or a condition.
+    #[inline(never)]
+    fn region_first(
+        &self,
+        m: &mut Machine,
+        st: &mut State,
+        locals: &mut [Value],
+        me: u8,
+        step: &Step,
+        pc: u32,
+    ) -> Result<u32, RunError> {
+        Ok(match step {
+            Step::Let(slot, e, span) => {
+                locals[*slot as usize] = self.value_in(m, st, *e, locals, me, *span)?;
+                pc + 1
+            }
+            Step::Assign { .. } => {
+                self.assign_step(m, st, locals, me, step)?;
+                pc + 1
+            }
+            Step::JumpIfNot(c, t, span) => {
+                if self.holds_in(m, st, *c, locals, me, *span)? {
+                    pc + 1
+                } else {
+                    *t
+                }
+            }
+            _ => {
+                return Err(err(
+                    "internal: a region that starts with another step",
+                    None,
+                ))
+            }
+        })
     }
 }
 

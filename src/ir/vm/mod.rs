@@ -92,6 +92,8 @@ pub struct Program {
     pub connects: Vec<ConnectOp>,
     /// Expressions of procedures that may run as native code ([`Op::Native`]).
     pub natives: Vec<NativeExpr>,
+    /// Regions of procedures that may run as native code ([`Step::Native`]).
+    pub regions: Vec<Region>,
     /// `majority` aggregates.
     pub majorities: Vec<MajorityOp>,
     /// The components of each type, in table order.
@@ -362,6 +364,32 @@ impl Program {
             Value::Bool(b) => Some(b as u32 + 1),
             Value::Space(_, s) => Some(s + 1),
             _ => None,
+        }
+    }
+
+    /// Keeps the value index of `var` (if it has one) in `bits` (the state's index bits) up
+    /// to date with a write of its entry `pos` from `old` to `new`.
+    #[inline(always)]
+    pub fn index_write(&self, var: VarId, pos: usize, old: Value, new: Value, bits: &mut [u64]) {
+        let Some(ix) = self.var_index.get(var).copied().flatten() else {
+            return;
+        };
+        if old == new {
+            return;
+        }
+        let ix = self.indexes[ix as usize];
+        let word = pos / 64;
+        let bit = 1u64 << (pos % 64);
+        let at = |c: u32| (ix.base + c * ix.words) as usize + word;
+        if let Some(c) = Program::value_code(old).filter(|c| *c < ix.codes) {
+            if let Some(w) = bits.get_mut(at(c)) {
+                *w &= !bit;
+            }
+        }
+        if let Some(c) = Program::value_code(new).filter(|c| *c < ix.codes) {
+            if let Some(w) = bits.get_mut(at(c)) {
+                *w |= bit;
+            }
         }
     }
 }

@@ -217,6 +217,45 @@ pub enum Step {
         /// The loop.
         span: Span,
     },
+    /// The first step of a region of steps that may run as native code
+    /// ([`Program::regions`]): the region runs natively from here when its code was built
+    /// and the locals it reads are of the types it was built for; otherwise, or when it stops
+    /// before it wrote anything, `first` runs, and the steps after it, as they would.
+    Native {
+        /// The region ([`Program::regions`]).
+        region: u32,
+        /// The step it stands in for.
+        first: Box<Step>,
+    },
+}
+
+impl Step {
+    /// The step as the steps that follow it see it: the step a [`Step::Native`] stands in
+    /// for (a region does what its steps do), any other step itself.
+    pub fn plain(&self) -> &Step {
+        match self {
+            Step::Native { first, .. } => first,
+            s => s,
+        }
+    }
+}
+
+/// A run of a procedure's steps that may run as native code: assignments and `let`s,
+/// conditions and jumps, loops. It starts at `start` and every jump in it stays in it or
+/// leaves it (for the steps after). The native code stops before a statement that fails or
+/// runs out of work, with the pc and the locals where the steps go on: the failure is the
+/// steps' to find and tell, before that statement wrote anything.
+#[derive(Clone, Debug)]
+pub struct Region {
+    /// The procedure.
+    pub proc: ProcId,
+    /// Its first step (a [`Step::Native`]).
+    pub start: u32,
+    /// The step after its last.
+    pub end: u32,
+    /// The types the procedure gives the locals the region reads ([`crate::ir::Type`]),
+    /// where it gives them one.
+    pub known: Vec<(u16, crate::ir::Type)>,
 }
 
 /// A compiled function or set kind.

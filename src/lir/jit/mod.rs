@@ -239,6 +239,11 @@ extern "C" fn h_seek(ctx: *mut Ctx, var: i64, value: i64, from: i64) -> i64 {
     helper(ctx, |rt| Ok(rt.seek(var as u32, value, from)))
 }
 
+/// A write of a variable's entry ([`Inst::SetVar`]).
+extern "C" fn h_set_var(ctx: *mut Ctx, var: i64, pos: i64, a: i64) -> i64 {
+    helper(ctx, |rt| rt.set_var(var as u32, pos, a))
+}
+
 extern "C" fn h_twin(ctx: *mut Ctx, comp: i64, _: i64, _: i64) -> i64 {
     helper(ctx, |rt| Ok(rt.twin(comp)))
 }
@@ -523,6 +528,42 @@ impl Compiled {
         fuel: &mut u64,
         out: &mut Vec<Value>,
     ) -> Result<Value, Fail> {
+        self.call(k, g, env, args, fuel, out, None, &mut []).0
+    }
+
+    /// [`Compiled::run`] of a function that writes the state ([`Inst::SetVar`]) through the
+    /// arrays `w` lends (every variable slot and index word of the game, or it fails before
+    /// it starts), its first scratch words copied into `saved` when it stops (it failed or
+    /// not); with what its writes did ([`rt::Writes::changes`], [`rt::Writes::families`]).
+    #[allow(clippy::too_many_arguments)]
+    pub fn run_writing(
+        &self,
+        k: usize,
+        g: &Game,
+        env: &dyn Env,
+        args: &[i64],
+        fuel: &mut u64,
+        w: rt::Writes,
+        saved: &mut [i64],
+    ) -> (Result<Value, Fail>, Option<rt::Writes>) {
+        if w.vars_len < self.var_slots || w.index_len < g.program.index_words as usize {
+            return (Err(Fail::Type), None);
+        }
+        self.call(k, g, env, args, fuel, &mut vec![], Some(w), saved)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn call(
+        &self,
+        k: usize,
+        g: &Game,
+        env: &dyn Env,
+        args: &[i64],
+        fuel: &mut u64,
+        out: &mut Vec<Value>,
+        writes: Option<rt::Writes>,
+        saved: &mut [i64],
+    ) -> (Result<Value, Fail>, Option<rt::Writes>) {
         let (entry, ret, n, scratch) = self.funcs[k];
         assert!(args.len() >= n, "a compiled function needs {n} arguments");
         let mut rt = Rt::new(g, env, *fuel);
@@ -534,8 +575,13 @@ impl Compiled {
             "compiled for another game"
         );
         let (copied_vars, copied_fields);
-        let mut vars = env.vars();
-        if vars.len() < self.var_slots {
+        // A function that writes reads the variables and their index where it writes them.
+        let lent = writes
+            .as_ref()
+            .map(|w| (w.vars as *const Value, w.index as *const u64));
+        rt.writes = writes;
+        let mut vars = if lent.is_some() { &[][..] } else { env.vars() };
+        if lent.is_none() && vars.len() < self.var_slots {
             copied_vars = (0..self.var_slots as u32)
                 .map(|k| env.var(k))
                 .collect::<Vec<_>>();
@@ -550,8 +596,12 @@ impl Compiled {
             consts = &copied_consts;
         }
         let copied_bits;
-        let mut bits = env.index_bits();
-        if bits.len() < g.program.index_words as usize {
+        let mut bits = if lent.is_some() {
+            &[][..]
+        } else {
+            env.index_bits()
+        };
+        if lent.is_none() && bits.len() < g.program.index_words as usize {
             copied_bits = index_bits(g, vars);
             bits = &copied_bits;
         }
@@ -582,7 +632,7 @@ impl Compiled {
             me: rt.me,
             current: rt.current,
             players: rt.players,
-            vars: vars.as_ptr(),
+            vars: lent.map_or(vars.as_ptr(), |l| l.0),
             out: out_ptr,
             out_len,
             out_cap,
@@ -605,7 +655,7 @@ impl Compiled {
             owner_tab: self.owner_tab.as_ptr(),
             space_tab: self.space_tab.as_ptr(),
             consts: consts.as_ptr(),
-            bits: bits.as_ptr(),
+            bits: lent.map_or(bits.as_ptr(), |l| l.1),
             scratch: rt.scratch.as_mut_ptr(),
             rt,
         };
@@ -617,11 +667,15 @@ impl Compiled {
         // capacity), `h_out` keeping the pointer, length and capacity in step when it grew.
         unsafe { ctx.rt.out.set_len(ctx.out_len as usize) };
         *out = std::mem::take(&mut ctx.rt.out);
+        for (s, w) in saved.iter_mut().zip(&ctx.rt.scratch) {
+            *s = *w as i64;
+        }
         ctx.rt.give_back_scratch();
-        match c {
+        let r = match c {
             0 => Ok(ret.decode(result)),
             c => Err(FAILS[(c as usize - 1).min(FAILS.len() - 1)]),
-        }
+        };
+        (r, ctx.rt.writes.take())
     }
 }
 

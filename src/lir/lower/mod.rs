@@ -26,7 +26,9 @@ mod flood;
 mod fold;
 mod hoist;
 mod narrow;
+mod stmts;
 mod walk;
+pub use stmts::{lower_region, RegionFunc};
 
 /// Lowers `e` to a function whose parameters are the locals `0..params.len()`, of those
 /// types. `Err` says what is not built yet.
