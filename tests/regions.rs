@@ -13,7 +13,9 @@ use rulebook::Game;
 
 /// `add` loops `n` times, each time adding to `total` (whose range a long game leaves,
 /// mid-loop) and writing `pos`; then divides by `total - 10` (zero at 10). `spin` never
-/// stops.
+/// stops. `fill` loops over the players and, inside, over more numbers than native code
+/// walks when `n` is 2 or 3: the native code stops there, inside the loop over the players,
+/// and the steps go on from the loop's place and elements rebuilt.
 const RULES: &str = r#"game "Regions"
 players 2
 
@@ -36,10 +38,19 @@ action spin() where total == 5 {
     while k >= 0 { k = k * 1 }
 }
 
+action fill(n in 1..3) where total < 12 {
+    for p in players {
+        for i in 1..(n * 3000) {
+            last = last + ord(p) + 1
+        }
+        total += 1
+    }
+}
+
 end when last == 7
 
 flow {
-    repeat { turn seat(0) { choose { add spin } } }
+    repeat { turn seat(0) { choose { add spin fill } } }
 }
 "#;
 
@@ -52,14 +63,14 @@ fn games() -> (Game, Game) {
     (native, plain)
 }
 
-/// Both regions are compiled (when the build has native code), so the comparisons below
+/// The three regions are compiled (when the build has native code), so the comparisons below
 /// compare native code with the steps.
 #[test]
 fn both_loops_are_compiled() {
     let (native, _) = games();
     if cfg!(feature = "jit") && std::env::var_os(rulebook::lir::listing::OFF_VAR).is_none() {
         let built = rulebook::lir::listing::enumerators(&native).expect("native code");
-        assert_eq!(built.region_count(), 2);
+        assert_eq!(built.region_count(), 3);
     }
 }
 

@@ -89,6 +89,7 @@ impl Game {
         m: &mut Machine,
         st: &mut State,
         locals: &mut [Value],
+        iters: &mut Vec<Value>,
         me: u8,
         region: u32,
     ) -> Option<u32> {
@@ -107,7 +108,7 @@ impl Game {
             families: 0,
         };
         let env = StateEnv::new(self, st, me);
-        let (to, w) = built.region(self, region, &env, locals, &mut m.fuel, w)?;
+        let (to, w) = built.region(self, region, &env, locals, iters, &mut m.fuel, w)?;
         st.window.changes += w.changes;
         let mut f = w.families;
         while f != 0 {

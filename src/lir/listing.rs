@@ -21,13 +21,16 @@ pub struct Built {
     natives: Vec<Option<(u32, Params)>>,
     /// Per region of statements ([`crate::ir::vm::Region`]): its position in `code` and its
     /// locals' slots and register types.
-    regions: Vec<Option<(u32, Params)>>,
+    regions: Vec<Option<(u32, Params, Vec<lower::RegionLoop>)>>,
     #[cfg(feature = "jit")]
     code: jit::Compiled,
 }
 
 /// The most locals a region of statements may have to run natively.
 pub const MAX_REGION_LOCALS: usize = 32;
+
+/// The most `for` loops a region of statements may hold to run natively.
+pub const MAX_REGION_LOOPS: usize = 8;
 
 /// The parameters of an expression of a procedure: each local's slot and register type.
 type Params = Vec<(u16, Ty)>;
@@ -173,14 +176,20 @@ impl Built {
         for (i, r) in g.program.regions.iter().enumerate() {
             let proc = &g.procs[r.proc];
             let name = format!("statements {}..{} of {}", r.start, r.end, proc.name);
-            let (f, locals) = match lower::lower_region(g, &proc.code, r.start, r.end, &r.known) {
-                Ok(rf) if rf.locals.len() <= MAX_REGION_LOCALS => (Ok(rf.func), rf.locals),
-                Ok(_) => (Err("too many locals".to_string()), vec![]),
-                Err(e) => (Err(e), vec![]),
-            };
+            let (f, locals, loops) =
+                match lower::lower_region(g, &proc.code, r.start, r.end, &r.known) {
+                    Ok(rf)
+                        if rf.locals.len() <= MAX_REGION_LOCALS
+                            && rf.loops.len() <= MAX_REGION_LOOPS =>
+                    {
+                        (Ok(rf.func), rf.locals, rf.loops)
+                    }
+                    Ok(_) => (Err("too many locals or loops".to_string()), vec![], vec![]),
+                    Err(e) => (Err(e), vec![], vec![]),
+                };
             if let Ok(f) = told(&name, f) {
                 if verify::verify(&f, g).is_ok() {
-                    regions[i] = Some((funcs.len() as u32, locals));
+                    regions[i] = Some((funcs.len() as u32, locals, loops));
                     funcs.push(f);
                 }
             }
@@ -281,16 +290,18 @@ impl Built {
     /// writes did. `None`: it did not run, or stopped before its first statement; nothing
     /// was written. The work it did is taken from `fuel`, but for a run out of work (the
     /// steps then find the loop that never stops, and say so).
+    #[allow(clippy::too_many_arguments)]
     pub fn region(
         &self,
         g: &Game,
         i: u32,
         env: &dyn interp::Env,
         locals: &mut [Value],
+        iters: &mut Vec<Value>,
         fuel: &mut u64,
         w: rt::Writes,
     ) -> Option<(u32, rt::Writes)> {
-        let (k, params) = self.regions.get(i as usize)?.as_ref()?;
+        let (k, params, loops) = self.regions.get(i as usize)?.as_ref()?;
         let mut raw = [0i64; MAX_REGION_LOCALS];
         for (r, &(slot, t)) in raw.iter_mut().zip(params) {
             *r = t.encode(*locals.get(slot as usize)?)?;
@@ -298,16 +309,17 @@ impl Built {
         let n = params.len();
         #[cfg(feature = "jit")]
         {
-            let mut saved = [0i64; MAX_REGION_LOCALS + 1];
+            let mut saved = [0i64; 1 + MAX_REGION_LOCALS + 3 * MAX_REGION_LOOPS];
+            let words = 1 + n + 3 * loops.len();
             let mut left = *fuel;
-            let (r, w) = self.code.run_writing(
+            let (r, w) = (self.code).run_writing(
                 *k as usize,
                 g,
                 env,
                 &raw[..n],
                 &mut left,
                 w,
-                &mut saved[..=n],
+                &mut saved[..words],
             );
             let w = w?;
             if r != Err(Fail::Fuel) {
@@ -317,11 +329,26 @@ impl Built {
             for (&(slot, t), &x) in params.iter().zip(&saved[1..=n]) {
                 locals[slot as usize] = t.decode(x);
             }
+            // The loops it stopped inside, as the steps keep them: their elements on the
+            // iteration stack, their places in their locals.
+            for lp in loops.iter().filter(|lp| lp.init < to && to < lp.done) {
+                let at = 1 + lp.word;
+                let (pos, first) = (saved[at], saved[at + 1]);
+                let count = saved[at + 2].clamp(0, lower::MAX_RANGE.max(1 << 16));
+                let start = iters.len() as i64;
+                iters.extend((0..count).map(|k| lp.elems.value(first, k)));
+                let s = lp.slot as usize;
+                if let Some([p, e, b]) = locals.get_mut(s..s + 3) {
+                    *p = Value::Int(start + pos);
+                    *e = Value::Int(start + count);
+                    *b = Value::Int(start);
+                }
+            }
             Some((to, w))
         }
         #[cfg(not(feature = "jit"))]
         {
-            let _ = (g, env, fuel, k, w, raw, n);
+            let _ = (g, env, fuel, k, w, raw, n, loops, iters);
             None
         }
     }

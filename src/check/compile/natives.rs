@@ -204,20 +204,48 @@ impl Compiler<'_> {
     }
 }
 
-/// Statements a region of native code may hold ([`Region`]): lets, assignments to locals and
-/// variables, conditions, jumps and loops' back edges.
-fn in_region(i: &Instr) -> bool {
-    matches!(
-        i,
-        Instr::Let(..)
+/// Per step of `code`, whether a region of native code may hold it ([`Region`]): lets,
+/// assignments to locals and variables, conditions, jumps and loops' back edges, and `for`
+/// loops over a range, the players, an enum or a board without closed spaces (their heads
+/// and ends with them).
+fn in_region(g: &Game, code: &[Instr]) -> Vec<bool> {
+    use crate::ir::LValue;
+    let mut ok: Vec<bool> = Vec::with_capacity(code.len());
+    for (pc, i) in code.iter().enumerate() {
+        let yes = match i {
+            Instr::Let(..)
             | Instr::Assign {
-                target: crate::ir::LValue::Local(_) | crate::ir::LValue::Var { .. },
+                target: LValue::Local(_) | LValue::Var { .. },
                 ..
             }
             | Instr::Jump(_)
             | Instr::JumpIfNot(..)
-            | Instr::LoopGuard { .. }
-    )
+            | Instr::LoopGuard { .. } => true,
+            Instr::ForInit { coll, .. } => match coll {
+                Coll::Range(..) | Coll::Players | Coll::Enum(_) => true,
+                Coll::Board(b) => g.boards[*b].geo.closed.iter().all(|c| !c),
+                _ => false,
+            },
+            // With the loop's start.
+            Instr::ForNext { slot, .. } | Instr::ForDone { slot } => (0..pc)
+                .rev()
+                .find(|&k| matches!(code[k], Instr::ForInit { slot: s, .. } if s == *slot))
+                .is_some_and(|k| ok[k]),
+            _ => false,
+        };
+        ok.push(yes);
+    }
+    ok
+}
+
+/// The `ForInit` of the loop whose head or end is `code[pc]`, if it is one.
+fn loop_start(code: &[Instr], pc: usize) -> Option<usize> {
+    let (Instr::ForNext { slot, .. } | Instr::ForDone { slot }) = code[pc] else {
+        return None;
+    };
+    (0..pc)
+        .rev()
+        .find(|&k| matches!(code[k], Instr::ForInit { slot: s, .. } if s == slot))
 }
 
 /// Fewer statements than this in a region without a loop, and a call into native code costs
@@ -235,29 +263,54 @@ pub(crate) fn regions(
     out: &mut Vec<Region>,
 ) {
     let code = &g.procs[p].code;
+    let ok = in_region(g, code);
     let mut pc = 0;
     while pc < code.len() {
-        if !in_region(&code[pc]) {
-            pc += 1;
-            continue;
-        }
         // A region starts with a statement (its first step may run as the steps do).
-        if matches!(code[pc], Instr::Jump(_) | Instr::LoopGuard { .. }) {
+        if !ok[pc]
+            || matches!(
+                code[pc],
+                Instr::Jump(_)
+                    | Instr::LoopGuard { .. }
+                    | Instr::ForNext { .. }
+                    | Instr::ForDone { .. }
+            )
+        {
             pc += 1;
             continue;
         }
         let start = pc;
-        while pc < code.len() && in_region(&code[pc]) {
+        // To the first step it may not hold, or the head or end of a loop started before it.
+        while pc < code.len() && ok[pc] && loop_start(code, pc).is_none_or(|k| k >= start) {
             pc += 1;
+        }
+        // Before the first loop that does not end in it.
+        let unended = (start..pc).find(|&k| {
+            matches!(code[k], Instr::ForInit { .. })
+                && !(k + 1..pc).any(|d| {
+                    matches!(code[d], Instr::ForDone { .. }) && loop_start(code, d) == Some(k)
+                })
+        });
+        if let Some(k) = unended {
+            pc = k.max(start + 1);
+            if k == start {
+                continue;
+            }
         }
         let run = &code[start..pc];
         let statements = (run.iter())
-            .filter(|i| !matches!(i, Instr::Jump(_) | Instr::LoopGuard { .. }))
+            .filter(|i| {
+                !matches!(
+                    i,
+                    Instr::Jump(_) | Instr::LoopGuard { .. } | Instr::ForDone { .. }
+                )
+            })
             .count();
         let looped = run.iter().enumerate().any(|(k, i)| match i {
             Instr::Jump(t) | Instr::JumpIfNot(_, t, _) => {
                 (*t as usize) <= start + k && (*t as usize) >= start
             }
+            Instr::ForInit { .. } => true,
             _ => false,
         });
         if !looped && statements < REGION_WORTH {
@@ -288,6 +341,13 @@ pub(crate) fn regions(
                     value.reads(&mut note);
                 }
                 Instr::JumpIfNot(c, _, _) => c.reads(&mut note),
+                Instr::ForInit {
+                    coll: Coll::Range(a, b),
+                    ..
+                } => {
+                    a.reads(&mut note);
+                    b.reads(&mut note);
+                }
                 _ => {}
             }
         }

@@ -175,9 +175,9 @@ impl Game {
                     }
                     Step::Native { region, first } => {
                         let l = &mut locals[base..];
-                        next = match self.native_region(m, st, l, me, *region) {
+                        next = match self.native_region(m, st, l, iters, me, *region) {
                             Some(to) if to != pc => to,
-                            _ => self.region_first(m, st, l, me, first, pc)?,
+                            _ => self.region_first(m, st, l, iters, me, (first, pc))?,
                         }
                     }
                 }
@@ -220,17 +220,17 @@ impl Game {
     }
 
     /// The first step of a region that did not run natively ([`Step::Native`]), run as the
-    /// step loop runs it: where the steps go on. A region starts with a `let`, an assignment
-    /// or a condition.
+    /// step loop runs it: where the steps go on. A region starts with a `let`, an assignment,
+    /// a condition or a loop's start.
     #[inline(never)]
     fn region_first(
         &self,
         m: &mut Machine,
         st: &mut State,
         locals: &mut [Value],
+        iters: &mut Vec<Value>,
         me: u8,
-        step: &Step,
-        pc: u32,
+        (step, pc): (&Step, u32),
     ) -> Result<u32, RunError> {
         Ok(match step {
             Step::Let(slot, e, span) => {
@@ -247,6 +247,10 @@ impl Game {
                 } else {
                     *t
                 }
+            }
+            Step::ForInit { coll, slot, span } => {
+                self.for_init(m, st, locals, iters, me, (*coll, *slot, *span))?;
+                pc + 1
             }
             _ => {
                 return Err(err(

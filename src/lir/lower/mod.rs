@@ -28,7 +28,7 @@ mod hoist;
 mod narrow;
 mod stmts;
 mod walk;
-pub use stmts::{lower_region, RegionFunc};
+pub use stmts::{lower_region, Elems, RegionFunc, RegionLoop, MAX_RANGE};
 
 /// Lowers `e` to a function whose parameters are the locals `0..params.len()`, of those
 /// types. `Err` says what is not built yet.

@@ -19,6 +19,8 @@ pub struct RegionFunc {
     pub func: Func,
     /// The locals.
     pub locals: Vec<(u16, Ty)>,
+    /// Its `for` loops.
+    pub loops: Vec<RegionLoop>,
 }
 
 /// The IR type of a register type.
@@ -44,8 +46,131 @@ fn parts(i: &Instr) -> (Vec<&Expr>, Option<u16>) {
             LValue::Field { comp, .. } => (vec![comp, value], None),
         },
         Instr::JumpIfNot(c, _, _) => (vec![c], None),
+        Instr::ForInit {
+            coll: crate::ir::Coll::Range(a, b),
+            ..
+        } => (vec![a, b], None),
+        Instr::ForNext { var, .. } => (vec![], Some(*var)),
         _ => (vec![], None),
     }
+}
+
+/// What a `for` loop of a region walks: its elements are known from a count (and a first
+/// number), so that the steps' iteration stack can be rebuilt where the region stops.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Elems {
+    /// `a..b`: the numbers from the first, as many as the count.
+    Range,
+    /// A board without closed spaces: its spaces.
+    Board(crate::ir::BoardId),
+    /// The seats in play.
+    Players,
+    /// An enum's values.
+    Enum(crate::ir::EnumId),
+}
+
+impl Elems {
+    fn of(g: &Game, c: &crate::ir::Coll) -> Option<Elems> {
+        use crate::ir::Coll;
+        Some(match c {
+            Coll::Range(..) => Elems::Range,
+            Coll::Board(b) if g.boards[*b].geo.closed.iter().all(|c| !c) => Elems::Board(*b),
+            Coll::Players => Elems::Players,
+            Coll::Enum(e) => Elems::Enum(*e),
+            _ => return None,
+        })
+    }
+
+    /// The register type of an element.
+    fn ty(self) -> Ty {
+        match self {
+            Elems::Range => Ty::Int,
+            Elems::Board(b) => Ty::Space(b),
+            Elems::Players => Ty::Player,
+            Elems::Enum(e) => Ty::Enum(e),
+        }
+    }
+
+    /// Its `k`-th element, from `first` for a range.
+    pub fn value(self, first: i64, k: i64) -> Value {
+        match self {
+            Elems::Range => Value::Int(first + k),
+            Elems::Board(b) => Value::Space(b, k as u32),
+            Elems::Players => Value::Player(k as u8),
+            Elems::Enum(e) => Value::Enum(e, k as u16),
+        }
+    }
+}
+
+/// A `for` loop of a region: the pcs of its `ForInit` and of its `ForDone`, its first local
+/// (the steps keep their place in the iteration stack there), what it walks, and the first
+/// of its three scratch words after the locals' (the next element's position, the first
+/// number, the count).
+#[derive(Clone, Copy, Debug)]
+pub struct RegionLoop {
+    /// Its `ForInit`.
+    pub init: u32,
+    /// Its `ForDone`.
+    pub done: u32,
+    /// Its first local.
+    pub slot: u16,
+    /// What it walks.
+    pub elems: Elems,
+    /// Its first word after the locals'.
+    pub word: usize,
+}
+
+/// A range of more numbers than this is not walked natively (the steps list it, and so
+/// rebuild at most this many elements where a region stops).
+pub const MAX_RANGE: i64 = 4096;
+
+/// The `for` loops of a region, each wholly inside it, and no jump out of the region from
+/// inside one (`Err` otherwise); with the type of each loop's name (its local's slot).
+type Loops = (Vec<RegionLoop>, Vec<(u16, Ty)>);
+
+fn region_loops(g: &Game, code: &[Instr], start: u32, end: u32) -> Result<Loops, String> {
+    let mut names: Vec<(u16, Ty)> = vec![];
+    let mut loops: Vec<RegionLoop> = vec![];
+    let mut open: Vec<usize> = vec![];
+    for (k, i) in code.iter().enumerate() {
+        let pc = start + k as u32;
+        match i {
+            Instr::ForInit { coll, slot, .. } => {
+                let elems = Elems::of(g, coll).ok_or("a loop over a collection not walked here")?;
+                open.push(loops.len());
+                loops.push(RegionLoop {
+                    init: pc,
+                    done: u32::MAX,
+                    slot: *slot,
+                    elems,
+                    word: 0,
+                });
+            }
+            Instr::ForNext { slot, var, exit } => {
+                let top = open.last().map(|&o| &loops[o]);
+                match top {
+                    Some(l) if l.slot == *slot && *exit > pc && *exit < end => {
+                        names.push((*var, l.elems.ty()))
+                    }
+                    _ => return Err("a loop that does not nest in the region".into()),
+                }
+            }
+            Instr::ForDone { slot } => match open.pop() {
+                Some(o) if loops[o].slot == *slot => loops[o].done = pc,
+                _ => return Err("a loop that does not nest in the region".into()),
+            },
+            _ => {}
+        }
+        if let Instr::Jump(t) | Instr::JumpIfNot(_, t, _) = i {
+            if (*t < start || *t >= end) && !open.is_empty() {
+                return Err("a jump out of the region from inside a loop".into());
+            }
+        }
+    }
+    if !open.is_empty() {
+        return Err("a loop that does not end in the region".into());
+    }
+    Ok((loops, names))
 }
 
 /// The locals a region reads or writes (not those its aggregates bind), in order of slot.
@@ -78,6 +203,7 @@ fn local_types(
     code: &[Instr],
     slots: &[u16],
     known: &[(u16, Type)],
+    names: &[(u16, Ty)],
 ) -> Result<Vec<Ty>, String> {
     let mut tys: Vec<Option<Ty>> = (slots.iter())
         .map(|s| {
@@ -87,6 +213,14 @@ fn local_types(
                 .and_then(|(_, t)| Ty::of(*t))
         })
         .collect();
+    // A loop's name: the type of its elements.
+    for (var, ty) in names {
+        let k = slots.iter().position(|s| s == var).ok_or("a local lost")?;
+        match tys[k] {
+            Some(t) if t != *ty => return Err("a local given values of two types".into()),
+            _ => tys[k] = Some(*ty),
+        }
+    }
     loop {
         let mut changed = false;
         for i in code {
@@ -148,8 +282,15 @@ pub fn lower_region(
     let run = code
         .get(start as usize..end as usize)
         .ok_or("a region outside its procedure")?;
+    let (mut loops, names) = region_loops(g, run, start, end)?;
     let slots = region_locals(run);
-    let tys = local_types(g, run, &slots, known)?;
+    let mut tys = local_types(g, run, &slots, known, &names)?;
+    // Each loop's three words: the next element's position, the first number, the count.
+    for (k, lp) in loops.iter_mut().enumerate() {
+        lp.word = slots.len() + 3 * k;
+    }
+    let locals = slots.len();
+    tys.extend(std::iter::repeat_n(Ty::Int, 3 * loops.len()));
     let mut l = Lower {
         g,
         f: Func {
@@ -174,20 +315,29 @@ pub fn lower_region(
         end,
         slots: &slots,
         tys: &tys,
+        loops: &loops,
+        words: vec![],
         blocks: vec![],
         exits: vec![],
-        stored: vec![None; slots.len()],
-        save: l.area(1 + slots.len() as u32)?,
+        stored: vec![None; tys.len()],
+        save: l.area(1 + tys.len() as u32)?,
     };
     l.cur = l.block(vec![]);
-    let params: Vec<Reg> = tys.iter().map(|t| l.f.reg(*t)).collect();
+    let params: Vec<Reg> = tys[..locals].iter().map(|t| l.f.reg(*t)).collect();
     l.f.params = params.clone();
+    let mut args = params;
+    for _ in locals..tys.len() {
+        args.push(l.konst(Ty::Int, 0));
+    }
     // A block per statement that a jump reaches or that follows a jump.
     let mut leaders = vec![start];
     for (k, i) in run.iter().enumerate() {
         let pc = start + k as u32;
-        if let Instr::Jump(t) | Instr::JumpIfNot(_, t, _) = i {
-            leaders.extend([*t, pc + 1]);
+        match i {
+            Instr::Jump(t) | Instr::JumpIfNot(_, t, _) | Instr::ForNext { exit: t, .. } => {
+                leaders.extend([*t, pc + 1])
+            }
+            _ => {}
         }
     }
     leaders.retain(|&p| p >= start && p < end);
@@ -199,7 +349,7 @@ pub fn lower_region(
         r.blocks.push((pc, b));
     }
     let first = r.block_of(start).ok_or("a region without its start")?;
-    l.goto(first, params);
+    l.goto(first, args);
     let mut open = false;
     for (k, i) in run.iter().enumerate() {
         let pc = start + k as u32;
@@ -209,9 +359,8 @@ pub fn lower_region(
                 l.goto(b, args);
             }
             l.cur = b;
-            for (s, p) in slots.iter().zip(l.f.blocks[b].params.clone()) {
-                l.set_local(*s, p);
-            }
+            let ps = l.f.blocks[b].params.clone();
+            r.bind(&mut l, ps);
             r.stored.iter_mut().for_each(|x| *x = None);
             open = true;
         }
@@ -220,11 +369,15 @@ pub fn lower_region(
             continue;
         }
         match i {
-            Instr::LoopGuard { .. } => {}
+            Instr::LoopGuard { .. } | Instr::ForDone { .. } => {}
             Instr::Jump(t) => {
                 let to = r.target(&mut l, *t)?;
                 let args = r.regs(&l)?;
                 l.goto(to, args);
+                open = false;
+            }
+            Instr::ForNext { slot, var, exit } => {
+                r.next(&mut l, (pc, *slot, *var, *exit))?;
                 open = false;
             }
             _ => {
@@ -241,6 +394,7 @@ pub fn lower_region(
     Ok(RegionFunc {
         func: l.f,
         locals: slots.into_iter().zip(tys).collect(),
+        loops,
     })
 }
 
@@ -249,14 +403,18 @@ struct Region<'a> {
     start: u32,
     end: u32,
     slots: &'a [u16],
+    /// The types of its words: the locals', then three numbers per loop.
     tys: &'a [Ty],
+    loops: &'a [RegionLoop],
+    /// The registers of the loops' words now.
+    words: Vec<Reg>,
     /// The block of each statement that starts one.
     blocks: Vec<(u32, usize)>,
     /// The block that leaves the region for each pc after it reached.
     exits: Vec<(u32, usize)>,
-    /// Per local, the register last stored in the current block.
+    /// Per word, the register last stored in the current block.
     stored: Vec<Option<Reg>>,
-    /// The pc (plus one) and the locals, where the steps go on.
+    /// The pc (plus one), the locals and the loops' words, where the steps go on.
     save: Area,
 }
 
@@ -265,12 +423,23 @@ impl Region<'_> {
         self.blocks.iter().find(|(p, _)| *p == pc).map(|(_, b)| *b)
     }
 
-    /// The registers of the locals now (each block binds them all first).
+    /// The registers of the words now (each block binds them all first).
     fn regs(&self, l: &Lower) -> Result<Vec<Reg>, String> {
-        (self.slots.iter())
+        let mut regs = (self.slots.iter())
             .map(|s| l.locals.get(*s as usize).copied().flatten())
             .collect::<Option<Vec<Reg>>>()
-            .ok_or_else(|| "a local without its register".to_string())
+            .ok_or_else(|| "a local without its register".to_string())?;
+        regs.extend(&self.words);
+        Ok(regs)
+    }
+
+    /// Binds the words to `regs` (a block's parameters).
+    fn bind(&mut self, l: &mut Lower, regs: Vec<Reg>) {
+        let n = self.slots.len();
+        for (s, p) in self.slots.iter().zip(&regs) {
+            l.set_local(*s, *p);
+        }
+        self.words = regs[n..].to_vec();
     }
 
     fn word(&self, k: u32) -> Area {
@@ -280,7 +449,7 @@ impl Region<'_> {
         }
     }
 
-    /// Stores the pc (plus one) and the locals that changed since the last store.
+    /// Stores the pc (plus one) and the words that changed since the last store.
     fn sync(&mut self, l: &mut Lower, pc: u32) -> Result<(), String> {
         let at = l.konst(Ty::Int, pc as i64 + 1);
         let dst = l.f.reg(Ty::Int);
@@ -314,20 +483,141 @@ impl Region<'_> {
         if let Some(&(_, b)) = self.exits.iter().find(|(p, _)| *p == pc) {
             return Ok(b);
         }
-        let here = (l.cur, std::mem::take(&mut self.stored), l.locals.clone());
+        let here = (
+            l.cur,
+            std::mem::take(&mut self.stored),
+            l.locals.clone(),
+            self.words.clone(),
+        );
         let ps: Vec<Reg> = self.tys.iter().map(|t| l.f.reg(*t)).collect();
         let b = l.block(ps.clone());
         l.cur = b;
-        self.stored = vec![None; self.slots.len()];
-        for (s, p) in self.slots.iter().zip(ps) {
-            l.set_local(*s, p);
-        }
+        self.stored = vec![None; self.tys.len()];
+        self.bind(l, ps);
         self.sync(l, pc)?;
         let zero = l.konst(Ty::Int, 0);
         l.end(Term::Return(zero));
-        (l.cur, self.stored, l.locals) = here;
+        (l.cur, self.stored, l.locals, self.words) = here;
         self.exits.push((pc, b));
         Ok(b)
+    }
+
+    /// The loop whose `ForInit` is at `pc`, or whose first local is `slot` around `pc`.
+    fn loop_at(&self, pc: u32, slot: Option<u16>) -> Result<usize, String> {
+        (self.loops.iter())
+            .position(|lp| match slot {
+                None => lp.init == pc,
+                Some(s) => lp.slot == s && lp.init < pc && pc < lp.done,
+            })
+            .ok_or_else(|| "a loop lost".to_string())
+    }
+
+    /// A loop's start (`ForInit`): its first number and its count, its position 0.
+    fn init(&mut self, l: &mut Lower, pc: u32, coll: &crate::ir::Coll) -> Result<(), String> {
+        let k = self.loop_at(pc, None)?;
+        let (first, count) = match (self.loops[k].elems, coll) {
+            (Elems::Range, crate::ir::Coll::Range(a, b)) => {
+                let (a, b) = (l.expr(a)?, l.expr(b)?);
+                if l.f.ty(a) != Ty::Int || l.f.ty(b) != Ty::Int {
+                    return Err("a range of something that is not a number".into());
+                }
+                let one = l.konst(Ty::Int, 1);
+                let zero = l.konst(Ty::Int, 0);
+                let mut n = b;
+                for (op, x) in [(Arith::Sub, a), (Arith::Add, one), (Arith::Max, zero)] {
+                    let dst = l.f.reg(Ty::Int);
+                    n = l.push(Inst::Arith {
+                        dst,
+                        op,
+                        a: n,
+                        b: x,
+                    });
+                }
+                // Too many numbers: the steps list them (and fail as they do).
+                let most = l.konst(Ty::Int, MAX_RANGE);
+                let dst = l.f.reg(Ty::Bool);
+                let over = l.push(Inst::Cmp {
+                    dst,
+                    op: Cmp::Gt,
+                    a: n,
+                    b: most,
+                });
+                let fail = l.block(vec![]);
+                let go = l.block(vec![]);
+                l.branch(over, (fail, vec![]), (go, vec![]));
+                l.cur = fail;
+                l.end(Term::Fail(Fail::Limit));
+                l.cur = go;
+                (a, n)
+            }
+            (Elems::Board(b), _) => {
+                let n = l.g.boards[b].len() as i64;
+                (l.konst(Ty::Int, 0), l.konst(Ty::Int, n))
+            }
+            (Elems::Players, _) => (l.konst(Ty::Int, 0), l.read(Read::PlayerCount, Ty::Int)),
+            (Elems::Enum(e), _) => {
+                let n = l.g.enums[e].values.len() as i64;
+                (l.konst(Ty::Int, 0), l.konst(Ty::Int, n))
+            }
+            _ => return Err("a loop over another collection".into()),
+        };
+        let zero = l.konst(Ty::Int, 0);
+        self.words[3 * k] = zero;
+        self.words[3 * k + 1] = first;
+        self.words[3 * k + 2] = count;
+        Ok(())
+    }
+
+    /// A loop's head (`ForNext`): the next element bound to its name, or out to `exit`.
+    fn next(
+        &mut self,
+        l: &mut Lower,
+        (pc, slot, var, exit): (u32, u16, u16, u32),
+    ) -> Result<(), String> {
+        let k = self.loop_at(pc, Some(slot))?;
+        let (pos, first, count) = (
+            self.words[3 * k],
+            self.words[3 * k + 1],
+            self.words[3 * k + 2],
+        );
+        let dst = l.f.reg(Ty::Bool);
+        let more = l.push(Inst::Cmp {
+            dst,
+            op: Cmp::Lt,
+            a: pos,
+            b: count,
+        });
+        let bind = l.block(vec![]);
+        let out = self.target(l, exit)?;
+        let args = self.regs(l)?;
+        l.branch(more, (bind, vec![]), (out, args));
+        l.cur = bind;
+        let ty = self.loops[k].elems.ty();
+        let elem = if ty == Ty::Int {
+            let dst = l.f.reg(Ty::Int);
+            l.push(Inst::Arith {
+                dst,
+                op: Arith::Add,
+                a: first,
+                b: pos,
+            })
+        } else {
+            let dst = l.f.reg(ty);
+            l.push(Inst::Cast { dst, a: pos })
+        };
+        l.set_local(var, elem);
+        let one = l.konst(Ty::Int, 1);
+        let dst = l.f.reg(Ty::Int);
+        self.words[3 * k] = l.push(Inst::Arith {
+            dst,
+            op: Arith::Add,
+            a: pos,
+            b: one,
+        });
+        let to = self.target(l, pc + 1)?;
+        let args = self.regs(l)?;
+        l.goto(to, args);
+        Ok(())
     }
 
     /// Lowers one statement (not a jump); false when it ends its block.
@@ -411,6 +701,7 @@ impl Region<'_> {
                 l.branch(cond, (yes, args.clone()), (no, args));
                 return Ok(false);
             }
+            Instr::ForInit { coll, .. } => self.init(l, pc, coll)?,
             _ => return Err("a statement a region does not hold".into()),
         }
         Ok(true)
