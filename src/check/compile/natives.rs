@@ -248,13 +248,9 @@ fn loop_start(code: &[Instr], pc: usize) -> Option<usize> {
         .find(|&k| matches!(code[k], Instr::ForInit { slot: s, .. } if s == slot))
 }
 
-/// Fewer statements than this in a region without a loop, and a call into native code costs
-/// more than the steps (docs/benchmarks.md).
-const REGION_WORTH: usize = usize::MAX;
-
 /// The regions of procedure `p` that may run as native code ([`Region`]): each longest run
-/// of its steps that [`in_region`] allows, worth a call ([`REGION_WORTH`] statements, or a
-/// loop), its first step replaced by a [`Step::Native`] standing in for it.
+/// of its steps that [`in_region`] allows that holds a loop (worth a call), its first step
+/// replaced by a [`Step::Native`] standing in for it.
 pub(crate) fn regions(
     g: &Game,
     p: ProcId,
@@ -298,14 +294,6 @@ pub(crate) fn regions(
             }
         }
         let run = &code[start..pc];
-        let statements = (run.iter())
-            .filter(|i| {
-                !matches!(
-                    i,
-                    Instr::Jump(_) | Instr::LoopGuard { .. } | Instr::ForDone { .. }
-                )
-            })
-            .count();
         let looped = run.iter().enumerate().any(|(k, i)| match i {
             Instr::Jump(t) | Instr::JumpIfNot(_, t, _) => {
                 (*t as usize) <= start + k && (*t as usize) >= start
@@ -313,7 +301,9 @@ pub(crate) fn regions(
             Instr::ForInit { .. } => true,
             _ => false,
         });
-        if !looped && statements < REGION_WORTH {
+        // Without a loop, a call into native code costs more than the steps (a flow's ten
+        // statements between two decisions ran 0.90x called natively: docs/benchmarks.md).
+        if !looped {
             continue;
         }
         let mut known: Vec<(u16, Type)> = vec![];
