@@ -40,7 +40,14 @@ pub(crate) fn slot_types(g: &Game, p: ProcId) -> Vec<SlotType> {
             set(&mut t, b.slot, Some(b.ty));
         }
     }
-    for ch in g.choices.iter() {
+    // The choices of this procedure (the others' bindings are other procedures' locals).
+    let here: Vec<ChoiceId> = (proc.code.iter())
+        .filter_map(|i| match i {
+            Instr::Choose(c) => Some(*c),
+            _ => None,
+        })
+        .collect();
+    for ch in here.iter().map(|c| &g.choices[*c]) {
         for arm in &ch.arms {
             if let crate::ir::Arm::Inline { binds, .. } = arm {
                 for b in binds {

@@ -221,6 +221,7 @@ fn local_types(
             _ => tys[k] = Some(*ty),
         }
     }
+    let mut why: Vec<Option<String>> = vec![None; slots.len()];
     loop {
         let mut changed = false;
         for i in code {
@@ -249,8 +250,12 @@ fn local_types(
             let params: Vec<(u16, Type)> = (slots.iter().zip(&tys))
                 .filter_map(|(s, t)| t.map(|t| (*s, ir_type(t))))
                 .collect();
-            let Ok(f) = lower_expr_at(g, "a local's type", value, &params) else {
-                continue;
+            let f = match lower_expr_at(g, "a local's type", value, &params) {
+                Ok(f) => f,
+                Err(e) => {
+                    why[k] = Some(e);
+                    continue;
+                }
             };
             match tys[k] {
                 Some(t) if t != f.ret => return Err("a local given values of two types".into()),
@@ -265,8 +270,13 @@ fn local_types(
             break;
         }
     }
-    tys.into_iter()
-        .map(|t| t.ok_or_else(|| "a local whose type is not known".to_string()))
+    (tys.into_iter().zip(why).zip(slots))
+        .map(|((t, why), slot)| {
+            t.ok_or_else(|| match why {
+                Some(e) => format!("local {slot}, whose value is not lowered: {e}"),
+                None => format!("local {slot}, whose type is not known"),
+            })
+        })
         .collect()
 }
 
