@@ -552,6 +552,8 @@ impl Compiled {
         self.call(k, g, env, args, fuel, &mut vec![], Some(w), saved)
     }
 
+    /// Runs the `k`-th function: the options it writes appended to `out`, the state's arrays
+    /// `writes` lends written, its first scratch words copied into `saved`.
     #[allow(clippy::too_many_arguments)]
     fn call(
         &self,

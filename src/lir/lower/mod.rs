@@ -47,25 +47,7 @@ pub fn lower_expr_at(
     e: &Expr,
     params: &[(u16, Type)],
 ) -> Result<Func, String> {
-    let mut l = Lower {
-        g,
-        f: Func {
-            name: name.to_string(),
-            params: vec![],
-            regs: vec![],
-            blocks: vec![],
-            ret: Ty::Bool,
-            scratch: 0,
-        },
-        cur: 0,
-        locals: vec![],
-        depth: 0,
-        insts: 0,
-        narrowed: vec![],
-        reads: vec![],
-        hoisted: vec![],
-        groups: vec![],
-    };
+    let mut l = Lower::new(g, name.to_string(), Ty::Bool);
     for &(slot, t) in params {
         let ty = Ty::of(t).ok_or("a parameter without an unboxed type")?;
         let r = l.f.reg(ty);
@@ -88,25 +70,7 @@ pub fn lower_expr_at(
 /// them (4.1: the last binding fastest, each guard part tested once the bindings it needs are
 /// bound) and returns their number. `Err` says what is not built yet.
 pub fn lower_options(g: &Game, a: &crate::ir::ActionDef) -> Result<Func, String> {
-    let mut l = Lower {
-        g,
-        f: Func {
-            name: format!("options of {}", a.name),
-            params: vec![],
-            regs: vec![],
-            blocks: vec![],
-            ret: Ty::Int,
-            scratch: 0,
-        },
-        cur: 0,
-        locals: vec![],
-        depth: 0,
-        insts: 0,
-        narrowed: vec![],
-        reads: vec![],
-        hoisted: vec![],
-        groups: vec![],
-    };
+    let mut l = Lower::new(g, format!("options of {}", a.name), Ty::Int);
     l.cur = l.block(vec![]);
     let zero = l.konst(Ty::Int, 0);
     let nest = fold::Nest::Options {
@@ -157,6 +121,31 @@ const MAX_INLINE: u32 = 8;
 /// written out inside each other multiply: a function of eleven calls of a function of eleven
 /// calls... is refused here, before it is built, and the engine runs it as before).
 pub const MAX_INSTS: usize = 20_000;
+
+impl<'g> Lower<'g> {
+    /// An empty function named `name`, of result type `ret`, to lower into.
+    fn new(g: &'g Game, name: String, ret: Ty) -> Lower<'g> {
+        Lower {
+            g,
+            f: Func {
+                name,
+                params: vec![],
+                regs: vec![],
+                blocks: vec![],
+                ret,
+                scratch: 0,
+            },
+            cur: 0,
+            locals: vec![],
+            depth: 0,
+            insts: 0,
+            narrowed: vec![],
+            reads: vec![],
+            hoisted: vec![],
+            groups: vec![],
+        }
+    }
+}
 
 impl Lower<'_> {
     fn block(&mut self, params: Vec<Reg>) -> usize {

@@ -301,25 +301,7 @@ pub fn lower_region(
     }
     let locals = slots.len();
     tys.extend(std::iter::repeat_n(Ty::Int, 3 * loops.len()));
-    let mut l = Lower {
-        g,
-        f: Func {
-            name: format!("statements {start}..{end}"),
-            params: vec![],
-            regs: vec![],
-            blocks: vec![],
-            ret: Ty::Int,
-            scratch: 0,
-        },
-        cur: 0,
-        locals: vec![],
-        depth: 0,
-        insts: 0,
-        narrowed: vec![],
-        reads: vec![],
-        hoisted: vec![],
-        groups: vec![],
-    };
+    let mut l = Lower::new(g, format!("statements {start}..{end}"), Ty::Int);
     let mut r = Region {
         start,
         end,
@@ -535,23 +517,11 @@ impl Region<'_> {
                 let zero = l.konst(Ty::Int, 0);
                 let mut n = b;
                 for (op, x) in [(Arith::Sub, a), (Arith::Add, one), (Arith::Max, zero)] {
-                    let dst = l.f.reg(Ty::Int);
-                    n = l.push(Inst::Arith {
-                        dst,
-                        op,
-                        a: n,
-                        b: x,
-                    });
+                    n = l.num(op, n, x);
                 }
                 // Too many numbers: the steps list them (and fail as they do).
                 let most = l.konst(Ty::Int, MAX_RANGE);
-                let dst = l.f.reg(Ty::Bool);
-                let over = l.push(Inst::Cmp {
-                    dst,
-                    op: Cmp::Gt,
-                    a: n,
-                    b: most,
-                });
+                let over = l.cmp(Cmp::Gt, n, most);
                 let fail = l.block(vec![]);
                 let go = l.block(vec![]);
                 l.branch(over, (fail, vec![]), (go, vec![]));
@@ -590,13 +560,7 @@ impl Region<'_> {
             self.words[3 * k + 1],
             self.words[3 * k + 2],
         );
-        let dst = l.f.reg(Ty::Bool);
-        let more = l.push(Inst::Cmp {
-            dst,
-            op: Cmp::Lt,
-            a: pos,
-            b: count,
-        });
+        let more = l.cmp(Cmp::Lt, pos, count);
         let bind = l.block(vec![]);
         let out = self.target(l, exit)?;
         let args = self.regs(l)?;
@@ -604,26 +568,14 @@ impl Region<'_> {
         l.cur = bind;
         let ty = self.loops[k].elems.ty();
         let elem = if ty == Ty::Int {
-            let dst = l.f.reg(Ty::Int);
-            l.push(Inst::Arith {
-                dst,
-                op: Arith::Add,
-                a: first,
-                b: pos,
-            })
+            l.num(Arith::Add, first, pos)
         } else {
             let dst = l.f.reg(ty);
             l.push(Inst::Cast { dst, a: pos })
         };
         l.set_local(var, elem);
         let one = l.konst(Ty::Int, 1);
-        let dst = l.f.reg(Ty::Int);
-        self.words[3 * k] = l.push(Inst::Arith {
-            dst,
-            op: Arith::Add,
-            a: pos,
-            b: one,
-        });
+        self.words[3 * k] = l.num(Arith::Add, pos, one);
         let to = self.target(l, pc + 1)?;
         let args = self.regs(l)?;
         l.goto(to, args);
@@ -688,8 +640,7 @@ impl Region<'_> {
                 if let (Some((lo, hi)), true) = (range, clamp) {
                     for (op, bound) in [(Arith::Max, lo), (Arith::Min, hi)] {
                         let b = l.konst(Ty::Int, bound);
-                        let dst = l.f.reg(Ty::Int);
-                        new = l.push(Inst::Arith { dst, op, a: new, b });
+                        new = l.num(op, new, b);
                     }
                 }
                 let dst = l.f.reg(Ty::Int);
@@ -739,16 +690,22 @@ fn arith(l: &mut Lower, op: AssignOp, old: Reg, v: Reg) -> Reg {
     } else {
         Arith::Sub
     };
-    let dst = l.f.reg(Ty::Int);
-    l.push(Inst::Arith {
-        dst,
-        op,
-        a: old,
-        b: v,
-    })
+    l.num(op, old, v)
 }
 
 impl Lower<'_> {
+    /// A comparison of two numbers.
+    fn cmp(&mut self, op: Cmp, a: Reg, b: Reg) -> Reg {
+        let dst = self.f.reg(Ty::Bool);
+        self.push(Inst::Cmp { dst, op, a, b })
+    }
+
+    /// Checked arithmetic on two numbers.
+    fn num(&mut self, op: Arith, a: Reg, b: Reg) -> Reg {
+        let dst = self.f.reg(Ty::Int);
+        self.push(Inst::Arith { dst, op, a, b })
+    }
+
     /// Binds local `slot` to register `r`.
     fn set_local(&mut self, slot: u16, r: Reg) {
         let slot = slot as usize;
