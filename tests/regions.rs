@@ -13,7 +13,9 @@ use rulebook::Game;
 
 /// `add` loops `n` times, each time adding to `total` (whose range a long game leaves,
 /// mid-loop) and writing `pos`; then divides by `total - 10` (zero at 10). `spin` never
-/// stops. `fill` loops over the players and, inside, over more numbers than native code
+/// stops; nor does `whirl`, whose region starts at its loop's head, so the steps that go on
+/// where the native code ran out of work come back to the region at every turn (it is not
+/// run natively again in that decision: the work stays bounded). `fill` loops over the players and, inside, over more numbers than native code
 /// walks when `n` is 2 or 3: the native code stops there, inside the loop over the players,
 /// and the steps go on from the loop's place and elements rebuilt.
 const RULES: &str = r#"game "Regions"
@@ -38,6 +40,10 @@ action spin() where total == 5 {
     while k >= 0 { k = k * 1 }
 }
 
+action whirl() where total == 6 {
+    while total >= 0 { last = last * 1 }
+}
+
 action fill(n in 1..3) where total < 12 {
     for p in players {
         for i in 1..(n * 3000) {
@@ -50,7 +56,7 @@ action fill(n in 1..3) where total < 12 {
 end when last == 7
 
 flow {
-    repeat { turn seat(0) { choose { add spin fill } } }
+    repeat { turn seat(0) { choose { add spin whirl fill } } }
 }
 "#;
 
@@ -63,14 +69,14 @@ fn games() -> (Game, Game) {
     (native, plain)
 }
 
-/// The three regions are compiled (when the build has native code), so the comparisons below
+/// The four regions are compiled (when the build has native code), so the comparisons below
 /// compare native code with the steps.
 #[test]
 fn both_loops_are_compiled() {
     let (native, _) = games();
     if cfg!(feature = "jit") && std::env::var_os(rulebook::lir::listing::OFF_VAR).is_none() {
         let built = rulebook::lir::listing::enumerators(&native).expect("native code");
-        assert_eq!(built.region_count(), 3);
+        assert_eq!(built.region_count(), 4);
     }
 }
 

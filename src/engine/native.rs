@@ -93,7 +93,7 @@ impl Game {
         me: u8,
         region: u32,
     ) -> Option<u32> {
-        if m.native_off {
+        if m.native_off || m.regions_off {
             return None;
         }
         let built = crate::lir::listing::enumerators(self)?;
@@ -108,7 +108,8 @@ impl Game {
             families: 0,
         };
         let env = StateEnv::new(self, st, me);
-        let (to, w) = built.region(self, region, &env, locals, iters, &mut m.fuel, w)?;
+        let (to, w, spent) = built.region(self, region, &env, locals, iters, &mut m.fuel, w)?;
+        m.regions_off |= spent;
         st.window.changes += w.changes;
         let mut f = w.families;
         while f != 0 {

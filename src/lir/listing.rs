@@ -287,9 +287,10 @@ impl Built {
     /// statement, on the procedure's `locals`, at the moment `env` stands for, writing the
     /// state through `w`: where the steps go on (the region's exit, or the statement that
     /// failed or ran out of work, which wrote nothing), the locals written back, and what its
-    /// writes did. `None`: it did not run, or stopped before its first statement; nothing
-    /// was written. The work it did is taken from `fuel`, but for a run out of work (the
-    /// steps then find the loop that never stops, and say so).
+    /// writes did, and whether it ran out of work. `None`: it did not run, or stopped before
+    /// its first statement; nothing was written. The work it did is taken from `fuel`, but
+    /// for a run out of work (the steps then find the loop that never stops, and say so; the
+    /// caller runs no region natively again in that run, so the work stays bounded).
     #[allow(clippy::too_many_arguments)]
     pub fn region(
         &self,
@@ -300,7 +301,7 @@ impl Built {
         iters: &mut Vec<Value>,
         fuel: &mut u64,
         w: rt::Writes,
-    ) -> Option<(u32, rt::Writes)> {
+    ) -> Option<(u32, rt::Writes, bool)> {
         let (k, params, loops) = self.regions.get(i as usize)?.as_ref()?;
         let mut raw = [0i64; MAX_REGION_LOCALS];
         for (r, &(slot, t)) in raw.iter_mut().zip(params) {
@@ -344,7 +345,7 @@ impl Built {
                     *b = Value::Int(start);
                 }
             }
-            Some((to, w))
+            Some((to, w, r == Err(Fail::Fuel)))
         }
         #[cfg(not(feature = "jit"))]
         {

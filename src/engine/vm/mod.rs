@@ -122,6 +122,10 @@ pub(crate) struct Machine {
     /// List every option the engine's way, not with the compiled enumerators (check mode's
     /// second listing, the oracle of the first).
     pub(crate) native_off: bool,
+    /// A region of statements ran out of work natively in this run: the rest of the run
+    /// goes as steps (a loop that keeps coming back to a region then spends the budget at
+    /// most twice, once natively, once as steps).
+    pub(crate) regions_off: bool,
     /// The values the compiled enumerators write (kept for its room).
     pub(crate) native_out: Vec<Value>,
 }
@@ -190,6 +194,7 @@ impl Machine {
         self.buf.clear();
         self.fuel = fuel;
         self.budget = fuel;
+        self.regions_off = false;
         self.depth = 0;
         self.stop_depth = 0;
         self.hypothetical = 0;
