@@ -335,7 +335,7 @@ impl Built {
             for lp in loops.iter().filter(|lp| lp.init < to && to < lp.done) {
                 let at = 1 + lp.word;
                 let (pos, first) = (saved[at], saved[at + 1]);
-                let count = saved[at + 2].clamp(0, lower::MAX_RANGE.max(1 << 16));
+                let count = saved[at + 2].clamp(0, lp.elems.most(g));
                 let start = iters.len() as i64;
                 iters.extend((0..count).map(|k| lp.elems.value(first, k)));
                 let s = lp.slot as usize;

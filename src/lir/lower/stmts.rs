@@ -91,6 +91,16 @@ impl Elems {
         }
     }
 
+    /// The most elements it has: the count the native code stores is never more.
+    pub fn most(self, g: &Game) -> i64 {
+        match self {
+            Elems::Range => MAX_RANGE,
+            Elems::Board(b) => g.boards[b].len() as i64,
+            Elems::Players => crate::ir::MAX_PLAYERS as i64,
+            Elems::Enum(e) => g.enums[e].values.len() as i64,
+        }
+    }
+
     /// Its `k`-th element, from `first` for a range.
     pub fn value(self, first: i64, k: i64) -> Value {
         match self {
