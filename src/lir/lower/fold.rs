@@ -15,6 +15,9 @@ impl Lower<'_> {
         if a.kind == K::Connected {
             return self.connected(a);
         }
+        if a.kind == K::Line {
+            return self.line(a);
+        }
         if !matches!(
             a.kind,
             K::Count | K::Sum | K::Max | K::Min | K::Any | K::All | K::First
@@ -575,7 +578,7 @@ impl Lower<'_> {
 
     /// Lowers a condition and branches on it: the lowering goes on where it holds; the block
     /// where it does not is returned (`not_bool` the refusal when it is no truth value).
-    fn test(&mut self, c: &Expr, not_bool: &str) -> Result<usize, String> {
+    pub(super) fn test(&mut self, c: &Expr, not_bool: &str) -> Result<usize, String> {
         let c = self.expr(c)?;
         if self.f.ty(c) != Ty::Bool {
             return Err(not_bool.into());

@@ -10,13 +10,13 @@
 //! players, an enum, a board (its closed spaces passed over), the components of a type, a zone
 //! or a list (`fold.rs`), a space's neighbours or rays (`walk.rs`), a group (`flood.rs`: its
 //! members found by a flood over a stack and a set in the function's scratch words, then
-//! listed in board order), and `connected` (`flood.rs`); an action's options as an
-//! enumerator ([`lower_options`], the same loops, over the parameters, writing each option
-//! out). Anything else is refused with the reason (the engine keeps running it its own way):
-//! `repeated`, folds over paths and `groups`, `line` (the engine's walk, reading the
-//! variable in place, was faster than native code testing every space it might need first:
-//! see docs/benchmarks.md), `majority`, `best_sets`, `after`, rays in several directions on a
-//! ring.
+//! listed in board order), `connected` (`flood.rs`), and `line` on a grid or a graph, its
+//! length written as a number (`line.rs`: the runs in the reference's order); an action's
+//! options as an enumerator ([`lower_options`], the same loops, over the parameters, writing
+//! each option out). Anything else is refused with the reason (the engine keeps running it its
+//! own way): `repeated`, folds over paths and `groups`, `line` on a ring, a hex board or a
+//! board with closed spaces, `majority`, `best_sets`, `after`, rays in several directions on
+//! a ring.
 
 use super::*;
 use crate::ir::{Expr, Game};
@@ -25,6 +25,7 @@ use crate::ops::BinOp;
 mod flood;
 mod fold;
 mod hoist;
+mod line;
 mod narrow;
 mod stmts;
 mod walk;
