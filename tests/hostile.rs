@@ -122,6 +122,35 @@ fn a_roll_over_a_huge_range_is_drawn_without_building_it() {
 }
 
 #[test]
+fn a_line_of_a_huge_length_is_not_found_without_overflowing() {
+    // The engine's walk once added `n - 1` steps to a column: an overflow (a panic in a
+    // debug build) for a length near the largest number, and the reference built a run that
+    // long on a ring. No space holds 1: no line is there, and every space is offered. The
+    // reference agrees.
+    for (board, offered) in [("grid(4, 4)", 16), ("hex(3)", 19), ("ring(5)", 5)] {
+        let text = format!(
+            "game \"L\"\nplayers 1\nboard b = {board}\nvar v[b]: int\n\
+             action go(at in b) where not line(s in b, 9223372036854775807 where v[s] == 1)\n\
+             and not line(s in b, 9223372036854775807, at where v[s] == 1) {{ end }}\n\
+             flow {{ turn seat(0) {{ choose {{ go }} }} }}\n"
+        );
+        let g = game(&text);
+        let cfg = Config {
+            players: 1,
+            ..Config::default()
+        };
+        let st = g.start(&cfg).expect("starts");
+        let mut legal = Vec::new();
+        g.legal(&st, &mut legal).expect("lists");
+        assert_eq!(legal.len(), offered, "{board}");
+        match rulebook::reference::options(&g, &st) {
+            Ok(rulebook::reference::Listing::Options(o)) => assert_eq!(o.len(), legal.len()),
+            other => panic!("{board}: the reference gives {other:?}"),
+        }
+    }
+}
+
+#[test]
 fn best_sets_over_more_than_64_members_is_an_error() {
     let text = "game \"g\"\nplayers 1\ncomponent Card { v: 1..9 }\nzone pile: Card\n\
                 components Card in pile { \"c{i}\" for i in 1..70 { v = 1 } }\n\

@@ -177,7 +177,9 @@ impl Ref<'_> {
         let Coll::Board(bd) = bind.coll else {
             return Ok(false);
         };
-        let n = self.int(n, l, me)?.max(1);
+        // A line past the board's spaces is never found (on a ring, the spaces repeat):
+        // cut to one more, so that no run is built longer than that.
+        let n = (self.int(n, l, me)?).clamp(1, self.g.boards[bd].len() as i64 + 1);
         let at = match a.args.get(1) {
             Some(x) => match self.eval(x, l, me)? {
                 Value::Space(_, s) => Some(s),

@@ -48,11 +48,14 @@ impl Machine {
         } else {
             None
         };
+        let board = &g.boards[op.board];
+        // No line is longer than the board has spaces (on a ring, a length past its size
+        // is its size): a length past them is cut to one more, so that the walk's arithmetic
+        // stays small whatever number the rules give.
         let n = match self.pop() {
-            Value::Int(n) => n.max(1),
+            Value::Int(n) => n.clamp(1, board.len() as i64 + 1),
             other => return Err(expected(g, s, "a number", other, None)),
         };
-        let board = &g.boards[op.board];
         let (cond, slot) = (op.cond, op.slot);
         let closing = board.closing(&s.consts);
         // A condition that is one comparison of `var[s]` with `me`, `none` or a number is
