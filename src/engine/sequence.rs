@@ -53,7 +53,7 @@ impl Game {
     fn explore_node(
         &self,
         m: &mut Machine,
-        mut node: State,
+        mut node: Box<State>,
         depth: usize,
         actor: u8,
         first: Action,
@@ -99,13 +99,17 @@ impl Game {
                                 return Err(e);
                             }
                         }
-                        path.push((choice, *o));
+                        // The run: the path so far and this option (pushed one by one:
+                        // a path is short, and a copy call cost more than the pushes).
                         let steps = Steps {
                             start: runs.len() as u32,
-                            len: path.len() as u32,
+                            len: path.len() as u32 + 1,
                         };
-                        runs.extend_from_slice(path);
-                        path.pop();
+                        runs.reserve(path.len() + 1);
+                        for step in path.iter() {
+                            runs.push(*step);
+                        }
+                        runs.push((choice, *o));
                         go = f(Action { steps, ..first });
                         if !go {
                             break;
@@ -256,14 +260,16 @@ impl Game {
 impl Machine {
     /// A copy of `from` in a spare state (its room reused), without the options listed at
     /// `from`'s pause and their runs: the copy runs on and lists its own.
-    pub(crate) fn spare(&mut self, from: &State) -> State {
+    /// Boxed, so that taking it from the pool and giving it back moves a pointer, not the
+    /// state's own kilobyte (its generator and stamps).
+    pub(crate) fn spare(&mut self, from: &State) -> Box<State> {
         match self.spares.pop() {
             Some(mut s) => {
                 s.copy_from(from, false);
                 s
             }
             None => {
-                let mut s = from.clone();
+                let mut s = Box::new(from.clone());
                 s.cache.clear();
                 s.runs.clear();
                 s
@@ -273,7 +279,7 @@ impl Machine {
 
     /// Keeps a state no longer needed for the next [`Machine::spare`], without its share of
     /// the memories' positions (so that the state it copied owns them alone again).
-    pub(crate) fn recycle(&mut self, mut st: State) {
+    pub(crate) fn recycle(&mut self, mut st: Box<State>) {
         st.memory.clear();
         if self.spares.len() < 64 {
             self.spares.push(st);

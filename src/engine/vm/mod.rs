@@ -84,7 +84,7 @@ pub(crate) struct Machine {
     /// (0: never).
     pub(crate) stop_depth: usize,
     /// Spare states for exploring sequence actions (their room is reused).
-    pub(crate) spares: Vec<super::State>,
+    pub(crate) spares: Vec<Box<super::State>>,
     /// The choices made so far on the run being explored.
     pub(crate) path: Vec<(ChoiceId, super::Action)>,
     /// The recorded choices of the sequence action being applied.
