@@ -297,6 +297,20 @@ impl Checker {
         b.space_names = names;
         b.adj_start = adj_start;
         b.adj = flat;
+        // Per space, the lines holding it and where it first stands in each.
+        let mut at: Vec<Vec<(u32, u32)>> = vec![vec![]; b.space_names.len()];
+        for (li, line) in lines.iter().enumerate() {
+            for (pos, &x) in line.iter().enumerate() {
+                if let Some(row) = at.get_mut(x as usize) {
+                    if row.last().is_none_or(|&(l, _)| l != li as u32) {
+                        row.push((li as u32, pos as u32));
+                    }
+                }
+            }
+        }
+        let (line_at_start, line_at) = compress(&at);
+        b.geo.line_at_start = line_at_start;
+        b.geo.line_at = line_at;
         b.geo.lines = lines;
         b.geo.line_names = line_names;
     }
@@ -413,7 +427,7 @@ fn flag_name(e: &ast::Expr) -> &str {
 }
 
 /// Lists of neighbours as compressed rows: (row starts, neighbours).
-fn compress(lists: &[Vec<u32>]) -> (Vec<u32>, Vec<u32>) {
+fn compress<T: Copy>(lists: &[Vec<T>]) -> (Vec<u32>, Vec<T>) {
     let mut starts = vec![0u32];
     let mut flat = vec![];
     for l in lists {

@@ -79,6 +79,13 @@ pub struct Geometry {
     pub lines: Vec<Vec<u32>>,
     /// The names of the named lines (`line mills = a, b, c`), each with its line's index.
     pub line_names: Vec<(String, usize)>,
+    /// Per space of a graph board, the declared lines that hold it, in order, each with the
+    /// space's first position in it: the entries of space `s` are
+    /// `line_at[line_at_start[s]..line_at_start[s + 1]]` (a `line` through `s` walks only
+    /// them). Empty for the other boards.
+    pub line_at_start: Vec<u32>,
+    /// (line, position) pairs, see [`Geometry::line_at_start`].
+    pub line_at: Vec<(u32, u32)>,
     /// Per space: closed (`closed [d4, e4]`); empty when the board closes none.
     pub closed: Vec<bool>,
     /// `closed [...] when FLAG` (or `when not FLAG`): the constant and the value that closes

@@ -389,39 +389,44 @@ pub(super) fn line_shape(
             Ok(false)
         }
         BoardShape::Graph => {
-            for line in &board.geo.lines {
-                match through {
-                    Some(t) => {
-                        let Some(i) = line.iter().position(|&x| x as i64 == t) else {
-                            continue;
-                        };
-                        if !walk.test(t)? {
-                            return Ok(false);
-                        }
-                        let mut run = 1;
-                        let mut k = i;
-                        while run < n && k + 1 < line.len() && walk.test(line[k + 1] as i64)? {
-                            run += 1;
-                            k += 1;
-                        }
-                        let mut k = i;
-                        while run < n && k > 0 && walk.test(line[k - 1] as i64)? {
-                            run += 1;
-                            k -= 1;
-                        }
+            let geo = &board.geo;
+            let Some(t) = through else {
+                for line in &geo.lines {
+                    let mut run = 0;
+                    for &x in line {
+                        run = if walk.test(x as i64)? { run + 1 } else { 0 };
                         if run >= n {
                             return Ok(true);
                         }
                     }
-                    None => {
-                        let mut run = 0;
-                        for &x in line {
-                            run = if walk.test(x as i64)? { run + 1 } else { 0 };
-                            if run >= n {
-                                return Ok(true);
-                            }
-                        }
-                    }
+                }
+                return Ok(false);
+            };
+            // Through `t`: only the lines holding it, in order, each from where `t` first
+            // stands in it (`Geometry::line_at`).
+            let row = |k: i64| geo.line_at_start.get(usize::try_from(k).ok()?).copied();
+            let holding = match (row(t), row(t + 1)) {
+                (Some(a), Some(b)) => geo.line_at.get(a as usize..b as usize).unwrap_or(&[]),
+                _ => &[],
+            };
+            for &(l, i) in holding {
+                let (line, i) = (&geo.lines[l as usize], i as usize);
+                if !walk.test(t)? {
+                    return Ok(false);
+                }
+                let mut run = 1;
+                let mut k = i;
+                while run < n && k + 1 < line.len() && walk.test(line[k + 1] as i64)? {
+                    run += 1;
+                    k += 1;
+                }
+                let mut k = i;
+                while run < n && k > 0 && walk.test(line[k - 1] as i64)? {
+                    run += 1;
+                    k -= 1;
+                }
+                if run >= n {
+                    return Ok(true);
                 }
             }
             Ok(false)
