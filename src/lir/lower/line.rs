@@ -66,13 +66,7 @@ impl Lower<'_> {
         // Through none: no line (as the reference says).
         if let Some(t) = at {
             let none = self.konst(Ty::Space(b), ID_NONE);
-            let is_none = self.f.reg(Ty::Bool);
-            self.push(Inst::Cmp {
-                dst: is_none,
-                op: Cmp::Eq,
-                a: t,
-                b: none,
-            });
+            let is_none = self.cmp(Cmp::Eq, t, none);
             let go = self.block(vec![]);
             let no = self.konst(Ty::Bool, 0);
             self.branch(is_none, (done, vec![no]), (go, vec![]));
@@ -103,16 +97,9 @@ impl Lower<'_> {
         let head = self.block(vec![s]);
         self.goto(head, vec![zero]);
         self.cur = head;
-        let more = self.cmp_const(Cmp::Lt, s, len);
-        let body = self.block(vec![]);
-        let over = self.block(vec![]);
-        self.branch(more, (body, vec![]), (over, vec![]));
-        self.cur = over;
-        let no = self.konst(Ty::Bool, 0);
-        self.goto(done, vec![no]);
-        self.cur = body;
+        self.while_below(s, len, done, 0);
         let wr = self.konst(Ty::Int, width);
-        let (x, y) = (self.arith(Arith::Mod, s, wr), self.arith(Arith::Div, s, wr));
+        let (x, y) = (self.num(Arith::Mod, s, wr), self.num(Arith::Div, s, wr));
         for (dx, dy) in AXES {
             let (bx, by) = (bounds(dx, 0, w.n, width), bounds(dy, 0, w.n, height));
             if bx.0 > bx.1 || by.0 > by.1 {
@@ -125,7 +112,7 @@ impl Lower<'_> {
             self.cur = next;
         }
         let one = self.konst(Ty::Int, 1);
-        let s1 = self.arith(Arith::Add, s, one);
+        let s1 = self.num(Arith::Add, s, one);
         self.goto(head, vec![s1]);
         Ok(())
     }
@@ -153,10 +140,7 @@ impl Lower<'_> {
         let ti = self.f.reg(Ty::Int);
         self.push(Inst::Cast { dst: ti, a: t });
         let wr = self.konst(Ty::Int, width);
-        let (x, y) = (
-            self.arith(Arith::Mod, ti, wr),
-            self.arith(Arith::Div, ti, wr),
-        );
+        let (x, y) = (self.num(Arith::Mod, ti, wr), self.num(Arith::Div, ti, wr));
         for (offset, axis, k) in runs {
             let (dx, dy) = AXES[axis];
             let (bx, by) = (bounds(dx, k, w.n, width), bounds(dy, k, w.n, height));
@@ -167,7 +151,7 @@ impl Lower<'_> {
             self.fits(x, bx, width, next);
             self.fits(y, by, height, next);
             let off = self.konst(Ty::Int, offset);
-            let start = self.arith(Arith::Add, ti, off);
+            let start = self.num(Arith::Add, ti, off);
             self.run_test(w, start, dy * width + dx, next, done)?;
             self.cur = next;
         }
@@ -197,13 +181,7 @@ impl Lower<'_> {
                 let holds = self.block(vec![]);
                 for &sp in &run {
                     let c = self.konst(Ty::Space(w.board), sp as i64);
-                    let same = self.f.reg(Ty::Bool);
-                    self.push(Inst::Cmp {
-                        dst: same,
-                        op: Cmp::Eq,
-                        a: t,
-                        b: c,
-                    });
+                    let same = self.cmp(Cmp::Eq, t, c);
                     let other = self.block(vec![]);
                     self.branch(same, (holds, vec![]), (other, vec![]));
                     self.cur = other;
@@ -252,23 +230,13 @@ impl Lower<'_> {
         let head = self.block(vec![j, sp]);
         self.goto(head, vec![zero, start]);
         self.cur = head;
-        let more = self.cmp_const(Cmp::Lt, j, w.n);
-        let body = self.block(vec![]);
-        let all = self.block(vec![]);
-        self.branch(more, (body, vec![]), (all, vec![]));
-        self.cur = all;
-        let yes = self.konst(Ty::Bool, 1);
-        self.goto(done, vec![yes]);
-        self.cur = body;
+        self.while_below(j, w.n, done, 1);
         let s = self.f.reg(Ty::Space(w.board));
         self.push(Inst::Cast { dst: s, a: sp });
         self.space_test(w, s, next)?;
         let one = self.konst(Ty::Int, 1);
         let d = self.konst(Ty::Int, delta);
-        let (j1, sp1) = (
-            self.arith(Arith::Add, j, one),
-            self.arith(Arith::Add, sp, d),
-        );
+        let (j1, sp1) = (self.num(Arith::Add, j, one), self.num(Arith::Add, sp, d));
         self.goto(head, vec![j1, sp1]);
         Ok(())
     }
@@ -289,22 +257,23 @@ impl Lower<'_> {
         Ok(())
     }
 
+    /// At a loop's head: into its body while `i < bound`; past it, to `done` with the truth
+    /// value `result`.
+    fn while_below(&mut self, i: Reg, bound: i64, done: usize, result: i64) {
+        let more = self.cmp_const(Cmp::Lt, i, bound);
+        let body = self.block(vec![]);
+        let over = self.block(vec![]);
+        self.branch(more, (body, vec![]), (over, vec![]));
+        self.cur = over;
+        let r = self.konst(Ty::Bool, result);
+        self.goto(done, vec![r]);
+        self.cur = body;
+    }
+
     /// `x op value`, a truth value.
     fn cmp_const(&mut self, op: Cmp, x: Reg, value: i64) -> Reg {
         let c = self.konst(Ty::Int, value);
-        let dst = self.f.reg(Ty::Bool);
-        self.push(Inst::Cmp {
-            dst,
-            op,
-            a: x,
-            b: c,
-        })
-    }
-
-    /// `a op b` on numbers.
-    fn arith(&mut self, op: Arith, a: Reg, b: Reg) -> Reg {
-        let dst = self.f.reg(Ty::Int);
-        self.push(Inst::Arith { dst, op, a, b })
+        self.cmp(op, x, c)
     }
 }
 

@@ -705,13 +705,13 @@ fn arith(l: &mut Lower, op: AssignOp, old: Reg, v: Reg) -> Reg {
 
 impl Lower<'_> {
     /// A comparison of two numbers.
-    fn cmp(&mut self, op: Cmp, a: Reg, b: Reg) -> Reg {
+    pub(super) fn cmp(&mut self, op: Cmp, a: Reg, b: Reg) -> Reg {
         let dst = self.f.reg(Ty::Bool);
         self.push(Inst::Cmp { dst, op, a, b })
     }
 
     /// Checked arithmetic on two numbers.
-    fn num(&mut self, op: Arith, a: Reg, b: Reg) -> Reg {
+    pub(super) fn num(&mut self, op: Arith, a: Reg, b: Reg) -> Reg {
         let dst = self.f.reg(Ty::Int);
         self.push(Inst::Arith { dst, op, a, b })
     }
