@@ -84,6 +84,9 @@ pub(crate) struct Machine {
     /// (0: never).
     pub(crate) stop_depth: usize,
     /// Spare states for exploring sequence actions (their room is reused).
+    // Boxed on purpose: a spare is taken and given back once per run explored, and a box
+    // moves a pointer where a state would move its kilobyte (its generator, its stamps).
+    #[allow(clippy::vec_box)]
     pub(crate) spares: Vec<Box<super::State>>,
     /// The choices made so far on the run being explored.
     pub(crate) path: Vec<(ChoiceId, super::Action)>,
