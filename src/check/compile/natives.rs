@@ -161,8 +161,8 @@ fn in_place(a: &crate::ir::Agg) -> bool {
 
 /// The locals `e` reads that it does not bind, each with its type, when `e` walks a
 /// collection worth a call into native code ([`WORTH`]: `connected`, paths, a board or a type
-/// of many; not a `line` the engine reads in place ([`in_place`]), nor a group), reads no `after`, and every such
-/// local has a known type.
+/// of many; not a `line` the engine reads in place ([`in_place`]), nor a group), reads no
+/// `after`, and every such local has a known type.
 pub(crate) fn native_params(g: &Game, e: &Expr, t: &[SlotType]) -> Option<Vec<(u16, Type)>> {
     let (mut walks, mut after) = (false, false);
     let mut bound: Vec<u16> = vec![];

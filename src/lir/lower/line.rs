@@ -44,6 +44,10 @@ impl Lower<'_> {
         if n > MAX_LINE_TESTS {
             return Err("a line longer than native code writes out".into());
         }
+        // Refused before anything is written.
+        if !matches!(board.shape, BoardShape::Grid { .. } | BoardShape::Graph) {
+            return Err("a line on a ring or a hex board".into());
+        }
         let at = match a.args.get(1) {
             Some(x) => {
                 let r = self.expr(x)?;
