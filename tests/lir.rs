@@ -256,6 +256,27 @@ fn what_is_not_built_is_refused_with_its_reason() {
         .expect("a guard");
     let e = lower::lower_expr(&g, "a", &guard, &[]).expect_err("not built");
     assert_eq!(e, "an aggregate over this kind of collection");
+    // `line` is lowered on a grid and a graph; on a ring and a hex board, and with a length
+    // not written as a number, it is left to the engine, and says why.
+    for (board, n, why) in [
+        ("grid(4, 4)", "3", None),
+        ("ring(5)", "3", Some("a line on a ring or a hex board")),
+        ("hex(3)", "3", Some("a line on a ring or a hex board")),
+        (
+            "grid(4, 4)",
+            "N",
+            Some("a line whose length is not written as a number"),
+        ),
+    ] {
+        let text = format!(
+            "game \"T\"\nplayers 2\nconst N = 3\nboard b = {board}\nvar v[b]: int\n\
+             action a() where line(s in b, {n} where v[s] > 0) {{ }}\nflow {{ choose {{ a }} end }}\n"
+        );
+        let g = rulebook::load("t.rules", &text).game.expect("checks");
+        let guard = g.actions.iter().next().and_then(|a| a.guard.clone());
+        let got = lower::lower_expr(&g, "a", &guard.expect("a guard"), &[]);
+        assert_eq!(got.err().as_deref(), why, "{board}, {n}");
+    }
 }
 
 // Native code (feature `jit`) on guards written for the cases where a number runs out:
