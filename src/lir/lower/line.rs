@@ -44,10 +44,12 @@ impl Lower<'_> {
         if n > MAX_LINE_TESTS {
             return Err("a line longer than native code writes out".into());
         }
-        // Refused before anything is written.
-        if !matches!(board.shape, BoardShape::Grid { .. } | BoardShape::Graph) {
-            return Err("a line on a ring or a hex board".into());
-        }
+        // Refused before anything is written; a grid's width and height, or none for a graph.
+        let grid = match board.shape {
+            BoardShape::Grid { width, height, .. } => Some((width as i64, height as i64)),
+            BoardShape::Graph => None,
+            _ => return Err("a line on a ring or a hex board".into()),
+        };
         let at = match a.args.get(1) {
             Some(x) => {
                 let r = self.expr(x)?;
@@ -76,15 +78,10 @@ impl Lower<'_> {
             self.branch(is_none, (done, vec![no]), (go, vec![]));
             self.cur = go;
         }
-        let r = match (&board.shape, at) {
-            (&BoardShape::Grid { width, height, .. }, None) => {
-                self.grid_line(&walk, width as i64, height as i64, done)
-            }
-            (&BoardShape::Grid { width, height, .. }, Some(t)) => {
-                self.grid_line_through(&walk, width as i64, height as i64, t, done)
-            }
-            (BoardShape::Graph, _) => self.graph_line(&walk, at, done),
-            _ => Err("a line on a ring or a hex board".into()),
+        let r = match (grid, at) {
+            (Some(size), None) => self.grid_line(&walk, size, done),
+            (Some(size), Some(t)) => self.grid_line_through(&walk, size, t, done),
+            (None, _) => self.graph_line(&walk, at, done),
         };
         self.unhoist(mark);
         r?;
@@ -94,7 +91,8 @@ impl Lower<'_> {
 
     /// Every run of a grid, by first space then axis: a loop over the spaces, the four axes
     /// written out in it.
-    fn grid_line(&mut self, w: &Walk, width: i64, height: i64, done: usize) -> Result<(), String> {
+    fn grid_line(&mut self, w: &Walk, size: (i64, i64), done: usize) -> Result<(), String> {
+        let (width, height) = size;
         let len = width * height;
         let zero = self.konst(Ty::Int, 0);
         let s = self.f.reg(Ty::Int);
@@ -104,16 +102,8 @@ impl Lower<'_> {
         self.while_below(s, len, done, 0);
         let wr = self.konst(Ty::Int, width);
         let (x, y) = (self.num(Arith::Mod, s, wr), self.num(Arith::Div, s, wr));
-        for (dx, dy) in AXES {
-            let (bx, by) = (bounds(dx, 0, w.n, width), bounds(dy, 0, w.n, height));
-            if bx.0 > bx.1 || by.0 > by.1 {
-                continue;
-            }
-            let next = self.block(vec![]);
-            self.fits(x, bx, width, next);
-            self.fits(y, by, height, next);
-            self.run_test(w, s, dy * width + dx, next, done)?;
-            self.cur = next;
+        for axis in AXES {
+            self.grid_run(w, (x, y), size, (axis, 0), (s, 0), done)?;
         }
         let one = self.konst(Ty::Int, 1);
         let s1 = self.num(Arith::Add, s, one);
@@ -126,11 +116,11 @@ impl Lower<'_> {
     fn grid_line_through(
         &mut self,
         w: &Walk,
-        width: i64,
-        height: i64,
+        size: (i64, i64),
         t: Reg,
         done: usize,
     ) -> Result<(), String> {
+        let width = size.0;
         if 4 * w.n * w.n > MAX_LINE_TESTS {
             return Err("a line longer than native code writes out".into());
         }
@@ -146,18 +136,7 @@ impl Lower<'_> {
         let wr = self.konst(Ty::Int, width);
         let (x, y) = (self.num(Arith::Mod, ti, wr), self.num(Arith::Div, ti, wr));
         for (offset, axis, k) in runs {
-            let (dx, dy) = AXES[axis];
-            let (bx, by) = (bounds(dx, k, w.n, width), bounds(dy, k, w.n, height));
-            if bx.0 > bx.1 || by.0 > by.1 {
-                continue;
-            }
-            let next = self.block(vec![]);
-            self.fits(x, bx, width, next);
-            self.fits(y, by, height, next);
-            let off = self.konst(Ty::Int, offset);
-            let start = self.num(Arith::Add, ti, off);
-            self.run_test(w, start, dy * width + dx, next, done)?;
-            self.cur = next;
+            self.grid_run(w, (x, y), size, (AXES[axis], k), (ti, offset), done)?;
         }
         let no = self.konst(Ty::Bool, 0);
         self.goto(done, vec![no]);
@@ -203,6 +182,36 @@ impl Lower<'_> {
         }
         let no = self.konst(Ty::Bool, 0);
         self.goto(done, vec![no]);
+        Ok(())
+    }
+
+    /// The run along `axis` whose first space lies `k` steps back from the space at column
+    /// `x`, row `y` (index `base`), at index `base + offset`: tested when it fits on the board
+    /// (to `done` with true when every space passes); the lowering goes on after it.
+    fn grid_run(
+        &mut self,
+        w: &Walk,
+        (x, y): (Reg, Reg),
+        (width, height): (i64, i64),
+        ((dx, dy), k): ((i64, i64), i64),
+        (base, offset): (Reg, i64),
+        done: usize,
+    ) -> Result<(), String> {
+        let (bx, by) = (bounds(dx, k, w.n, width), bounds(dy, k, w.n, height));
+        if bx.0 > bx.1 || by.0 > by.1 {
+            return Ok(());
+        }
+        let next = self.block(vec![]);
+        self.fits(x, bx, width, next);
+        self.fits(y, by, height, next);
+        let start = if offset == 0 {
+            base
+        } else {
+            let off = self.konst(Ty::Int, offset);
+            self.num(Arith::Add, base, off)
+        };
+        self.run_test(w, start, dy * width + dx, next, done)?;
+        self.cur = next;
         Ok(())
     }
 
